@@ -1,0 +1,23 @@
+"""deepresearch: a deep research engine whose every cited claim traces to a verified quote.
+
+Ownership map (dependencies point down only):
+
+- ``models``   plain pydantic data shared by every layer. No I/O.
+- ``core``     pure, deterministic functions: planning rules, preprocessing, ranking,
+               passages, quote verification, the quality gate, query reformulation,
+               report rendering. No network, no model.
+- ``llm``      the one model gateway: role -> chat model, structured output with repair,
+               retries, timeouts, usage accounting. Nothing else talks to a model.
+- ``search``   search providers behind ``SearchProvider.search(query, limit=)``.
+- ``fetch``    the fetcher (HTTP with guards) and extractors (HTML, PDF).
+- ``stages``   one module per pipeline stage: thin nodes around ``core`` and the ports.
+- ``graph``    wires the stages into the one LangGraph run path; holds no logic.
+- ``runner``   starts and resumes runs, owns checkpoints and the event stream.
+- ``cli``      the command-line front end. It renders events; it holds no research logic.
+- ``testing``  the offline world: loopback web + SearXNG endpoint, scripted chat model.
+"""
+
+from deepresearch.api import research, research_async, research_events
+
+__all__ = ["research", "research_async", "research_events"]
+__version__ = "0.1.0"

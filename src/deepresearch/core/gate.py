@@ -1,0 +1,115 @@
+"""The deterministic quality gate (seed 004) and the routing after each wave (seed 001's
+sufficiency check). The model never decides that research is done; these functions do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+from deepresearch.models import Evidence, SubQuestion
+
+GateStatus = Literal["pass", "retry", "abort"]
+
+
+@dataclass(frozen=True)
+class GateThresholds:
+    min_evidence: int = 5
+    min_cited_evidence: int = 5
+    min_domains: int = 3
+    min_evidence_per_question: int = 1
+
+
+class GateResult(BaseModel):
+    status: GateStatus
+    reasons: list[str] = Field(default_factory=list)
+    evidence: int = 0
+    cited_evidence: int = 0
+    domains: list[str] = Field(default_factory=list)
+    weak_sub_questions: list[str] = Field(default_factory=list)
+    per_question: dict[str, int] = Field(default_factory=dict)
+
+
+def domain_of(url: str) -> str:
+    """Host without a leading ``www.``; ``file`` URLs count as the local corpus."""
+    parts = urlsplit(url)
+    if parts.scheme == "file":
+        return "local corpus"
+    host = (parts.hostname or "").lower()
+    return host.removeprefix("www.")
+
+
+def evaluate_gate(
+    evidence: Sequence[Evidence],
+    sub_questions: Sequence[SubQuestion],
+    thresholds: GateThresholds,
+) -> GateResult:
+    """Seed 004: enough evidence, enough cited evidence (verified, with a source URL), and
+    enough distinct domains; plus every sub-question covered by some evidence."""
+    verified = [item for item in evidence if item.verified]
+    cited = [item for item in verified if item.source_url]
+    domains = sorted({domain_of(item.source_url) for item in cited})
+    per_question = {sq.id: 0 for sq in sub_questions}
+    for item in verified:
+        if item.sub_question_id in per_question:
+            per_question[item.sub_question_id] += 1
+    weak = [
+        sq_id
+        for sq_id, count in per_question.items()
+        if count < thresholds.min_evidence_per_question
+    ]
+    reasons = []
+    if len(verified) < thresholds.min_evidence:
+        reasons.append(f"{len(verified)} verified evidence records, need {thresholds.min_evidence}")
+    if len(cited) < thresholds.min_cited_evidence:
+        reasons.append(f"{len(cited)} cited evidence records, need {thresholds.min_cited_evidence}")
+    if len(domains) < thresholds.min_domains:
+        reasons.append(f"{len(domains)} distinct source domains, need {thresholds.min_domains}")
+    if weak:
+        reasons.append(f"{len(weak)} sub-question(s) without enough evidence")
+    if not verified:
+        status: GateStatus = "abort"
+    elif reasons:
+        status = "retry"
+    else:
+        status = "pass"
+    return GateResult(
+        status=status,
+        reasons=reasons,
+        evidence=len(verified),
+        cited_evidence=len(cited),
+        domains=domains,
+        weak_sub_questions=weak,
+        per_question=per_question,
+    )
+
+
+Route = Literal["research", "write", "abort"]
+
+
+def route_after_wave(
+    gate: GateResult,
+    *,
+    wave: int,
+    max_waves: int,
+    units_used: int,
+    max_units: int,
+    pending_units: int,
+) -> Route:
+    """Seed 001's sufficiency routing, with caps on waves and research units.
+
+    - nothing verified after the second wave, or when out of waves/units: abort;
+    - more work queued (weak sub-questions or follow-ups) and budget left: research;
+    - otherwise write with what there is (limitations say what the gate missed).
+    """
+    out_of_budget = wave >= max_waves or units_used >= max_units
+    if gate.status == "abort" and (wave >= 2 or out_of_budget):
+        return "abort"
+    if pending_units > 0 and not out_of_budget:
+        return "research"
+    if gate.status == "abort":
+        return "abort"
+    return "write"

@@ -1,0 +1,59 @@
+"""Plan rules (seed 003's decomposition): strip numbering, dedupe, prepend the original
+question, cap at 8, fall back to the original question; and deterministic query expansion
+used when no model writes the queries."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from deepresearch.core.text import keywords
+
+MAX_SUB_QUESTIONS = 8
+_NUMBERING = re.compile(r"^\s*(?:(?:q(?:uestion)?\s*)?\d+\s*[.):\-]\s*|[-*•]\s+|\(\d+\)\s*)", re.I)
+
+
+def strip_numbering(text: str) -> str:
+    """ "1. What is X?" -> "What is X?"; also "- ", "* ", "Q2: ", "(3) "."""
+    return _NUMBERING.sub("", text, count=1).strip()
+
+
+def clean_sub_questions(raw: Sequence[str], original: str, *, cap: int) -> list[str]:
+    """Seed 003: strip numbered prefixes, drop empties, dedupe (case and space
+    insensitive), put the original question first, cap at ``min(cap, 8)``."""
+    cap = max(1, min(cap, MAX_SUB_QUESTIONS))
+    out: list[str] = []
+    seen: set[str] = set()
+    for text in [original, *raw]:
+        cleaned = " ".join(strip_numbering(text).split())
+        key = cleaned.lower().rstrip("?.! ")
+        if not cleaned or key in seen:
+            continue
+        seen.add(key)
+        out.append(cleaned)
+    return out[:cap] or [original.strip()]
+
+
+def fallback_queries(text: str, *, count: int, operators: bool) -> list[str]:
+    """Deterministic search queries for a sub-question: the question as asked, its
+    keywords, and (for providers that understand operators) a quoted key phrase."""
+    queries = [" ".join(text.split())]
+    terms = keywords(text)
+    if terms:
+        queries.append(" ".join(terms[:8]))
+    if operators and len(terms) >= 2:
+        queries.append(f'"{terms[0]} {terms[1]}" ' + " ".join(terms[2:6]))
+    if len(terms) > 3:
+        queries.append(" ".join(terms[:4]))
+    return dedupe_queries(queries)[: max(1, count)]
+
+
+def dedupe_queries(queries: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for query in queries:
+        clean = " ".join(query.split())
+        if clean and clean.lower() not in seen:
+            seen.add(clean.lower())
+            out.append(clean)
+    return out

@@ -1,0 +1,83 @@
+"""deepresearch's error tree. Adapters raise these ``from`` the original exception;
+nothing downstream inspects error strings.
+
+    DeepResearchError
+    ├── ConfigError                 the user must act: bad flag, missing key, unknown provider
+    │   └── MissingKeyError
+    └── RunError                    something failed while running
+        ├── ProviderError           a search provider or model service failed
+        │   ├── ProviderUnavailable     unreachable, timed out, 5xx after retries
+        │   ├── RateLimited             429 after retries
+        │   └── ProviderAuthError       401/403: the key was refused
+        ├── FetchError              a page could not be fetched
+        │   └── FetchBlocked            refused by policy (scheme, address, size)
+        ├── ModelOutputError        a model's reply could not be used after repair and retry
+        └── RunNotFound             --resume named a run that has no checkpoint
+
+Every message is safe to show a user: no stack traces, API keys or raw provider bodies.
+"""
+
+from __future__ import annotations
+
+
+class DeepResearchError(Exception):
+    """Base of every error deepresearch raises on purpose."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        if hint:
+            self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class ConfigError(DeepResearchError):
+    """The configuration cannot work; the user has to change something."""
+
+
+class MissingKeyError(ConfigError):
+    """A provider needs an API key that is not configured."""
+
+
+class RunError(DeepResearchError):
+    """Something failed while a run was in progress."""
+
+
+class ProviderError(RunError):
+    """A search provider or model service failed."""
+
+    def __init__(self, message: str, *, provider: str, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.provider = provider
+
+
+class ProviderUnavailable(ProviderError):
+    """The service could not be reached, timed out, or kept answering 5xx."""
+
+
+class RateLimited(ProviderError):
+    """The service kept answering 429."""
+
+
+class ProviderAuthError(ProviderError):
+    """The service refused the credentials."""
+
+
+class FetchError(RunError):
+    """A page could not be fetched."""
+
+
+class FetchBlocked(FetchError):
+    """The fetcher refused a URL by policy (scheme, address, size, content type)."""
+
+
+class ModelOutputError(RunError):
+    """A model's reply could not be turned into the expected shape."""
+
+
+class RunNotFound(RunError):
+    """No checkpoint exists for the requested run id."""

@@ -1,0 +1,1 @@
+"""Fetching pages and extracting their text."""

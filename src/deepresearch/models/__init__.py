@@ -1,0 +1,32 @@
+"""Plain pydantic data shared by every layer. No I/O lives here."""
+
+from deepresearch.models.events import EventType, RunEvent
+from deepresearch.models.evidence import Evidence, Verification
+from deepresearch.models.plan import Plan, SubQuestion, SubQuestionStatus
+from deepresearch.models.report import Paragraph, Report, ReportKind, Section, Sentence, SourceRef
+from deepresearch.models.search import SearchHit
+from deepresearch.models.source import Passage, Source, SourceKind
+from deepresearch.models.usage import ModelCall, TokenCount, Usage
+
+__all__ = [
+    "EventType",
+    "Evidence",
+    "ModelCall",
+    "Paragraph",
+    "Passage",
+    "Plan",
+    "Report",
+    "ReportKind",
+    "RunEvent",
+    "SearchHit",
+    "Section",
+    "Sentence",
+    "Source",
+    "SourceKind",
+    "SourceRef",
+    "SubQuestion",
+    "SubQuestionStatus",
+    "TokenCount",
+    "Usage",
+    "Verification",
+]

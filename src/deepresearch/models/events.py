@@ -1,0 +1,45 @@
+"""The typed event stream. Front ends render only these (seed 004's runtime-parity rule):
+if it is not in an event, it did not happen."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, JsonValue
+
+EventType = Literal[
+    "run_started",
+    "run_resumed",
+    "stage_started",
+    "stage_completed",
+    "intake_decided",
+    "plan_ready",
+    "wave_started",
+    "search_completed",
+    "sources_ranked",
+    "source_fetched",
+    "source_failed",
+    "source_summarized",
+    "evidence_added",
+    "gate_evaluated",
+    "reflection",
+    "model_call",
+    "warning",
+    "report_ready",
+    "run_completed",
+    "run_failed",
+]
+
+
+class RunEvent(BaseModel):
+    """One thing that happened in a run. ``data`` holds the numbers a front end shows;
+    its keys for each type are listed in docs/events.md."""
+
+    run_id: str
+    seq: int = 0
+    ts: datetime
+    type: EventType
+    stage: str | None = None
+    message: str = ""
+    data: dict[str, JsonValue] = Field(default_factory=dict)

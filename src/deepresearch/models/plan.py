@@ -1,0 +1,28 @@
+"""The research plan: a brief and the sub-questions the run researches."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+SubQuestionStatus = Literal["pending", "covered", "weak", "failed"]
+
+
+class SubQuestion(BaseModel):
+    id: str
+    text: str
+    queries: list[str] = Field(default_factory=list)
+    wave: int = 0
+    parent_id: str | None = Field(
+        default=None, description="the sub-question a follow-up came from"
+    )
+    attempts: int = 0
+    status: SubQuestionStatus = "pending"
+
+
+class Plan(BaseModel):
+    question: str
+    brief: str
+    sub_questions: list[SubQuestion]
+    fallback: bool = Field(default=False, description="True when made without a model")

@@ -1,0 +1,65 @@
+"""The report: sections of paragraphs of sentences, each sentence citing evidence ids."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from deepresearch.models.evidence import Evidence
+from deepresearch.models.usage import Usage
+
+ReportKind = Literal["synthesized", "extractive", "abort", "chitchat", "refusal", "clarification"]
+
+
+class Sentence(BaseModel):
+    text: str
+    citations: list[str] = Field(default_factory=list, description="evidence ids")
+
+
+class Paragraph(BaseModel):
+    sentences: list[Sentence]
+
+
+class Section(BaseModel):
+    heading: str
+    paragraphs: list[Paragraph] = Field(default_factory=list)
+
+
+class SourceRef(BaseModel):
+    id: str
+    number: int = Field(description="the [n] used in the text")
+    url: str
+    title: str
+    domain: str
+
+
+class Report(BaseModel):
+    run_id: str
+    question: str
+    title: str
+    kind: ReportKind
+    summary: list[Sentence] = Field(default_factory=list)
+    sections: list[Section] = Field(default_factory=list)
+    sources: list[SourceRef] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    limitations: list[str] = Field(default_factory=list)
+    suggestions: list[str] = Field(default_factory=list)
+    notice: str | None = Field(default=None, description="a label shown above the report")
+    usage: Usage = Field(default_factory=Usage)
+    created_at: datetime | None = None
+
+    def cited_evidence_ids(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for sentence in self.all_sentences():
+            for cid in sentence.citations:
+                seen.setdefault(cid, None)
+        return list(seen)
+
+    def all_sentences(self) -> list[Sentence]:
+        out = list(self.summary)
+        for section in self.sections:
+            for paragraph in section.paragraphs:
+                out.extend(paragraph.sentences)
+        return out

@@ -1,0 +1,40 @@
+"""A source the run read (or tried to read), and the passages cut from its stored text."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+SourceKind = Literal["html", "pdf", "text", "snippet"]
+
+
+class Source(BaseModel):
+    """A fetched (or snippet-only) source. ``text`` is the stored text every quote is
+    verified against; it never changes after the fetch stage wrote it."""
+
+    id: str = Field(description="stable within a run, derived from the URL")
+    url: str
+    title: str = ""
+    domain: str = ""
+    text: str = ""
+    kind: SourceKind = "html"
+    fetched: bool = Field(default=True, description="False when only the search snippet is known")
+    published: datetime | None = None
+    provider: str = ""
+    sub_question_ids: list[str] = Field(default_factory=list)
+    rank_score: float = 0.0
+    summary: str | None = None
+    fetch_error: str | None = None
+
+
+class Passage(BaseModel):
+    """A span of a source's stored text: ``source.text[start:end] == text``."""
+
+    id: str
+    source_id: str
+    text: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    score: float = 0.0

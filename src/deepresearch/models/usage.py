@@ -1,0 +1,72 @@
+"""Token usage counted per model call, per stage, per role and per run."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class TokenCount(BaseModel):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, input_tokens: int, output_tokens: int) -> None:
+        self.calls += 1
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+
+
+class ModelCall(BaseModel):
+    """One request to a chat model, as the gateway saw it."""
+
+    role: str
+    stage: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    ok: bool = True
+    attempts: int = 1
+    usage_source: str = Field(
+        default="reported", description="'reported' by the provider or 'estimated'"
+    )
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    failed_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    by_stage: dict[str, TokenCount] = Field(default_factory=dict)
+    by_role: dict[str, TokenCount] = Field(default_factory=dict)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def record(self, call: ModelCall) -> None:
+        self.calls += 1
+        if not call.ok:
+            self.failed_calls += 1
+        self.input_tokens += call.input_tokens
+        self.output_tokens += call.output_tokens
+        self.by_stage.setdefault(call.stage, TokenCount()).add(
+            call.input_tokens, call.output_tokens
+        )
+        self.by_role.setdefault(call.role, TokenCount()).add(call.input_tokens, call.output_tokens)
+
+    def merge(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.failed_calls += other.failed_calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        for name, count in other.by_stage.items():
+            mine = self.by_stage.setdefault(name, TokenCount())
+            mine.calls += count.calls
+            mine.input_tokens += count.input_tokens
+            mine.output_tokens += count.output_tokens
+        for name, count in other.by_role.items():
+            mine = self.by_role.setdefault(name, TokenCount())
+            mine.calls += count.calls
+            mine.input_tokens += count.input_tokens
+            mine.output_tokens += count.output_tokens

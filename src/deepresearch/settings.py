@@ -1,0 +1,195 @@
+"""One typed Settings, built at the edge (CLI ``main``, ``research()``) and passed down.
+
+Precedence: explicit arguments (flags) > TOML file > ``DEEPRESEARCH_*`` environment
+variables > ``.env`` > defaults. Validated once, at start. Per-run limits come from the
+``depth`` preset, each overridable on its own.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from deepresearch.errors import ConfigError
+
+Depth = Literal["quick", "standard", "deep"]
+Role = Literal["planner", "researcher", "summarizer", "writer", "judge"]
+ROLES: tuple[Role, ...] = ("planner", "researcher", "summarizer", "writer", "judge")
+SEARCH_PROVIDERS = ("searxng", "tavily", "exa", "brave", "duckduckgo", "google", "local", "none")
+
+
+@dataclass(frozen=True)
+class DepthPreset:
+    max_sub_questions: int
+    queries_per_question: int
+    results_per_query: int
+    sources_per_question: int
+    max_waves: int
+    max_units_total: int
+    max_concurrent_units: int
+    evidence_per_question: int
+
+
+DEPTHS: dict[str, DepthPreset] = {
+    "quick": DepthPreset(3, 2, 5, 3, 2, 6, 3, 4),
+    "standard": DepthPreset(5, 3, 8, 5, 3, 12, 4, 6),
+    "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8),
+}
+
+
+def _config_file() -> Path | None:
+    explicit = os.environ.get("DEEPRESEARCH_CONFIG")
+    if explicit:
+        return Path(explicit)
+    local = Path("deepresearch.toml")
+    return local if local.is_file() else None
+
+
+class Settings(BaseSettings):
+    """Everything a run can be configured with. See docs/configuration.md."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="DEEPRESEARCH_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        frozen=True,
+    )
+
+    # models
+    model: str = Field(default="openai:gpt-4.1-mini", description="provider:model, or 'none'")
+    planner_model: str | None = None
+    researcher_model: str | None = None
+    summarizer_model: str | None = None
+    writer_model: str | None = None
+    judge_model: str | None = None
+    model_base_url: str | None = Field(default=None, description="OpenAI-compatible server URL")
+    model_api_key: SecretStr | None = None
+    model_timeout_s: float = Field(default=60.0, gt=0)
+    model_max_retries: int = Field(default=3, ge=0, le=10)
+    model_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+
+    # search
+    search: str = "duckduckgo"
+    searxng_url: str | None = None
+    tavily_api_key: SecretStr | None = None
+    exa_api_key: SecretStr | None = None
+    brave_api_key: SecretStr | None = None
+    google_api_key: SecretStr | None = None
+    google_cse_id: str | None = None
+    corpus_dir: Path | None = None
+    search_timeout_s: float = Field(default=8.0, gt=0)
+
+    # fetching
+    allow_hosts: list[str] = Field(default_factory=list)
+    fetch_timeout_s: float = Field(default=10.0, gt=0)
+    fetch_concurrency: int = Field(default=5, ge=1, le=64)
+    max_page_bytes: int = Field(default=5_000_000, ge=1_000)
+    max_text_chars: int = Field(default=8_000, ge=500)
+    user_agent: str = "deepresearch/0.1 (+https://github.com/deepresearch/deepresearch)"
+
+    # the run
+    depth: Depth = "standard"
+    no_clarify: bool = False
+    max_sub_questions: int | None = Field(default=None, ge=1, le=8)
+    max_waves: int | None = Field(default=None, ge=1, le=10)
+    max_units_total: int | None = Field(default=None, ge=1, le=100)
+    max_concurrent_units: int | None = Field(default=None, ge=1, le=16)
+    sources_per_question: int | None = Field(default=None, ge=1, le=20)
+    min_evidence: int = Field(default=5, ge=0)
+    min_cited_evidence: int = Field(default=5, ge=0)
+    min_domains: int = Field(default=3, ge=0)
+    min_evidence_per_question: int = Field(default=1, ge=0)
+    summarizer_concurrency: int = Field(default=5, ge=1, le=32)
+
+    # storage
+    data_dir: Path = Field(default_factory=lambda: Path.home() / ".deepresearch")
+
+    @field_validator("search")
+    @classmethod
+    def _known_search(cls, value: str) -> str:
+        if value not in SEARCH_PROVIDERS:
+            known = ", ".join(SEARCH_PROVIDERS)
+            raise ValueError(f"unknown search provider {value!r}; choose one of: {known}")
+        return value
+
+    @field_validator("allow_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings]
+        path = _config_file()
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        sources += [env_settings, dotenv_settings]
+        return tuple(sources)
+
+    # derived values ---------------------------------------------------------------
+    @property
+    def preset(self) -> DepthPreset:
+        return DEPTHS[self.depth]
+
+    def limit(self, name: str) -> int:
+        """A per-run limit: the explicit setting if given, else the depth preset's."""
+        explicit = getattr(self, name, None)
+        if isinstance(explicit, int):
+            return explicit
+        value: int = getattr(self.preset, name)
+        return value
+
+    def model_for(self, role: Role) -> str:
+        specific: str | None = getattr(self, f"{role}_model")
+        return specific or self.model
+
+    def secrets(self) -> list[str]:
+        """Every configured secret, for redaction."""
+        out = []
+        for value in (
+            self.model_api_key,
+            self.tavily_api_key,
+            self.exa_api_key,
+            self.brave_api_key,
+            self.google_api_key,
+        ):
+            if value is not None and value.get_secret_value():
+                out.append(value.get_secret_value())
+        return out
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings from overrides (flags) > TOML > env > .env, or raise ConfigError."""
+    clean = {key: value for key, value in overrides.items() if value is not None}
+    try:
+        return Settings(**clean)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"]) or "settings"
+            msg = error["msg"].removeprefix("Value error, ")
+            problems.append(f"{where}: {msg}")
+        raise ConfigError(
+            "invalid configuration: " + "; ".join(problems),
+            hint="check your flags, deepresearch.toml and DEEPRESEARCH_* variables",
+        ) from None

@@ -1,0 +1,28 @@
+"""Shared test setup. pytest-socket (configured in pyproject.toml) refuses every
+non-loopback connection, so no test can reach the internet or a private network."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No real keys, config files or data dirs leak into tests."""
+    for key in list(os.environ):
+        if key.startswith("DEEPRESEARCH_") or key.endswith("_API_KEY"):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
+    return SHARED_DATA
