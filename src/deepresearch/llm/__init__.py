@@ -1,0 +1,39 @@
+"""The model gateway: every chat-model call in deepresearch goes through here.
+
+Ownership map:
+
+- ``providers``  ``provider:model`` spec → configured LangChain chat model (the only place
+  that knows provider names, keys and extras).
+- ``gateway``    ``Gateway``: role → model, timeout, retries, structured output with repair
+  and one corrective retry, usage, cache, redaction. Stages call nothing else.
+- ``structured`` pure helpers: reply → JSON text → validated pydantic object.
+- ``failures``   classify an exception (retry? disable the model?) without SDK imports.
+- ``cache``      SQLite cache of successful replies.
+- ``redact``     scrub secrets and key-shaped strings from messages.
+- ``tokens``     the documented token estimate used when a provider reports no usage.
+
+Nothing here may import a stage, the graph or a front end.
+"""
+
+from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.gateway import Gateway
+from deepresearch.llm.providers import build_chat_model, build_role_models
+from deepresearch.llm.redact import redact
+from deepresearch.llm.structured import (
+    StructuredOutputError,
+    extract_json_text,
+    parse_structured,
+    schema_instructions,
+)
+
+__all__ = [
+    "Gateway",
+    "ResponseCache",
+    "StructuredOutputError",
+    "build_chat_model",
+    "build_role_models",
+    "extract_json_text",
+    "parse_structured",
+    "redact",
+    "schema_instructions",
+]

@@ -1,0 +1,46 @@
+# deepresearch's one command runner. CI calls these targets verbatim.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_CORPUS := build/demo-corpus
+DEMO_QUESTION := How do generators and the yield statement work in Python, and how do they relate to coroutines?
+
+.DEFAULT_GOAL := help
+.PHONY: help install lint typecheck test bench demo clean
+
+help: ## Show this help
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
+	$(BIN)/python -m pip install --quiet -e . --group dev
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install deepresearch with its dev tools
+
+lint: install ## ruff check and format check
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: install ## mypy --strict on the package
+	$(BIN)/mypy
+
+test: install ## Run the test suite (network refused except loopback)
+	$(BIN)/pytest -q
+
+bench: install ## Run the benchmarks, write bench/results/latest.json
+	$(BIN)/python -m bench.run
+
+demo: install ## Research a Python question offline over the interpreter's own docs
+	rm -rf build/demo-data
+	$(BIN)/python -m deepresearch.testing.pydoc_corpus --out $(DEMO_CORPUS)
+	DEEPRESEARCH_DATA_DIR=build/demo-data $(BIN)/deepresearch run "$(DEMO_QUESTION)" \
+		--search local --corpus $(DEMO_CORPUS) --model none --min-domains 1 \
+		--run-id demo --format md --out report.md
+	DEEPRESEARCH_DATA_DIR=build/demo-data $(BIN)/deepresearch report demo --format html --out report.html
+	@echo "demo: wrote report.md and report.html"
+
+clean: ## Remove build output and caches
+	rm -rf build .mypy_cache .ruff_cache .pytest_cache report.md report.html

@@ -1,0 +1,34 @@
+"""The ``deepresearch`` command. Commands live in their own modules; this one wires them
+and maps our errors to exit codes: 0 report written, 1 run failed, 2 usage or
+configuration error, 3 nothing reliable found (abort report written)."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from deepresearch.cli.doctor import doctor
+from deepresearch.cli.index import index
+from deepresearch.cli.report import report
+from deepresearch.cli.run import run
+
+app = typer.Typer(
+    name="deepresearch",
+    help="Research a question: search, read, verify every quote, write a cited report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command(name="run")(run)
+app.command(name="doctor")(doctor)
+app.command(name="index")(index)
+app.command(name="report")(report)
+
+
+def main() -> None:
+    app(prog_name="deepresearch")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

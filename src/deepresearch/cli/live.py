@@ -1,0 +1,125 @@
+"""Rendering the event stream in a terminal: a Rich live panel on a TTY, plain lines
+otherwise, NDJSON with ``--json-events``. Only events are rendered (seed 004's parity
+rule): nothing here guesses what happened."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import IO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from deepresearch.models import RunEvent
+
+
+@dataclass
+class RunView:
+    """What the live panel shows, folded from events."""
+
+    stage: str = "starting"
+    message: str = ""
+    sub_questions: dict[str, str] = field(default_factory=dict)
+    evidence_by_question: dict[str, int] = field(default_factory=dict)
+    sources_read: int = 0
+    sources_failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+    gate: str = ""
+    wave: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def apply(self, event: RunEvent) -> None:
+        data = event.data
+        if event.stage:
+            self.stage = event.stage
+        if event.message:
+            self.message = event.message
+        if event.type == "plan_ready" or event.type == "reflection":
+            items = data.get("sub_questions") or data.get("queued") or []
+            if isinstance(items, list):
+                for item in items:
+                    if isinstance(item, dict):
+                        self.sub_questions[str(item.get("id"))] = str(item.get("text"))
+        elif event.type == "wave_started":
+            self.wave = _int(data.get("wave"))
+        elif event.type == "source_fetched":
+            self.sources_read += 1
+        elif event.type == "source_failed":
+            self.sources_failed += 1
+        elif event.type == "evidence_added":
+            self.evidence_by_question[str(data.get("sub_question"))] = _int(data.get("count"))
+        elif event.type == "model_call":
+            self.model_calls += 1
+            self.input_tokens += _int(data.get("input_tokens"))
+            self.output_tokens += _int(data.get("output_tokens"))
+        elif event.type == "gate_evaluated":
+            self.gate = str(data.get("status"))
+
+    def render(self) -> Group:
+        elapsed = time.monotonic() - self.started
+        head = Text.assemble(
+            ("deepresearch ", "bold"),
+            (f"{self.stage}", "cyan"),
+            (f"  wave {self.wave}" if self.wave else ""),
+            (f"  gate {self.gate}" if self.gate else ""),
+            f"  {elapsed:5.1f}s",
+        )
+        table = Table(show_header=True, header_style="bold", expand=True, box=None)
+        table.add_column("#", width=4)
+        table.add_column("sub-question", ratio=1)
+        table.add_column("quotes", justify="right", width=7)
+        for sq_id, text in self.sub_questions.items():
+            count = self.evidence_by_question.get(sq_id)
+            table.add_row(sq_id, text, "…" if count is None else str(count))
+        totals = Text(
+            f"sources read {self.sources_read} (failed {self.sources_failed})   "
+            f"verified quotes {sum(self.evidence_by_question.values())}   "
+            f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}",
+            style="dim",
+        )
+        return Group(head, table, totals, Text(self.message, style="italic"))
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+class Renderer:
+    """Chooses how to show events: live panel, plain lines, or NDJSON on stdout."""
+
+    def __init__(self, *, json_events: bool, stream: IO[str] | None = None) -> None:
+        self.json_events = json_events
+        self.stream = stream or sys.stderr
+        self.view = RunView()
+        self.console = Console(file=self.stream, stderr=self.stream is sys.stderr)
+        self.live: Live | None = None
+        if not json_events and self.console.is_terminal:
+            self.live = Live(self.view.render(), console=self.console, refresh_per_second=8, transient=False)
+
+    def __enter__(self) -> Renderer:
+        if self.live is not None:
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.update(self.view.render())
+            self.live.__exit__(None, None, None)
+
+    def __call__(self, event: RunEvent) -> None:
+        self.view.apply(event)
+        if self.json_events:
+            sys.stdout.write(event.model_dump_json() + "\n")
+            sys.stdout.flush()
+        elif self.live is not None:
+            self.live.update(self.view.render())
+        elif event.type not in ("model_call",):
+            stage = f"[{event.stage}] " if event.stage else ""
+            self.stream.write(f"{stage}{event.message or event.type}\n")
+            self.stream.flush()

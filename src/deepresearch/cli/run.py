@@ -1,0 +1,140 @@
+"""``deepresearch run``: research a question (or resume a run) and write the report."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from deepresearch.cli.common import EXIT_ABORT, EXIT_OK, EXIT_USAGE, fail, settings_from
+from deepresearch.cli.live import Renderer
+from deepresearch.core.ids import new_run_id
+from deepresearch.core.render import render
+from deepresearch.errors import DeepResearchError
+from deepresearch.runner import load_run_record, run_research, save_run_record
+
+
+class Depth(str, Enum):
+    quick = "quick"
+    standard = "standard"
+    deep = "deep"
+
+
+class Format(str, Enum):
+    md = "md"
+    html = "html"
+    json = "json"
+
+
+def run(
+    question: Annotated[str | None, typer.Argument(help="The question to research.")] = None,
+    model: Annotated[str | None, typer.Option(help="provider:model for every role, or 'none'.")] = None,
+    planner_model: Annotated[str | None, typer.Option(help="Model for planning and intake.")] = None,
+    researcher_model: Annotated[str | None, typer.Option(help="Model for reflection.")] = None,
+    summarizer_model: Annotated[str | None, typer.Option(help="Model for per-source summaries.")] = None,
+    writer_model: Annotated[str | None, typer.Option(help="Model that writes the report.")] = None,
+    judge_model: Annotated[str | None, typer.Option(help="Model that judges sources and claims.")] = None,
+    model_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server (vLLM, llama.cpp, LM Studio).")
+    ] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(help="searxng, tavily, exa, brave, duckduckgo, google, local or none."),
+    ] = None,
+    searxng_url: Annotated[str | None, typer.Option(help="Base URL of a SearXNG instance.")] = None,
+    corpus: Annotated[
+        Path | None, typer.Option(help="Folder of md, txt, html and pdf files (for --search local).")
+    ] = None,
+    depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
+    out: Annotated[Path | None, typer.Option(help="Where to write the report (default report.<format>).")] = None,
+    json_events: Annotated[bool, typer.Option(help="Print NDJSON events on stdout.")] = False,
+    resume: Annotated[str | None, typer.Option(help="Resume the run with this id.", metavar="RUN_ID")] = None,
+    run_id: Annotated[str | None, typer.Option(help="Id for a new run (default: generated).")] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Let the fetcher reach this loopback/private HOST[:PORT] (repeatable).",
+            metavar="HOST[:PORT]",
+        ),
+    ] = None,
+    no_clarify: Annotated[bool, typer.Option(help="Never stop to ask a clarifying question.")] = False,
+    min_domains: Annotated[int | None, typer.Option(help="Quality gate: distinct domains needed.")] = None,
+    min_evidence: Annotated[int | None, typer.Option(help="Quality gate: verified quotes needed.")] = None,
+    config: Annotated[Path | None, typer.Option(help="A deepresearch.toml configuration file.")] = None,
+    stop_after: Annotated[
+        str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
+    ] = None,
+) -> None:
+    """Research QUESTION and write a cited report."""
+    if config is not None:
+        if not config.is_file():
+            typer.echo(f"error: configuration file {config} does not exist", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        os.environ["DEEPRESEARCH_CONFIG"] = str(config)
+    if not resume and not (question and question.strip()):
+        typer.echo("error: give a question to research, or --resume RUN_ID", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    overrides: dict[str, Any] = {
+        "model": model,
+        "planner_model": planner_model,
+        "researcher_model": researcher_model,
+        "summarizer_model": summarizer_model,
+        "writer_model": writer_model,
+        "judge_model": judge_model,
+        "model_base_url": model_base_url,
+        "search": search,
+        "searxng_url": searxng_url,
+        "corpus_dir": corpus,
+        "depth": depth.value if depth else None,
+        "allow_hosts": allow_host or None,
+        "no_clarify": no_clarify or None,
+        "min_domains": min_domains,
+        "min_evidence": min_evidence,
+    }
+    given = {key: value for key, value in overrides.items() if value is not None}
+    base = settings_from({})
+    if resume:
+        record = load_run_record(base, resume)
+        if record is not None and isinstance(record.get("options"), dict):
+            given = {**record["options"], **given}
+    settings = settings_from(given)
+    if run_id and resume:
+        typer.echo("error: --run-id names a new run; use --resume alone to continue one", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    run_id = resume or run_id or new_run_id()
+    if not resume and question:
+        save_run_record(settings, run_id, question, {k: str(v) if isinstance(v, Path) else v for k, v in given.items()})
+    target = out or Path(f"report.{fmt.value}")
+
+    renderer = Renderer(json_events=json_events)
+    try:
+        with renderer:
+            report = asyncio.run(
+                run_research(
+                    question,
+                    settings,
+                    run_id=run_id,
+                    resume=bool(resume),
+                    sinks=[renderer],
+                    stop_after=stop_after,
+                )
+            )
+    except DeepResearchError as exc:
+        fail(exc)
+    except KeyboardInterrupt:
+        typer.echo(f"\ninterrupted; resume with: deepresearch run --resume {run_id}", err=True)
+        raise typer.Exit(130) from None
+    if report is None:
+        typer.echo(f"paused; resume with: deepresearch run --resume {run_id}", err=True)
+        raise typer.Exit(EXIT_OK)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render(report, fmt.value), encoding="utf-8")
+    typer.echo(f"{report.kind} report written to {target} (run {run_id})", err=True)
+    if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
+        typer.echo(report.summary[0].text, err=True)
+    raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)

@@ -1,0 +1,28 @@
+"""What a run needs that cannot live in checkpointed state: the ports, the gateway and
+the event bus. Built by the runner and handed to every stage through LangGraph's Runtime."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from deepresearch.events import EventBus
+from deepresearch.fetch.base import Fetcher
+from deepresearch.llm.gateway import Gateway
+from deepresearch.models import Usage
+from deepresearch.search.base import SearchProvider
+from deepresearch.settings import Settings
+
+
+@dataclass
+class RunContext:
+    settings: Settings
+    gateway: Gateway
+    search: SearchProvider
+    fetcher: Fetcher
+    bus: EventBus
+    fetches: int = 0
+    fetch_semaphore: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(5))
+
+    def usage_snapshot(self) -> Usage:
+        return self.gateway.usage.model_copy(deep=True)

@@ -1,0 +1,94 @@
+"""Turning evidence into report parts. Pure: the writer stage calls these.
+
+- ``number_sources``: the cited sources, numbered in order of first citation;
+- ``extractive_sections``: the no-model report, made only of verified quotes;
+- ``limitations``: what the run could not do, said plainly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from deepresearch.core.gate import GateResult
+from deepresearch.models import Evidence, Paragraph, Section, Sentence, Source, SourceRef, SubQuestion
+
+QUOTES_PER_SECTION = 6
+
+
+def number_sources(
+    sentences: Iterable[Sentence], evidence: Mapping[str, Evidence], sources: Mapping[str, Source]
+) -> list[SourceRef]:
+    refs: dict[str, SourceRef] = {}
+    for sentence in sentences:
+        for cid in sentence.citations:
+            item = evidence.get(cid)
+            if item is None or item.source_id in refs or item.source_id not in sources:
+                continue
+            source = sources[item.source_id]
+            refs[source.id] = SourceRef(
+                id=source.id,
+                number=len(refs) + 1,
+                url=source.url,
+                title=source.title or source.url,
+                domain=source.domain,
+            )
+    return list(refs.values())
+
+
+def best_evidence(evidence: Sequence[Evidence], limit: int) -> list[Evidence]:
+    """Highest-scoring verified evidence, one per passage, at most ``limit``."""
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for item in sorted(evidence, key=lambda e: (-e.score, e.id)):
+        key = (item.source_id, item.start)
+        if item.verified and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out[:limit]
+
+
+def extractive_sections(
+    sub_questions: Sequence[SubQuestion], evidence: Sequence[Evidence]
+) -> tuple[list[Sentence], list[Section]]:
+    """A summary of the best quote per sub-question, and one section of quotes each."""
+    used: set[tuple[str, int]] = set()
+    summary: list[Sentence] = []
+    sections: list[Section] = []
+    for sq in sub_questions:
+        mine = [e for e in evidence if e.sub_question_id == sq.id]
+        picked = [e for e in best_evidence(mine, QUOTES_PER_SECTION) if (e.source_id, e.start) not in used]
+        if not picked:
+            continue
+        used.update((e.source_id, e.start) for e in picked)
+        summary.append(_quote_sentence(picked[0]))
+        sections.append(
+            Section(heading=sq.text, paragraphs=[Paragraph(sentences=[_quote_sentence(e) for e in picked])])
+        )
+    return summary, sections
+
+
+def _quote_sentence(item: Evidence) -> Sentence:
+    return Sentence(text=f"“{item.quote}”", citations=[item.id])
+
+
+def limitations(
+    *,
+    gate: GateResult | None,
+    sub_questions: Sequence[SubQuestion],
+    sources: Mapping[str, Source],
+    dropped_sentences: int,
+    model_errors: Sequence[str],
+) -> list[str]:
+    out = []
+    if gate is not None and gate.status != "pass":
+        out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
+    unanswered = [sq.text for sq in sub_questions if sq.status != "covered"]
+    if unanswered:
+        out.append("No verified evidence was found for: " + "; ".join(unanswered) + ".")
+    unread = [s for s in sources.values() if not s.fetched]
+    if unread:
+        out.append(f"{len(unread)} source(s) could not be read and were not quoted.")
+    if dropped_sentences:
+        out.append(f"{dropped_sentences} sentence(s) the writer produced without a valid citation were removed.")
+    if model_errors:
+        out.append("Model problems: " + "; ".join(sorted(set(model_errors))[:3]) + ".")
+    return out

@@ -1,0 +1,45 @@
+"""Deterministic intake rules: screening for prompt injection and obvious chitchat. Used
+before any model sees the question, and as the whole intake when there is no model."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from deepresearch.core.text import words
+
+Screen = Literal["research", "chitchat", "malicious"]
+
+_INJECTION = re.compile(
+    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above) (?:instructions|prompts?)"
+    r"|disregard (?:your|the|all) (?:instructions|rules|system prompt)"
+    r"|reveal (?:your|the) (?:system prompt|instructions|api key)"
+    r"|you are now (?:dan|in developer mode)"
+    r"|print (?:your|the) (?:api key|environment variables)"
+    r"|<\s*/?\s*(?:system|instructions?)\s*>",
+    re.I,
+)
+_GREETINGS = frozenset(
+    "hi hello hey thanks thank thx bye goodbye morning evening afternoon ok okay cool yo "
+    "sup howdy cheers great nice".split()
+)
+
+
+def screen_question(question: str) -> Screen:
+    """``malicious`` for prompt-injection attempts, ``chitchat`` for greetings and thanks
+    with nothing to research, else ``research``."""
+    if _INJECTION.search(question):
+        return "malicious"
+    tokens = words(question)
+    if not tokens:
+        return "chitchat"
+    if len(tokens) <= 4 and all(token in _GREETINGS or len(token) <= 2 for token in tokens):
+        return "chitchat"
+    return "research"
+
+
+def chitchat_reply(question: str) -> str:
+    return (
+        "Hello! I research questions by searching, reading sources and writing a report "
+        "in which every claim is cited and checked. Ask me something to research."
+    )

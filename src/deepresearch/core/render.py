@@ -1,0 +1,184 @@
+"""Report rendering: markdown, HTML and JSON from the one Report model. Pure.
+
+Inline citations are numbered by source (``[n]``), in order of first citation; the
+"Sources" section lists each cited source with the verified quotes the text relies on,
+so a reader can check every number against the words it stands for.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable
+
+from deepresearch.models import Evidence, Report, Sentence, SourceRef
+
+
+def citation_numbers(report: Report) -> dict[str, int]:
+    """Evidence id -> source number ``n`` as shown in the text."""
+    by_source = {ref.id: ref.number for ref in report.sources}
+    out: dict[str, int] = {}
+    for item in report.evidence:
+        if item.source_id in by_source:
+            out[item.id] = by_source[item.source_id]
+    return out
+
+
+def _marks(sentence: Sentence, numbers: dict[str, int]) -> list[int]:
+    seen: dict[int, None] = {}
+    for cid in sentence.citations:
+        if cid in numbers:
+            seen.setdefault(numbers[cid], None)
+    return sorted(seen)
+
+
+def _quotes_by_source(report: Report) -> dict[str, list[Evidence]]:
+    cited = set(report.cited_evidence_ids())
+    out: dict[str, list[Evidence]] = {}
+    for item in report.evidence:
+        if item.id in cited:
+            out.setdefault(item.source_id, []).append(item)
+    return out
+
+
+def to_markdown(report: Report) -> str:
+    numbers = citation_numbers(report)
+    lines = [f"# {report.title}", ""]
+    if report.notice:
+        lines += [f"> {report.notice}", ""]
+    if report.summary:
+        lines += [_md_sentences(report.summary, numbers), ""]
+    for section in report.sections:
+        lines += [f"## {section.heading}", ""]
+        for paragraph in section.paragraphs:
+            lines += [_md_sentences(paragraph.sentences, numbers), ""]
+    if report.limitations:
+        lines += ["## Limitations", ""] + [f"- {item}" for item in report.limitations] + [""]
+    if report.suggestions:
+        lines += ["## Suggestions", ""] + [f"- {item}" for item in report.suggestions] + [""]
+    if report.sources:
+        lines += ["## Sources", ""]
+        quotes = _quotes_by_source(report)
+        for ref in report.sources:
+            lines.append(
+                f"{ref.number}. [{_md_escape(ref.title or ref.url)}]({ref.url}) — {ref.domain}"
+            )
+            for item in quotes.get(ref.id, []):
+                lines.append(f"   > “{item.quote}”")
+        lines.append("")
+    lines.append(_usage_line(report))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _md_sentences(sentences: Iterable[Sentence], numbers: dict[str, int]) -> str:
+    parts = []
+    for sentence in sentences:
+        marks = "".join(f"[{n}]" for n in _marks(sentence, numbers))
+        parts.append(sentence.text.strip() + (f" {marks}" if marks else ""))
+    return " ".join(parts)
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
+def _usage_line(report: Report) -> str:
+    usage = report.usage
+    return (
+        f"_Run {report.run_id}: {len(report.sources)} sources cited, "
+        f"{len(report.cited_evidence_ids())} verified quotes, {usage.calls} model calls, "
+        f"{usage.input_tokens} input and {usage.output_tokens} output tokens._"
+    )
+
+
+def to_html(report: Report) -> str:
+    numbers = citation_numbers(report)
+    quotes = {item.id: item for item in report.evidence}
+    esc = html.escape
+    body = [f"<h1>{esc(report.title)}</h1>"]
+    if report.notice:
+        body.append(f'<p class="notice">{esc(report.notice)}</p>')
+    if report.summary:
+        body.append(f'<p class="summary">{_html_sentences(report.summary, numbers, quotes)}</p>')
+    for section in report.sections:
+        body.append(f"<h2>{esc(section.heading)}</h2>")
+        for paragraph in section.paragraphs:
+            body.append(f"<p>{_html_sentences(paragraph.sentences, numbers, quotes)}</p>")
+    for heading, items in (
+        ("Limitations", report.limitations),
+        ("Suggestions", report.suggestions),
+    ):
+        if items:
+            body.append(f"<h2>{heading}</h2><ul>")
+            body += [f"<li>{esc(item)}</li>" for item in items]
+            body.append("</ul>")
+    if report.sources:
+        body.append('<h2>Sources</h2><ol class="sources">')
+        by_source = _quotes_by_source(report)
+        for ref in report.sources:
+            body.append(_html_source(ref, by_source.get(ref.id, [])))
+        body.append("</ol>")
+    body.append(f'<p class="usage">{esc(_usage_line(report).strip("_"))}</p>')
+    return _PAGE.format(title=esc(report.title), body="\n".join(body))
+
+
+def _html_sentences(
+    sentences: Iterable[Sentence], numbers: dict[str, int], quotes: dict[str, Evidence]
+) -> str:
+    parts = []
+    for sentence in sentences:
+        links = []
+        for number in _marks(sentence, numbers):
+            quote = next(
+                (quotes[c].quote for c in sentence.citations if numbers.get(c) == number), ""
+            )
+            links.append(
+                f'<a class="cite" href="#src-{number}" title="{html.escape(quote, quote=True)}">'
+                f"[{number}]</a>"
+            )
+        parts.append(html.escape(sentence.text.strip()) + ("".join(links) if links else ""))
+    return " ".join(parts)
+
+
+def _html_source(ref: SourceRef, items: list[Evidence]) -> str:
+    esc = html.escape
+    quotes = "".join(f"<blockquote>{esc(item.quote)}</blockquote>" for item in items)
+    return (
+        f'<li id="src-{ref.number}"><a href="{esc(ref.url, quote=True)}" rel="noopener noreferrer">'
+        f'{esc(ref.title or ref.url)}</a> <span class="domain">{esc(ref.domain)}</span>{quotes}</li>'
+    )
+
+
+def to_json(report: Report) -> str:
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def render(report: Report, fmt: str) -> str:
+    if fmt == "md":
+        return to_markdown(report)
+    if fmt == "html":
+        return to_html(report)
+    if fmt == "json":
+        return to_json(report)
+    raise ValueError(f"unknown report format {fmt!r}")
+
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+body {{ font: 16px/1.6 system-ui, sans-serif; max-width: 48rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }}
+.notice {{ background: #fff4d6; border-left: 4px solid #c98a00; padding: .5rem 1rem; }}
+a.cite {{ text-decoration: none; font-size: .8em; vertical-align: super; color: #0645ad; }}
+blockquote {{ margin: .25rem 0 .5rem 1rem; color: #444; border-left: 3px solid #ccc; padding-left: .75rem; }}
+.domain, .usage {{ color: #555; font-size: .9em; }}
+</style>
+</head>
+<body>
+{body}
+</body>
+</html>
+"""

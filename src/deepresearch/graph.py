@@ -1,0 +1,68 @@
+"""The one run path, wired. No logic lives here: routing comes from the stages' Command
+return types and the static edges below.
+
+    intake ─► respond ─► END                (chitchat, refusal, clarification)
+       └────► plan ─► research ─► gate ─► reflect ─► research (next wave)
+                                              ├──► write ─► END
+                                              └──► abort ─► END
+"""
+
+from __future__ import annotations
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from deepresearch.context import RunContext
+from deepresearch.stages.finish import abort, respond
+from deepresearch.stages.gate import gate
+from deepresearch.stages.intake import intake
+from deepresearch.stages.plan import plan
+from deepresearch.stages.reflect import reflect
+from deepresearch.stages.research import research
+from deepresearch.stages.write import write
+from deepresearch.state import RunState
+
+#: the types checkpoints may contain; anything else is refused when a checkpoint is loaded
+CHECKPOINT_TYPES: list[tuple[str, ...]] = [
+    ("deepresearch.models.plan", "Plan"),
+    ("deepresearch.models.plan", "SubQuestion"),
+    ("deepresearch.models.source", "Source"),
+    ("deepresearch.models.evidence", "Evidence"),
+    ("deepresearch.models.evidence", "Verification"),
+    ("deepresearch.models.report", "Report"),
+    ("deepresearch.models.report", "Section"),
+    ("deepresearch.models.report", "Paragraph"),
+    ("deepresearch.models.report", "Sentence"),
+    ("deepresearch.models.report", "SourceRef"),
+    ("deepresearch.models.usage", "Usage"),
+    ("deepresearch.models.usage", "TokenCount"),
+    ("deepresearch.core.gate", "GateResult"),
+]
+
+
+def checkpoint_serde() -> JsonPlusSerializer:
+    return JsonPlusSerializer(allowed_msgpack_modules=CHECKPOINT_TYPES)
+
+
+def build_graph(
+    checkpointer: BaseCheckpointSaver[str] | None = None,
+) -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
+    graph = StateGraph(RunState, context_schema=RunContext)
+    graph.add_node("intake", intake)
+    graph.add_node("respond", respond)
+    graph.add_node("plan", plan)
+    graph.add_node("research", research)
+    graph.add_node("gate", gate)
+    graph.add_node("reflect", reflect)
+    graph.add_node("write", write)
+    graph.add_node("abort", abort)
+    graph.add_edge(START, "intake")
+    graph.add_edge("plan", "research")
+    graph.add_edge("research", "gate")
+    graph.add_edge("gate", "reflect")
+    graph.add_edge("write", END)
+    graph.add_edge("abort", END)
+    graph.add_edge("respond", END)
+    return graph.compile(checkpointer=checkpointer)

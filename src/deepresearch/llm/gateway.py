@@ -1,0 +1,322 @@
+"""The model gateway: the only code in deepresearch that calls a chat model.
+
+Stages ask for ``text`` or a ``structured`` pydantic object for a role (planner,
+researcher, summarizer, writer, judge). The gateway picks the role's model and owns
+everything around the call: per-call timeout, retries with exponential backoff and
+jitter on rate limits / 5xx / connection failures / timeouts (honouring ``retry-after``),
+prompt-based JSON with repair and one corrective retry, token usage per call, stage and
+role, a response cache, and redaction of every error message it keeps.
+
+A ``None`` answer always means "use your deterministic fallback": no model for that role,
+the call failed after retries, or the output stayed invalid. The gateway never raises for
+a failed call; it records what happened in ``usage``, ``errors`` and ``on_call`` so the
+runner can tell the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, ValidationError
+
+from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.failures import Failure, FailureKind, classify
+from deepresearch.llm.providers import build_role_models, key_env_vars
+from deepresearch.llm.redact import redact
+from deepresearch.llm.structured import (
+    StructuredOutputError,
+    parse_structured,
+    schema_instructions,
+    strip_reasoning,
+)
+from deepresearch.llm.tokens import estimate_messages, estimate_tokens
+from deepresearch.models.usage import ModelCall, Usage
+from deepresearch.settings import ROLES, Role, Settings
+
+T = TypeVar("T", bound=BaseModel)
+
+logger = logging.getLogger(__name__)
+
+# How much of an invalid reply is sent back in the corrective retry.
+_MAX_ECHO_CHARS = 4_000
+_CORRECTION = (
+    "Your previous reply could not be used: {problem}.\n"
+    "Reply again with only the corrected JSON object matching the schema in your "
+    "instructions. No prose, no code fences."
+)
+
+
+class Gateway:
+    """Role → model, with timeouts, retries, structured output, usage, cache, redaction."""
+
+    def __init__(
+        self,
+        models: Mapping[Role, BaseChatModel | None],
+        *,
+        model_names: Mapping[Role, str],
+        timeout_s: float,
+        max_retries: int,
+        retry_base_s: float = 1.0,
+        retry_max_s: float = 20.0,
+        secrets: Sequence[str] = (),
+        on_call: Callable[[ModelCall], None] | None = None,
+        cache: ResponseCache | None = None,
+    ) -> None:
+        self._models = dict(models)
+        self._names = dict(model_names)
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.retry_base_s = retry_base_s
+        self.retry_max_s = retry_max_s
+        self._secrets = tuple(secret for secret in secrets if secret)
+        self._on_call = on_call
+        self._cache = cache
+        self.usage = Usage()
+        self.errors: list[str] = []
+        """Sanitized, user-facing messages about failed calls (deduplicated)."""
+        self.cache_hits = 0
+        self._refused: set[str] = set()  # models that refused us for good (key, model name)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        on_call: Callable[[ModelCall], None] | None = None,
+        cache: ResponseCache | None = None,
+    ) -> Gateway:
+        """A gateway with every role's model built from ``settings`` (may raise ConfigError)."""
+        models = build_role_models(settings)
+        names = {role: settings.model_for(role) for role in ROLES}
+        secrets = list(settings.secrets())
+        for spec in set(names.values()):
+            secrets += [os.environ[var] for var in key_env_vars(spec) if os.environ.get(var)]
+        return cls(
+            models,
+            model_names=names,
+            timeout_s=settings.model_timeout_s,
+            max_retries=settings.model_max_retries,
+            secrets=secrets,
+            on_call=on_call,
+            cache=cache,
+        )
+
+    @classmethod
+    def disabled(cls) -> Gateway:
+        """A gateway with no model for any role: every answer is None (fallbacks)."""
+        return cls({}, model_names={}, timeout_s=60.0, max_retries=0)
+
+    def has_model(self, role: Role) -> bool:
+        """Whether ``role`` has a usable model (configured, and not refused for good)."""
+        return self._model(role) is not None
+
+    def model_name(self, role: Role) -> str:
+        """The spec of ``role``'s model (``provider:model``), or ``none``."""
+        if self._models.get(role) is None:
+            return "none"
+        return self._names.get(role) or type(self._models[role]).__name__
+
+    # the two questions a stage can ask ---------------------------------------------
+    async def text(self, role: Role, *, system: str, user: str, stage: str) -> str | None:
+        """A free-text answer (reasoning blocks removed), or None for the fallback."""
+        model = self._model(role)
+        if model is None:
+            return None
+        key = ResponseCache.key(self.model_name(role), system, user)
+        cached = await self._cached(key)
+        if cached is not None:
+            self.cache_hits += 1
+            return cached
+        reply = await self._call(role, model, _prompt(system, user), stage)
+        answer = strip_reasoning(reply) if reply is not None else ""
+        if not answer:
+            return None
+        await self._store(key, answer, role)
+        return answer
+
+    async def structured(
+        self, role: Role, schema: type[T], *, system: str, user: str, stage: str
+    ) -> T | None:
+        """An instance of ``schema``, or None for the fallback.
+
+        The schema is requested in the prompt (works with any provider and small local
+        models), the reply is repaired and validated, and an invalid reply gets one
+        corrective retry that shows the model its reply and what was wrong with it.
+        """
+        model = self._model(role)
+        if model is None:
+            return None
+        key = ResponseCache.key(self.model_name(role), system, user, schema.__name__)
+        hit = await self._cached_object(key, schema)
+        if hit is not None:
+            return hit
+        messages = _prompt(f"{system}\n\n{schema_instructions(schema)}".strip(), user)
+        reply = await self._call(role, model, messages, stage)
+        if reply is None:
+            return None
+        try:
+            result = parse_structured(reply, schema)
+        except StructuredOutputError as first:
+            messages += [
+                AIMessage(content=reply[:_MAX_ECHO_CHARS]),
+                HumanMessage(content=_CORRECTION.format(problem=first.problem)),
+            ]
+            reply = await self._call(role, model, messages, stage)
+            if reply is None:
+                return None
+            try:
+                result = parse_structured(reply, schema)
+            except StructuredOutputError as second:
+                logger.info(
+                    "%s gave no valid %s for %s after a corrective retry: %s",
+                    self.model_name(role),
+                    schema.__name__,
+                    stage,
+                    redact(second.problem, self._secrets),
+                )
+                return None
+        await self._store(key, result.model_dump_json(), role)
+        return result
+
+    # one counted call, with timeout and retries ------------------------------------
+    async def _call(
+        self, role: Role, model: BaseChatModel, messages: list[BaseMessage], stage: str
+    ) -> str | None:
+        name = self.model_name(role)
+        started = time.monotonic()
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                message = await asyncio.wait_for(model.ainvoke(messages), timeout=self.timeout_s)
+            except Exception as exc:
+                failure = classify(exc)
+                logger.debug(
+                    "model call %s (%s/%s) attempt %d: %s",
+                    name,
+                    role,
+                    stage,
+                    attempts,
+                    redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
+                )
+                if failure.retryable and attempts <= self.max_retries:
+                    await asyncio.sleep(self._backoff(attempts, failure))
+                    continue
+                self._record(
+                    ModelCall(
+                        role=role,
+                        stage=stage,
+                        model=name,
+                        latency_s=time.monotonic() - started,
+                        ok=False,
+                        attempts=attempts,
+                        usage_source="estimated",
+                    )
+                )
+                self._note_failure(name, failure, attempts, type(exc).__name__)
+                return None
+            reply = message.text
+            input_tokens, output_tokens, source = _token_usage(message, messages, reply)
+            self._record(
+                ModelCall(
+                    role=role,
+                    stage=stage,
+                    model=name,
+                    input_tokens=input_tokens,
+                    output_tokens=output_tokens,
+                    latency_s=time.monotonic() - started,
+                    ok=True,
+                    attempts=attempts,
+                    usage_source=source,
+                )
+            )
+            return reply
+
+    def _backoff(self, attempt: int, failure: Failure) -> float:
+        """Seconds to wait before retry number ``attempt``: retry-after, else exp + jitter."""
+        if failure.retry_after_s is not None:
+            return min(failure.retry_after_s, self.retry_max_s)
+        ceiling = min(self.retry_max_s, self.retry_base_s * 2.0 ** (attempt - 1))
+        return ceiling * random.uniform(0.5, 1.0)
+
+    def _record(self, call: ModelCall) -> None:
+        self.usage.record(call)
+        if self._on_call is not None:
+            self._on_call(call)
+
+    def _note_failure(self, name: str, failure: Failure, attempts: int, exc_type: str) -> None:
+        if failure.kind.disables_model:
+            self._refused.add(name)
+        if failure.kind is FailureKind.AUTH:
+            message = f"model {name} {failure.describe()}; the run used deterministic fallbacks"
+        elif failure.kind is FailureKind.NOT_FOUND:
+            message = (
+                f"model {name} {failure.describe()}; "
+                "the run used deterministic fallbacks (check the model name)"
+            )
+        else:
+            what = failure.describe()
+            if failure.kind is FailureKind.OTHER:
+                what = f"failed ({exc_type})"
+            tries = f"after {attempts} attempts" if attempts > 1 else "on the first attempt"
+            message = (
+                f"model {name} {what} {tries}; a deterministic fallback was used for that step"
+            )
+        message = redact(message, self._secrets)
+        logger.warning(message)
+        if message not in self.errors:
+            self.errors.append(message)
+
+    # helpers ------------------------------------------------------------------------
+    def _model(self, role: Role) -> BaseChatModel | None:
+        model = self._models.get(role)
+        if model is None or self.model_name(role) in self._refused:
+            return None
+        return model
+
+    async def _cached(self, key: str) -> str | None:
+        if self._cache is None:
+            return None
+        return await self._cache.get(key)
+
+    async def _cached_object(self, key: str, schema: type[T]) -> T | None:
+        cached = await self._cached(key)
+        if cached is None:
+            return None
+        try:
+            result = schema.model_validate_json(cached)
+        except ValidationError:
+            return None  # the schema changed since: ask again
+        self.cache_hits += 1
+        return result
+
+    async def _store(self, key: str, reply: str, role: Role) -> None:
+        if self._cache is not None:
+            await self._cache.put(key, reply, model=self.model_name(role))
+
+
+def _prompt(system: str, user: str) -> list[BaseMessage]:
+    messages: list[BaseMessage] = [SystemMessage(content=system)] if system else []
+    messages.append(HumanMessage(content=user))
+    return messages
+
+
+def _token_usage(
+    message: BaseMessage, prompt: Sequence[BaseMessage], reply: str
+) -> tuple[int, int, str]:
+    """(input, output, source): the provider's counts, else the documented estimate."""
+    reported = getattr(message, "usage_metadata", None)
+    if reported:
+        input_tokens = int(reported.get("input_tokens") or 0)
+        output_tokens = int(reported.get("output_tokens") or 0)
+        if input_tokens or output_tokens:
+            return input_tokens, output_tokens, "reported"
+    return estimate_messages(prompt), estimate_tokens(reply), "estimated"

@@ -1,0 +1,32 @@
+"""The token estimate used when a provider does not report usage.
+
+Heuristic: one token per four characters, rounded up (``ceil(len(text) / 4)``), summed
+over message contents. It is the usual rule of thumb for English with BPE tokenizers
+(OpenAI, Anthropic, Llama); it overestimates code and underestimates CJK text. It is
+only used for counting and budgets, never for truncating prompts. The gateway and the
+scripted test model share it, so estimated and scripted numbers agree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from langchain_core.messages import BaseMessage
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimated token count of ``text``: ``ceil(len(text) / 4)``."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def message_text(message: BaseMessage) -> str:
+    """The plain text of a message, whatever shape its content has."""
+    return message.text
+
+
+def estimate_messages(messages: Iterable[BaseMessage]) -> int:
+    """Estimated input tokens of a prompt: the sum over its messages' text."""
+    return sum(estimate_tokens(message_text(message)) for message in messages)

@@ -1,0 +1,224 @@
+"""Starting and resuming runs. The runner builds the ports from Settings (or takes the
+ones it is given), opens the checkpoint store, streams the graph, and turns failures into
+our error tree. Checkpoints are written synchronously after every stage, so a run killed
+at any point resumes from its last completed stage with ``resume=True``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+
+import aiosqlite
+import httpx
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from deepresearch.context import RunContext
+from deepresearch.core.ids import new_run_id
+from deepresearch.errors import ConfigError, DeepResearchError, RunError, RunNotFound
+from deepresearch.events import EventBus, Sink
+from deepresearch.fetch.base import Fetcher
+from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.graph import build_graph, checkpoint_serde
+from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.gateway import Gateway
+from deepresearch.llm.redact import redact
+from deepresearch.models import ModelCall, Report
+from deepresearch.search.base import SearchProvider
+from deepresearch.search.registry import build_search_provider
+from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.state import RunState
+
+RECURSION_LIMIT = 200
+
+
+def checkpoint_path(settings: Settings) -> Path:
+    return settings.data_dir / "checkpoints.sqlite3"
+
+
+async def run_research(
+    question: str | None,
+    settings: Settings,
+    *,
+    run_id: str | None = None,
+    resume: bool = False,
+    sinks: Sequence[Sink] = (),
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+    search: SearchProvider | None = None,
+    fetcher: Fetcher | None = None,
+    stop_after: str | None = None,
+) -> Report | None:
+    """Run (or resume) one research run and return its report.
+
+    ``models``, ``search`` and ``fetcher`` replace the ones Settings would build (tests,
+    benchmarks, library users with their own components). ``stop_after`` pauses the run
+    after the named stage, checkpointed, and returns None; resume it with ``resume=True``.
+    """
+    if resume and not run_id:
+        raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
+    run_id = run_id or new_run_id()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    bus = EventBus(run_id, list(sinks))
+
+    async with AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            httpx.AsyncClient(headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s)
+        )
+        search = search or build_search_provider(settings, client)
+        fetcher = fetcher or HttpFetcher(
+            client,
+            allow_hosts=settings.allow_hosts,
+            timeout_s=settings.fetch_timeout_s,
+            max_bytes=settings.max_page_bytes,
+            user_agent=settings.user_agent,
+        )
+
+        def on_call(call: ModelCall) -> None:
+            bus.emit(
+                "model_call",
+                stage=call.stage,
+                message=f"{call.role} model call ({call.model})",
+                **call.model_dump(mode="json", exclude={"stage"}),
+            )
+
+        cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
+        if models is not None:
+            names = {role: _model_name(models.get(role)) for role in ROLES}
+            gateway = Gateway(
+                dict(models),
+                model_names=names,
+                timeout_s=settings.model_timeout_s,
+                max_retries=settings.model_max_retries,
+                secrets=settings.secrets(),
+                on_call=on_call,
+                cache=cache,
+            )
+        else:
+            gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
+
+        conn = await aiosqlite.connect(str(checkpoint_path(settings)))
+        stack.push_async_callback(conn.close)
+        await conn.execute("PRAGMA journal_mode=WAL")
+        saver = AsyncSqliteSaver(conn, serde=checkpoint_serde())
+        graph = build_graph(saver)
+        config: RunnableConfig = {
+            "configurable": {"thread_id": run_id},
+            "recursion_limit": RECURSION_LIMIT,
+        }
+        ctx = RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
+
+        start: RunState | None
+        if resume:
+            snapshot = await graph.aget_state(config)
+            values: RunState = snapshot.values  # type: ignore[assignment]
+            if not values:
+                raise RunNotFound(
+                    f"no run {run_id!r} in {checkpoint_path(settings)}",
+                    hint="check the id, and that DEEPRESEARCH_DATA_DIR is the one the run used",
+                )
+            if "usage" in values:
+                gateway.usage.merge(values["usage"])
+            if not snapshot.next and "report" in values:
+                bus.emit("run_completed", message="Run was already complete", kind=values["report"].kind)
+                return values["report"]
+            bus.emit(
+                "run_resumed",
+                message=f"Resuming at {', '.join(snapshot.next)}",
+                question=values.get("question", ""),
+                next=list(snapshot.next),
+            )
+            start = None
+        else:
+            if (await graph.aget_state(config)).values:
+                raise ConfigError(
+                    f"a run with id {run_id!r} already exists",
+                    hint=f"choose another --run-id, or continue it with --resume {run_id}",
+                )
+            if not question or not question.strip():
+                raise RunError("the question is empty", hint="pass the question to research")
+            bus.emit(
+                "run_started",
+                message="Research started",
+                question=question,
+                model=settings.model,
+                search=search.name,
+                depth=settings.depth,
+            )
+            start = {"run_id": run_id, "question": question.strip()}
+
+        try:
+            async for _ in graph.astream(
+                start,
+                config,
+                context=ctx,
+                durability="sync",
+                stream_mode="updates",
+                interrupt_after=[stop_after] if stop_after else None,
+            ):
+                pass
+        except DeepResearchError as exc:
+            bus.emit("run_failed", message=redact(str(exc), settings.secrets()), error=type(exc).__name__)
+            raise
+        except Exception as exc:
+            message = f"the run failed unexpectedly ({type(exc).__name__})"
+            bus.emit("run_failed", message=message, error=type(exc).__name__)
+            raise RunError(message, hint=f"resume it with --resume {run_id}") from exc
+
+        final = await graph.aget_state(config)
+        report: Report | None = final.values.get("report")
+        if report is None or final.next:
+            bus.emit("warning", message=f"Run paused after {stop_after}", next=list(final.next))
+            return None
+        bus.emit(
+            "run_completed",
+            message="Research finished",
+            kind=report.kind,
+            sources=len(report.sources),
+            evidence=len(report.evidence),
+            fetches=ctx.fetches,
+            input_tokens=report.usage.input_tokens,
+            output_tokens=report.usage.output_tokens,
+        )
+        return report
+
+
+def _model_name(model: BaseChatModel | None) -> str:
+    if model is None:
+        return "none"
+    return getattr(model, "model_name", None) or getattr(model, "model", None) or model._llm_type
+
+
+def save_run_record(settings: Settings, run_id: str, question: str, options: Mapping[str, object]) -> None:
+    """Remember what a run was started with (no secrets), so ``--resume`` can reuse it."""
+    folder = settings.data_dir / "runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"run_id": run_id, "question": question, "started": datetime.now(UTC).isoformat(), "options": options}
+    (folder / f"{run_id}.json").write_text(json.dumps(record, indent=2, default=str))
+
+
+def load_run_record(settings: Settings, run_id: str) -> dict[str, object] | None:
+    path = settings.data_dir / "runs" / f"{run_id}.json"
+    if not path.is_file():
+        return None
+    data: dict[str, object] = json.loads(path.read_text())
+    return data
+
+
+async def load_report(settings: Settings, run_id: str) -> Report | None:
+    """The report of a finished run from its checkpoint; None while it is unfinished."""
+    path = checkpoint_path(settings)
+    if not path.is_file():
+        raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")
+    async with aiosqlite.connect(str(path)) as conn:
+        graph = build_graph(AsyncSqliteSaver(conn, serde=checkpoint_serde()))
+        snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
+    values: RunState = snapshot.values  # type: ignore[assignment]
+    if not values:
+        raise RunNotFound(f"no run {run_id!r} in {settings.data_dir}", hint="check the run id")
+    if snapshot.next:
+        return None
+    return values.get("report")

@@ -1,0 +1,44 @@
+"""The quality gate node: evaluates the evidence after each wave (seed 004)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from deepresearch.context import RunContext
+from deepresearch.core.gate import GateThresholds, evaluate_gate
+from deepresearch.state import RunState
+
+STAGE = "gate"
+
+
+def thresholds_from(ctx: RunContext) -> GateThresholds:
+    s = ctx.settings
+    return GateThresholds(
+        min_evidence=s.min_evidence,
+        min_cited_evidence=s.min_cited_evidence,
+        min_domains=s.min_domains,
+        min_evidence_per_question=s.min_evidence_per_question,
+    )
+
+
+async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+    ctx = runtime.context
+    result = evaluate_gate(state.get("evidence", []), state["sub_questions"], thresholds_from(ctx))
+    ctx.bus.emit(
+        "gate_evaluated",
+        stage=STAGE,
+        message=f"Quality gate: {result.status}"
+        + (f" ({'; '.join(result.reasons)})" if result.reasons else ""),
+        status=result.status,
+        reasons=list(result.reasons),
+        evidence=result.evidence,
+        cited_evidence=result.cited_evidence,
+        domains=list(result.domains),
+        weak_sub_questions=list(result.weak_sub_questions),
+        thresholds={
+            "min_evidence": ctx.settings.min_evidence,
+            "min_cited_evidence": ctx.settings.min_cited_evidence,
+            "min_domains": ctx.settings.min_domains,
+        },
+    )
+    return {"gate": result}

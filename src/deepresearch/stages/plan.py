@@ -1,0 +1,95 @@
+"""Plan: a research brief and 1-8 sub-questions, each with its search queries (seed 003's
+decomposition rules; seed 001's query expansion with operators where the provider has them)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from deepresearch.context import RunContext
+from deepresearch.core.planning import clean_sub_questions, dedupe_queries, fallback_queries
+from deepresearch.models import Plan, SubQuestion
+from deepresearch.state import RunState
+
+STAGE = "plan"
+
+SYSTEM = """You plan research for a question. Write a short research brief (2-4 sentences:
+what a complete answer must cover), then break the question into focused sub-questions that
+together answer it; for multi-hop questions, make the first hop its own sub-question. For each
+sub-question write search queries a web search engine would answer well.{operators}"""
+
+OPERATORS = (
+    ' The search engine understands "exact phrases", intitle:, site: and -site:; use them'
+    " where they make results more precise."
+)
+
+
+class PlannedSubQuestion(BaseModel):
+    question: str
+    queries: list[str] = Field(default_factory=list)
+
+
+class PlanDraft(BaseModel):
+    brief: str
+    sub_questions: list[PlannedSubQuestion]
+
+
+async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+    ctx = runtime.context
+    settings = ctx.settings
+    question = state["question"]
+    cap = settings.limit("max_sub_questions")
+    per_question = settings.limit("queries_per_question")
+    operators = ctx.search.supports_operators
+    ctx.bus.emit("stage_started", stage=STAGE, message="Planning the research")
+
+    draft = None
+    if ctx.gateway.has_model("planner"):
+        user = (
+            f"Question:\n{question}\n\nWrite at most {cap} sub-questions with "
+            f"{per_question} queries each."
+        )
+        draft = await ctx.gateway.structured(
+            "planner",
+            PlanDraft,
+            system=SYSTEM.format(operators=OPERATORS if operators else ""),
+            user=user,
+            stage=STAGE,
+        )
+
+    model_queries: dict[str, list[str]] = {}
+    raw: list[str] = []
+    if draft is not None:
+        for item in draft.sub_questions:
+            raw.append(item.question)
+            model_queries[item.question.strip().lower()] = item.queries
+    texts = clean_sub_questions(raw, question, cap=cap)
+    sub_questions = []
+    for index, text in enumerate(texts, start=1):
+        queries = model_queries.get(text.lower(), [])
+        queries = dedupe_queries(
+            [*queries, *fallback_queries(text, count=per_question, operators=operators)]
+        )[:per_question]
+        sub_questions.append(SubQuestion(id=f"q{index}", text=text, queries=queries))
+    brief = draft.brief.strip() if draft is not None and draft.brief.strip() else question
+    result = Plan(question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None)
+    ctx.bus.emit(
+        "plan_ready",
+        stage=STAGE,
+        message=f"{len(sub_questions)} sub-question(s)",
+        brief=brief,
+        sub_questions=[{"id": sq.id, "text": sq.text, "queries": list(sq.queries)} for sq in sub_questions],
+        fallback=result.fallback,
+    )
+    ctx.bus.emit("stage_completed", stage=STAGE)
+    return {
+        "plan": result,
+        "sub_questions": sub_questions,
+        "wave": 0,
+        "units_used": 0,
+        "sources": {},
+        "evidence": [],
+        "reflections": [],
+        "warnings": [],
+        "usage": ctx.usage_snapshot(),
+    }

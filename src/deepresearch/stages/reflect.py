@@ -1,0 +1,153 @@
+"""Reflect (seeds 002/004's supervisor): read what was found, name what is missing and the
+new leads it revealed (such as the entity a multi-hop question turns on), and queue
+follow-up units; weak sub-questions are retried with reformulated queries. The routing
+itself is the pure ``route_after_wave``: the model proposes, the gate and caps decide."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+from pydantic import BaseModel, Field
+
+from deepresearch.context import RunContext
+from deepresearch.core.gate import route_after_wave
+from deepresearch.core.planning import dedupe_queries, fallback_queries
+from deepresearch.core.reformulate import reformulate
+from deepresearch.core.text import clip
+from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.models import SubQuestion
+from deepresearch.state import RunState
+
+STAGE = "reflect"
+MAX_ATTEMPTS = 3
+FINDINGS_PER_QUESTION = 6
+
+SYSTEM = f"""You supervise a research run. {DATA_RULE}
+Read the findings so far. Say briefly what is still missing to answer the question, and which
+new leads the findings revealed (for example the person, place or work that a multi-hop
+question turns on, now that the first hop is known). Propose follow-up sub-questions only
+for real gaps or leads, each with concrete search queries that name the entities found.
+Propose nothing when the findings already answer the question."""
+
+
+class FollowUp(BaseModel):
+    question: str
+    queries: list[str] = Field(default_factory=list)
+
+
+class Reflection(BaseModel):
+    missing: list[str] = Field(default_factory=list)
+    leads: list[str] = Field(default_factory=list)
+    follow_ups: list[FollowUp] = Field(default_factory=list)
+
+
+async def reflect(
+    state: RunState, runtime: Runtime[RunContext]
+) -> Command[Literal["research", "write", "abort"]]:
+    ctx = runtime.context
+    settings = ctx.settings
+    wave = state.get("wave", 0)
+    units_used = state.get("units_used", 0)
+    max_waves = settings.limit("max_waves")
+    max_units = settings.limit("max_units_total")
+    room = min(max_units - units_used, settings.limit("max_concurrent_units") * 2)
+    sub_questions = list(state["sub_questions"])
+    gate = state["gate"]
+    per_question = settings.limit("queries_per_question")
+    operators = ctx.search.supports_operators
+    notes = list(state.get("reflections", []))
+
+    queued: list[SubQuestion] = []
+    if wave < max_waves and room > 0:
+        queued = _retry_weak(sub_questions, gate.weak_sub_questions, operators, per_question)
+        sub_questions = [next((q for q in queued if q.id == sq.id), sq) for sq in sub_questions]
+        room -= len(queued)
+        if room > 0 and ctx.gateway.has_model("researcher"):
+            reflection = await ctx.gateway.structured(
+                "researcher", Reflection, system=SYSTEM, user=_findings(state), stage=STAGE
+            )
+            if reflection is not None:
+                follow_ups = _follow_ups(reflection, sub_questions, wave, room, per_question, operators)
+                sub_questions += follow_ups
+                queued += follow_ups
+                notes += [f"missing: {m}" for m in reflection.missing]
+                notes += [f"lead: {lead}" for lead in reflection.leads]
+
+    route = route_after_wave(
+        gate,
+        wave=wave,
+        max_waves=max_waves,
+        units_used=units_used,
+        max_units=max_units,
+        pending_units=len(queued),
+    )
+    ctx.bus.emit(
+        "reflection",
+        stage=STAGE,
+        message=f"Next: {route}" + (f" ({len(queued)} unit(s) queued)" if queued else ""),
+        route=route,
+        queued=[{"id": sq.id, "text": sq.text, "queries": list(sq.queries)} for sq in queued],
+        wave=wave,
+        max_waves=max_waves,
+        units_used=units_used,
+        max_units=max_units,
+    )
+    update: RunState = {
+        "sub_questions": sub_questions,
+        "reflections": notes,
+        "usage": ctx.usage_snapshot(),
+    }
+    return Command(goto=route, update=update)
+
+
+def _retry_weak(
+    sub_questions: list[SubQuestion], weak: list[str], operators: bool, count: int
+) -> list[SubQuestion]:
+    out = []
+    for sq in sub_questions:
+        if sq.id in weak and sq.status == "weak" and sq.attempts < MAX_ATTEMPTS:
+            queries = reformulate(sq.text, attempt=sq.attempts, operators=operators, count=count)
+            fresh = [q for q in queries if q not in sq.queries] or queries
+            out.append(sq.model_copy(update={"status": "pending", "queries": fresh}))
+    return out
+
+
+def _follow_ups(
+    reflection: Reflection,
+    existing: list[SubQuestion],
+    wave: int,
+    room: int,
+    per_question: int,
+    operators: bool,
+) -> list[SubQuestion]:
+    known = {sq.text.strip().lower().rstrip("?") for sq in existing}
+    out: list[SubQuestion] = []
+    next_id = len(existing) + 1
+    for item in reflection.follow_ups:
+        text = " ".join(item.question.split())
+        if not text or text.lower().rstrip("?") in known or len(out) >= room:
+            continue
+        known.add(text.lower().rstrip("?"))
+        queries = dedupe_queries(
+            [*item.queries, *fallback_queries(text, count=per_question, operators=operators)]
+        )[:per_question]
+        out.append(SubQuestion(id=f"q{next_id}", text=text, queries=queries, wave=wave + 1))
+        next_id += 1
+    return out
+
+
+def _findings(state: RunState) -> str:
+    evidence = state.get("evidence", [])
+    lines = [f"Question: {state['question']}", f"Brief: {state['plan'].brief}", ""]
+    for sq in state["sub_questions"]:
+        lines.append(f"Sub-question {sq.id} ({sq.status}): {sq.text}")
+        claims = [e for e in evidence if e.sub_question_id == sq.id][:FINDINGS_PER_QUESTION]
+        block = "\n".join(f"- {clip(e.claim, 300)}" for e in claims) or "- nothing found yet"
+        lines.append(data_block("source", block, kind="findings"))
+    gate = state["gate"]
+    if gate.reasons:
+        lines.append("Quality gate: " + "; ".join(gate.reasons))
+    return "\n".join(lines)
+

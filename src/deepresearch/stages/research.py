@@ -1,0 +1,88 @@
+"""The research wave: every pending sub-question runs as a research unit, in parallel up
+to ``max_concurrent_units``, within the run's cap on units. Results merge into state."""
+
+from __future__ import annotations
+
+import asyncio
+
+from langgraph.runtime import Runtime
+
+from deepresearch.context import RunContext
+from deepresearch.models import Evidence, Source, SubQuestion
+from deepresearch.stages.reading import SourceReader
+from deepresearch.stages.unit import UnitResult, run_unit
+from deepresearch.state import RunState
+
+STAGE = "research"
+
+
+async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+    ctx = runtime.context
+    settings = ctx.settings
+    wave = state.get("wave", 0) + 1
+    units_used = state.get("units_used", 0)
+    budget = max(settings.limit("max_units_total") - units_used, 0)
+    sub_questions = list(state["sub_questions"])
+    pending = [sq for sq in sub_questions if sq.status == "pending"][:budget]
+    ctx.bus.emit(
+        "wave_started",
+        stage=STAGE,
+        message=f"Wave {wave}: researching {len(pending)} sub-question(s)",
+        wave=wave,
+        units=[{"id": sq.id, "text": sq.text} for sq in pending],
+    )
+    sources: dict[str, Source] = dict(state.get("sources", {}))
+    reader = SourceReader(ctx, sources)
+    seen_urls = {source.url for source in sources.values()}
+    limit = asyncio.Semaphore(settings.limit("max_concurrent_units"))
+
+    async def bounded(sq: SubQuestion) -> UnitResult:
+        async with limit:
+            return await run_unit(ctx, reader, sq, state["question"], seen_urls=seen_urls)
+
+    results = await asyncio.gather(*(bounded(sq) for sq in pending))
+
+    evidence: list[Evidence] = list(state.get("evidence", []))
+    known_ids = {item.id for item in evidence}
+    warnings = list(state.get("warnings", []))
+    done: dict[str, SubQuestion] = {}
+    for result in results:
+        for source in result.sources:
+            previous = sources.get(source.id)
+            if previous is not None:
+                source = source.model_copy(
+                    update={
+                        "sub_question_ids": sorted({*previous.sub_question_ids, *source.sub_question_ids}),
+                        "summary": previous.summary or source.summary,
+                    }
+                )
+            sources[source.id] = source
+        for item in result.evidence:
+            if item.id not in known_ids:
+                known_ids.add(item.id)
+                evidence.append(item)
+        warnings.extend(result.warnings)
+        sq = result.sub_question
+        status = "covered" if result.evidence else "weak"
+        done[sq.id] = sq.model_copy(
+            update={"status": status, "wave": wave, "attempts": sq.attempts + 1}
+        )
+    updated = [done.get(sq.id, sq) for sq in sub_questions]
+    ctx.bus.emit(
+        "stage_completed",
+        stage=STAGE,
+        message=f"Wave {wave} done: {len(sources)} sources, {len(evidence)} verified quotes",
+        wave=wave,
+        sources=len(sources),
+        fetched=sum(1 for s in sources.values() if s.fetched),
+        evidence=len(evidence),
+    )
+    return {
+        "wave": wave,
+        "units_used": units_used + len(pending),
+        "sub_questions": updated,
+        "sources": sources,
+        "evidence": evidence,
+        "warnings": warnings,
+        "usage": ctx.usage_snapshot(),
+    }

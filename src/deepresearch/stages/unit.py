@@ -1,0 +1,136 @@
+"""One research unit: a sub-question's queries -> search -> preprocess -> rank -> read ->
+passages -> summaries and verified evidence. Runs in parallel with the wave's other units."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from deepresearch.context import RunContext
+from deepresearch.core.preprocess import preprocess
+from deepresearch.core.ranking import rank_hits
+from deepresearch.core.untrusted import find_instructions
+from deepresearch.errors import ProviderError
+from deepresearch.models import Evidence, SearchHit, Source, SubQuestion
+from deepresearch.stages.compress import digest_source
+from deepresearch.stages.reading import SourceReader
+
+STAGE = "research"
+EVIDENCE_PER_SOURCE = 3
+
+
+@dataclass
+class UnitResult:
+    sub_question: SubQuestion
+    sources: list[Source] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    searched: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+async def run_unit(
+    ctx: RunContext,
+    reader: SourceReader,
+    sub_question: SubQuestion,
+    question: str,
+    *,
+    seen_urls: set[str],
+) -> UnitResult:
+    settings = ctx.settings
+    result = UnitResult(sub_question=sub_question)
+    hits = await _search_all(ctx, sub_question, result)
+    kept = preprocess(hits, limit=max(len(hits), 1))
+    ctx.bus.emit(
+        "search_completed",
+        stage=STAGE,
+        message=f"{sub_question.id}: {kept.kept} results from {len(sub_question.queries)} queries",
+        sub_question=sub_question.id,
+        queries=list(sub_question.queries),
+        received=kept.received,
+        duplicates=kept.duplicates,
+        invalid=kept.invalid,
+        kept=kept.kept,
+    )
+    ranked = rank_hits(kept.hits, sub_question.text)
+    fresh = [item for item in ranked if item.hit.url not in seen_urls]
+    chosen = fresh[: settings.limit("sources_per_question")]
+    ctx.bus.emit(
+        "sources_ranked",
+        stage=STAGE,
+        message=f"{sub_question.id}: reading {len(chosen)} of {len(ranked)} sources",
+        sub_question=sub_question.id,
+        chosen=[
+            {"url": item.hit.url, "title": item.hit.title, "score": item.score} for item in chosen
+        ],
+        dropped=len(ranked) - len(chosen),
+    )
+    sources = await asyncio.gather(*(reader.read(item.hit) for item in chosen))
+    budget = settings.preset.evidence_per_question
+    digests = await asyncio.gather(
+        *(_digest(ctx, source, sub_question, question) for source in sources)
+    )
+    for source, (summary, evidence) in zip(sources, digests, strict=True):
+        updated = source.model_copy(
+            update={
+                "sub_question_ids": sorted({*source.sub_question_ids, sub_question.id}),
+                "summary": source.summary or summary,
+            }
+        )
+        result.sources.append(updated)
+        room = budget - len(result.evidence)
+        result.evidence.extend(evidence[: max(room, 0)])
+    ctx.bus.emit(
+        "evidence_added",
+        stage=STAGE,
+        message=f"{sub_question.id}: {len(result.evidence)} verified quotes",
+        sub_question=sub_question.id,
+        count=len(result.evidence),
+        sources=len(result.sources),
+    )
+    return result
+
+
+async def _search_all(ctx: RunContext, sub_question: SubQuestion, result: UnitResult) -> list[SearchHit]:
+    limit = ctx.settings.preset.results_per_query
+
+    async def one(query: str) -> list[SearchHit]:
+        try:
+            return await ctx.search.search(query, limit=limit)
+        except ProviderError as exc:
+            result.warnings.append(f"search failed for {query!r}: {exc.message}")
+            ctx.bus.emit("warning", stage=STAGE, message=f"Search failed: {exc.message}")
+            return []
+
+    batches = await asyncio.gather(*(one(query) for query in sub_question.queries))
+    result.searched = len(sub_question.queries)
+    return [hit for batch in batches for hit in batch]
+
+
+async def _digest(
+    ctx: RunContext, source: Source, sub_question: SubQuestion, question: str
+) -> tuple[str | None, list[Evidence]]:
+    if not source.fetched or not source.text:
+        return None, []
+    flagged = find_instructions(source.text)
+    if flagged:
+        ctx.bus.emit(
+            "warning",
+            stage=STAGE,
+            message=f"Dropped {source.domain}: its text tries to instruct the model",
+            url=source.url,
+            phrase=flagged[:80],
+        )
+        return None, []
+    summary, evidence = await digest_source(
+        ctx, source, sub_question, question, max_evidence=EVIDENCE_PER_SOURCE
+    )
+    if summary:
+        ctx.bus.emit(
+            "source_summarized",
+            stage=STAGE,
+            message=f"Summarized {source.domain}",
+            url=source.url,
+            sub_question=sub_question.id,
+            evidence=len(evidence),
+        )
+    return summary, evidence

@@ -1,0 +1,29 @@
+"""The run's graph state. Everything in it is checkpointed after every stage, so a resumed
+run continues with exactly what was fetched, verified and decided before."""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from deepresearch.core.gate import GateResult
+from deepresearch.models import Evidence, Plan, Report, Source, SubQuestion, Usage
+
+Intent = Literal["research", "chitchat", "clarify", "malicious"]
+
+
+class RunState(TypedDict, total=False):
+    run_id: str
+    question: str
+    intent: Intent
+    intent_reply: str
+    plan: Plan
+    sub_questions: list[SubQuestion]
+    wave: int
+    units_used: int
+    sources: dict[str, Source]
+    evidence: list[Evidence]
+    gate: GateResult
+    reflections: list[str]
+    warnings: list[str]
+    usage: Usage
+    report: Report

@@ -1,0 +1,32 @@
+"""Assertions shared by the end-to-end tests."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote, urlsplit
+
+from deepresearch.core.verify import verify_quote
+from deepresearch.models import Report
+from deepresearch.testing.web import OfflineWeb
+
+
+def doc_id_of(url: str) -> str:
+    return unquote(urlsplit(url).path.removeprefix("/page/"))
+
+
+def assert_citations_hold(report: Report, web: OfflineWeb) -> None:
+    """Every cited source was fetched from the offline web, and every quote shown is in
+    the text of the page it cites."""
+    assert report.sources, "the report cites no sources"
+    cited_ids = set(report.cited_evidence_ids())
+    evidence = {item.id: item for item in report.evidence}
+    assert cited_ids <= set(evidence), "a sentence cites evidence the report does not carry"
+    for ref in report.sources:
+        assert web.hits_for_path(urlsplit(ref.url).path) > 0, f"{ref.url} was cited but never fetched"
+    for item in report.evidence:
+        document = web.document(doc_id_of(item.source_url))
+        assert document is not None, f"evidence from unknown page {item.source_url}"
+        check = verify_quote(item.quote, document.text)
+        assert check.status == "PASS" and check.method in ("exact", "normalized"), (
+            f"quote not found in {item.source_url}: {item.quote!r}"
+        )
+        assert item.verified

@@ -1,0 +1,120 @@
+"""End-to-end runs over the offline web with the real search adapter, fetcher, extractor,
+checkpointer and graph; only the model's words are scripted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepresearch.models import Report, RunEvent
+from deepresearch.runner import run_research
+from deepresearch.settings import ROLES, load_settings
+from deepresearch.testing.research_script import research_script
+from deepresearch.testing.scripted import ScriptedChatModel
+from deepresearch.testing.web import OfflineWeb
+
+from .helpers import assert_citations_hold
+
+
+def _settings(web: OfflineWeb, tmp_path: Path, **extra: object) -> object:
+    host = web.base_url.removeprefix("http://")
+    return load_settings(
+        search="searxng",
+        searxng_url=web.base_url,
+        allow_hosts=[host],
+        data_dir=tmp_path / "data",
+        depth="quick",
+        min_domains=1,
+        **extra,
+    )
+
+
+async def test_scripted_model_run_cites_only_fetched_sources(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    events: list[RunEvent] = []
+    model = ScriptedChatModel(research_script(bad_citations=True))
+    report = await run_research(
+        hotpot_question,
+        _settings(offline_web, tmp_path),  # type: ignore[arg-type]
+        models=dict.fromkeys(ROLES, model),
+        sinks=[events.append],
+    )
+    assert isinstance(report, Report)
+    assert report.kind == "synthesized"
+    assert_citations_hold(report, offline_web)
+    # the writer's invented citation and its uncited sentence were removed, and said so
+    texts = [sentence.text for sentence in report.all_sentences()]
+    assert not any("does not exist" in text or "cites nothing" in text for text in texts)
+    assert any("2 sentence(s)" in item for item in report.limitations)
+    # usage is counted per stage
+    assert report.usage.calls == len(model.calls)
+    assert {"intake", "plan", "summarize", "write"} <= set(report.usage.by_stage)
+    kinds = [event.type for event in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_completed"
+    assert "plan_ready" in kinds and "gate_evaluated" in kinds and "source_fetched" in kinds
+    assert [event.seq for event in events] == list(range(1, len(events) + 1))
+
+
+async def test_model_none_run_is_extractive_and_verified(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    report = await run_research(
+        hotpot_question,
+        _settings(offline_web, tmp_path, model="none"),  # type: ignore[arg-type]
+    )
+    assert report is not None
+    assert report.kind == "extractive"
+    assert report.notice and "Extractive report" in report.notice
+    assert report.usage.calls == 0
+    assert_citations_hold(report, offline_web)
+    # an extractive report says nothing but verified quotes
+    quotes = {f"“{item.quote}”" for item in report.evidence}
+    assert all(sentence.text in quotes for sentence in report.all_sentences())
+
+
+async def test_nothing_found_ends_in_an_honest_abort(offline_web: OfflineWeb, tmp_path: Path) -> None:
+    report = await run_research(
+        "zxqv wplmk qqqj vrrrt?",
+        _settings(offline_web, tmp_path, model="none"),  # type: ignore[arg-type]
+    )
+    assert report is not None
+    assert report.kind == "abort"
+    assert report.sources == [] and report.evidence == []
+    assert report.suggestions
+    assert report.title.startswith("Unable to research")
+
+
+async def test_resume_after_research_wave_does_not_fetch_again(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    settings = _settings(offline_web, tmp_path, model="none")
+    offline_web.reset_log()
+    paused = await run_research(
+        hotpot_question, settings, run_id="run-resume", stop_after="research"  # type: ignore[arg-type]
+    )
+    assert paused is None
+    pages_before = [r.path for r in offline_web.requests if r.path.startswith("/page/")]
+    assert pages_before, "the first wave fetched nothing"
+
+    events: list[RunEvent] = []
+    report = await run_research(
+        None, settings, run_id="run-resume", resume=True, sinks=[events.append]  # type: ignore[arg-type]
+    )
+    assert report is not None and report.kind in ("extractive", "abort")
+    assert events[0].type == "run_resumed"
+    # the first wave's pages were not fetched a second time
+    pages_after = [r.path for r in offline_web.requests if r.path.startswith("/page/")]
+    refetched = [p for p in pages_after[len(pages_before):] if p in pages_before]
+    assert refetched == []
+    assert report.kind == "extractive"
+    assert_citations_hold(report, offline_web)
+
+
+async def test_resume_unknown_run_is_a_clear_error(tmp_path: Path) -> None:
+    from deepresearch.errors import RunNotFound
+
+    settings = load_settings(model="none", search="none", data_dir=tmp_path / "data")
+    with pytest.raises(RunNotFound, match="no run 'run-nope'"):
+        await run_research(None, settings, run_id="run-nope", resume=True)

@@ -1,0 +1,173 @@
+"""A loopback HTTP server that plays a search provider: it answers with scripted replies
+and records every request, so adapter tests run over real HTTP without the internet."""
+
+from __future__ import annotations
+
+import json
+import socket
+import ssl
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+
+from deepresearch.search.http import RetryPolicy
+
+API_KEY = "sk-test-SECRET-4f1c9a"
+#: built once: creating a TLS context per test costs more than the test itself
+_TLS = ssl.create_default_context()
+FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.0, max_delay_s=0.0, max_retry_after_s=0.0)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def form(self) -> dict[str, list[str]]:
+        return parse_qs(self.body.decode("utf-8"))
+
+    def param(self, name: str) -> str:
+        return self.query[name][0]
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+    def encoded(self) -> tuple[bytes, str]:
+        if isinstance(self.body, bytes):
+            return self.body, "application/octet-stream"
+        if isinstance(self.body, str):
+            return self.body.encode("utf-8"), "text/html; charset=utf-8"
+        return json.dumps(self.body).encode("utf-8"), "application/json"
+
+
+class FakeProvider:
+    """Answers with the queued replies in order, then with the default reply forever."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.requests: list[Recorded] = []
+        self.replies: list[Reply] = []
+        self.default = Reply(200, {})
+        self._lock = threading.Lock()
+
+    def respond(
+        self, status: int = 200, body: Any = b"", *, delay_s: float = 0.0, **headers: str
+    ) -> None:
+        """Queue one reply; a dict or list body is sent as JSON, a str as HTML."""
+        self.replies.append(Reply(status, body, _header_names(headers), delay_s))
+
+    def always(self, status: int = 200, body: Any = b"", **headers: str) -> None:
+        """The reply once the queue is empty."""
+        self.default = Reply(status, body, _header_names(headers))
+
+    def next_reply(self, request: Recorded) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            return self.replies.pop(0) if self.replies else self.default
+
+    @property
+    def last(self) -> Recorded:
+        return self.requests[-1]
+
+
+def _header_names(headers: dict[str, str]) -> dict[str, str]:
+    return {name.replace("_", "-").title(): value for name, value in headers.items()}
+
+
+def _handler(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            parts = urlsplit(self.path)
+            recorded = Recorded(
+                method=self.command,
+                path=parts.path,
+                query=parse_qs(parts.query, keep_blank_values=True),
+                headers={key.lower(): value for key, value in self.headers.items()},
+                body=self.rfile.read(length) if length else b"",
+            )
+            reply = fake.next_reply(recorded)
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            body, content_type = reply.encoded()
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.headers.get("Content-Type", content_type))
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in reply.headers.items():
+                if key != "Content-Type":
+                    self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = _serve
+        do_POST = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return Handler
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (the timeout tests) is expected, not worth a traceback."""
+
+
+@pytest.fixture
+def provider_server() -> Iterator[FakeProvider]:
+    fake = FakeProvider("")
+    server = _QuietServer(("127.0.0.1", 0), _handler(fake))
+    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def api_key() -> str:
+    return API_KEY
+
+
+@pytest.fixture
+def fast_retry() -> RetryPolicy:
+    return FAST_RETRY
+
+
+@pytest.fixture
+def dead_url() -> str:
+    """A loopback address where nothing listens: connections are refused."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(verify=_TLS) as http:
+        yield http
