@@ -65,6 +65,27 @@ async def run_research(
     bus = EventBus(run_id, list(sinks))
 
     async with AsyncExitStack() as stack:
+        conn = await aiosqlite.connect(str(checkpoint_path(settings)))
+        stack.push_async_callback(conn.close)
+        await conn.execute("PRAGMA journal_mode=WAL")
+        saver = AsyncSqliteSaver(conn, serde=checkpoint_serde())
+        graph = build_graph(saver)
+        config: RunnableConfig = {
+            "configurable": {"thread_id": run_id},
+            "recursion_limit": RECURSION_LIMIT,
+        }
+        snapshot = await graph.aget_state(config)
+        values: RunState = snapshot.values  # type: ignore[assignment]
+        if resume and not values:
+            raise RunNotFound(
+                f"no run {run_id!r} in {checkpoint_path(settings)}",
+                hint="check the id, and that DEEPRESEARCH_DATA_DIR is the one the run used",
+            )
+        if not resume and values:
+            raise ConfigError(
+                f"a run with id {run_id!r} already exists",
+                hint=f"choose another --run-id, or continue it with --resume {run_id}",
+            )
         client = await stack.enter_async_context(
             httpx.AsyncClient(headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s)
         )
@@ -100,26 +121,10 @@ async def run_research(
         else:
             gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
 
-        conn = await aiosqlite.connect(str(checkpoint_path(settings)))
-        stack.push_async_callback(conn.close)
-        await conn.execute("PRAGMA journal_mode=WAL")
-        saver = AsyncSqliteSaver(conn, serde=checkpoint_serde())
-        graph = build_graph(saver)
-        config: RunnableConfig = {
-            "configurable": {"thread_id": run_id},
-            "recursion_limit": RECURSION_LIMIT,
-        }
         ctx = RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
 
         start: RunState | None
         if resume:
-            snapshot = await graph.aget_state(config)
-            values: RunState = snapshot.values  # type: ignore[assignment]
-            if not values:
-                raise RunNotFound(
-                    f"no run {run_id!r} in {checkpoint_path(settings)}",
-                    hint="check the id, and that DEEPRESEARCH_DATA_DIR is the one the run used",
-                )
             if "usage" in values:
                 gateway.usage.merge(values["usage"])
             if not snapshot.next and "report" in values:
@@ -133,11 +138,6 @@ async def run_research(
             )
             start = None
         else:
-            if (await graph.aget_state(config)).values:
-                raise ConfigError(
-                    f"a run with id {run_id!r} already exists",
-                    hint=f"choose another --run-id, or continue it with --resume {run_id}",
-                )
             if not question or not question.strip():
                 raise RunError("the question is empty", hint="pass the question to research")
             bus.emit(

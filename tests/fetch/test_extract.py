@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trafilatura
 from reportlab.pdfgen import canvas
 
 from deepresearch.errors import FetchBlocked, FetchError
-from deepresearch.fetch import extract as extract_module
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.extract import (
     ExtractedDoc,
@@ -57,8 +57,12 @@ BOILERPLATE_HTML = f"""<!DOCTYPE html>
 </body></html>"""
 
 
-def _page(content: bytes, content_type: str = "text/html", url: str = "https://x.test/a") -> FetchedPage:
-    return FetchedPage(url=url, final_url=url, status=200, content_type=content_type, content=content)
+def _page(
+    content: bytes, content_type: str = "text/html", url: str = "https://x.test/a"
+) -> FetchedPage:
+    return FetchedPage(
+        url=url, final_url=url, status=200, content_type=content_type, content=content
+    )
 
 
 # --- HTML -----------------------------------------------------------------------------
@@ -78,7 +82,7 @@ def test_html_main_text_without_boilerplate() -> None:
 
 
 def test_lxml_fallback_when_trafilatura_finds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(extract_module.trafilatura, "bare_extraction", lambda *a, **k: None)
+    monkeypatch.setattr(trafilatura, "bare_extraction", lambda *a, **k: None)
     doc = extract_html(BOILERPLATE_HTML, "https://x.test/a", 10_000)
     for sentence in ARTICLE:
         assert sentence in doc.text
@@ -92,7 +96,7 @@ def test_lxml_fallback_survives_a_trafilatura_crash(monkeypatch: pytest.MonkeyPa
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("parser bug")
 
-    monkeypatch.setattr(extract_module.trafilatura, "bare_extraction", boom)
+    monkeypatch.setattr(trafilatura, "bare_extraction", boom)
     doc = extract_html("<html><body><p>Only this.</p></body></html>", None, 100)
     assert doc.text == "Only this."
 
@@ -123,8 +127,12 @@ def test_header_charset_wins() -> None:
 
 def test_meta_charset_when_header_has_none() -> None:
     body = "Привет, мир. Это тестовая страница на русском языке. " * 10
-    html = CAFE.format(meta='<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">', body=body)
-    doc = extract(_page(html.replace("Café", "Тест").encode("cp1251"), "text/html"), max_chars=10_000)
+    html = CAFE.format(
+        meta='<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">', body=body
+    )
+    doc = extract(
+        _page(html.replace("Café", "Тест").encode("cp1251"), "text/html"), max_chars=10_000
+    )
     assert "Привет, мир." in doc.text
     assert doc.title == "Тест"
 
@@ -136,7 +144,9 @@ def test_utf8_default_with_replacement() -> None:
 
 
 def test_plain_text_charset_from_header() -> None:
-    doc = extract(_page("Grüße aus Köln.".encode("latin-1"), "text/plain; charset=latin-1"), max_chars=100)
+    doc = extract(
+        _page("Grüße aus Köln.".encode("latin-1"), "text/plain; charset=latin-1"), max_chars=100
+    )
     assert doc == ExtractedDoc(text="Grüße aus Köln.", kind="text")
 
 
@@ -189,10 +199,15 @@ def test_broken_pdf_is_a_fetch_error() -> None:
 
 def test_markdown_kept_as_written() -> None:
     text = "Intro line\n\n# The Title #\n\nSome   text\twith  spaces.\n- item one\n- item two\n\n\n\nEnd."
-    doc = extract(_page(text.encode(), "text/markdown; charset=utf-8", "https://x.test/r.md"), max_chars=1_000)
+    doc = extract(
+        _page(text.encode(), "text/markdown; charset=utf-8", "https://x.test/r.md"), max_chars=1_000
+    )
     assert doc.kind == "text"
     assert doc.title == "The Title"
-    assert doc.text == "Intro line\n\n# The Title #\n\nSome text with spaces.\n- item one\n- item two\n\nEnd."
+    assert (
+        doc.text
+        == "Intro line\n\n# The Title #\n\nSome text with spaces.\n- item one\n- item two\n\nEnd."
+    )
 
 
 def test_markdown_title_needs_a_level_one_heading() -> None:

@@ -3,6 +3,7 @@ address policy, a stubbed resolver plus httpx.MockTransport so nothing leaves th
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import threading
 import time
@@ -29,10 +30,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         route, query = parts.path, parse_qs(parts.query)
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self._route(route, query)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
     def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
@@ -362,6 +361,19 @@ async def test_each_hop_is_resolved_once_and_checked() -> None:
     assert [str(r.url) for r in rec.sent] == ["https://public.example/"]
 
 
+async def test_ip_literals_are_judged_without_a_lookup() -> None:
+    rec = _Recorder({})
+    routes = {"http://93.184.216.34/": httpx.Response(200, content=b"public")}
+    async with httpx.AsyncClient(transport=rec.transport(routes)) as client:
+        fetcher = HttpFetcher(client, resolver=rec.resolve)
+        for url in ("http://10.0.0.1/", "http://[fd00::1]:8080/", "http://[::ffff:a00:1]/"):
+            with pytest.raises(FetchBlocked, match="non-public address"):
+                await fetcher.fetch(url)
+        assert rec.sent == []
+        assert (await fetcher.fetch("http://93.184.216.34/")).content == b"public"
+    assert rec.lookups == []
+
+
 async def test_unresolvable_host_is_a_fetch_error() -> None:
     rec = _Recorder({"nowhere.example": []})
     async with httpx.AsyncClient(transport=rec.transport({})) as client:
@@ -439,8 +451,11 @@ def test_public(address: str) -> None:
 
 
 def test_parse_allow_hosts() -> None:
-    parsed = parse_allow_hosts(["Example.org", "127.0.0.1:8899", "[::1]:8080", "::1", " ", "a.b."])
+    parsed = parse_allow_hosts(
+        ["Example.org", "127.0.0.1:8899", "[::1]:8080", "::1", " ", "a.b.", "bücher.example"]
+    )
     assert parsed == {
+        ("xn--bcher-kva.example", None),
         ("example.org", None),
         ("127.0.0.1", 8899),
         ("::1", 8080),

@@ -41,12 +41,13 @@ class FakeServer:
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._httpd.server_port}"
 
     def reply_json(
         self, payload: Any, *, status: int = 200, headers: dict[str, str] | None = None
@@ -58,19 +59,29 @@ class FakeServer:
         data = "".join(json.dumps(line) + "\n" for line in lines).encode()
         self._push(Scripted(200, data, {"Content-Type": "application/x-ndjson"}))
 
-    def reply_openai(self, text: str, **usage: int) -> None:
-        self.reply_json(openai_completion(text, **usage))
+    def reply_openai(
+        self, text: str, *, prompt_tokens: int = 11, completion_tokens: int = 7
+    ) -> None:
+        self.reply_json(
+            openai_completion(
+                text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+            )
+        )
 
     def reply_openai_error(
         self, status: int, message: str, *, kind: str, headers: dict[str, str] | None = None
     ) -> None:
         self.reply_json(openai_error(message, kind=kind), status=status, headers=headers)
 
-    def reply_anthropic(self, text: str, **usage: int) -> None:
-        self.reply_json(anthropic_message(text, **usage))
+    def reply_anthropic(self, text: str, *, input_tokens: int = 13, output_tokens: int = 5) -> None:
+        self.reply_json(
+            anthropic_message(text, input_tokens=input_tokens, output_tokens=output_tokens)
+        )
 
-    def reply_ollama(self, text: str, **usage: int) -> None:
-        self.reply_ndjson(ollama_chat_stream(text, **usage))
+    def reply_ollama(self, text: str, *, prompt_eval_count: int = 17, eval_count: int = 9) -> None:
+        self.reply_ndjson(
+            ollama_chat_stream(text, prompt_eval_count=prompt_eval_count, eval_count=eval_count)
+        )
 
     def _push(self, scripted: Scripted) -> None:
         with self._lock:

@@ -269,3 +269,36 @@ def test_list_script_runs_out_loudly() -> None:
     assert model.invoke("hi").text == "only one"
     with pytest.raises(RuntimeError, match="ran out"):
         model.invoke("again")
+
+
+class ServiceUnavailable(Exception):
+    """Named like google-api-core's 503; no status attribute."""
+
+
+async def test_breaker_stops_calling_a_model_that_keeps_failing() -> None:
+    def down(_: list[BaseMessage]) -> str:
+        raise ServiceUnavailable("down")
+
+    model = ScriptedChatModel(down)
+    gateway = make_gateway(dict.fromkeys(ROLES, model), max_retries=1)
+    for _ in range(3):
+        assert await gateway.text("writer", system="s", user="u", stage="write") is None
+    assert len(model.calls) == 6  # 3 calls x (1 try + 1 retry)
+    assert not gateway.has_model("writer") and not gateway.has_model("judge")
+    assert await gateway.text("judge", system="s", user="u", stage="audit") is None
+    assert len(model.calls) == 6
+    assert gateway.errors == [
+        "model scripted:test was unavailable after 2 attempts; "
+        "a deterministic fallback was used for that step",
+        "model scripted:test failed 3 calls in a row; "
+        "the rest of the run used deterministic fallbacks",
+    ]
+
+
+async def test_a_success_resets_the_breaker() -> None:
+    replies: list[str | BaseException] = [ServiceUnavailable(), ServiceUnavailable(), "ok"] * 2
+    model = ScriptedChatModel([*replies, ServiceUnavailable(), ServiceUnavailable(), "ok"])
+    gateway = make_gateway({"writer": model}, max_retries=0)
+    results = [await gateway.text("writer", system="s", user="u", stage="w") for _ in range(9)]
+    assert results == [None, None, "ok"] * 3
+    assert gateway.has_model("writer")

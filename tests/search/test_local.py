@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from reportlab.pdfgen import canvas
 
-from deepresearch.errors import ConfigError
+from deepresearch.errors import ConfigError, ProviderUnavailable
 from deepresearch.search import SearchProvider
 from deepresearch.search.local import IndexStats, LocalSearch, fts_query
 
@@ -125,7 +125,8 @@ async def test_hidden_and_unsupported_files_are_skipped(search: LocalSearch) -> 
     stats = await search.index()
     assert stats == IndexStats(added=4)
     hits = await search.search("volcano", limit=10)
-    assert all("hidden" not in hit.url and not hit.url.endswith(".json") for hit in hits)
+    assert hits
+    assert all("/.hidden/" not in hit.url and not hit.url.endswith(".json") for hit in hits)
 
 
 async def test_incremental_reindex(search: LocalSearch, corpus: Path) -> None:
@@ -200,3 +201,11 @@ async def test_missing_corpus_folder(tmp_path: Path) -> None:
     missing = LocalSearch(tmp_path / "nope", tmp_path / "index.sqlite")
     with pytest.raises(ConfigError, match="corpus folder not found"):
         await missing.search("anything", limit=3)
+
+
+async def test_unwritable_index_is_provider_unavailable(corpus: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    broken = LocalSearch(corpus, blocker / "index.sqlite")
+    with pytest.raises(ProviderUnavailable, match="could not update the local search index"):
+        await broken.search("volcano", limit=3)

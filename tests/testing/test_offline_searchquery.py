@@ -26,8 +26,10 @@ def test_odd_queries_never_raise() -> None:
 
 
 def test_snippet_is_a_window_around_the_query_terms() -> None:
-    text = ("Filler sentence about nothing. " * 40) + "The zebra met the okapi at dawn. " + (
-        "More filler text here. " * 40
+    text = (
+        ("Filler sentence about nothing. " * 40)
+        + "The zebra met the okapi at dawn. "
+        + ("More filler text here. " * 40)
     )
     snippet = make_snippet(text, ["zebra", "okapi"])
     assert "zebra" in snippet and "okapi" in snippet

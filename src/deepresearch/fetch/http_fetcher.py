@@ -131,6 +131,8 @@ def parse_allow_hosts(entries: Sequence[str]) -> frozenset[tuple[str, int | None
             if not digits.isdigit():
                 raise ValueError(f"invalid allow_hosts entry: {raw!r}")
             host, port = name, int(digits)
+        if not host.isascii():  # URLs carry IDN hosts in their xn-- form
+            host = host.encode("idna").decode("ascii")
         allowed.add((host.rstrip("."), port))
     return frozenset(allowed)
 
@@ -239,9 +241,12 @@ class HttpFetcher:
         if (host, None) in self._allowed or (host, port) in self._allowed:
             return url
         try:
-            addresses = await self._resolve(host, port)
-        except (OSError, UnicodeError):
-            raise FetchError("could not resolve the host name") from None
+            addresses = [str(ipaddress.ip_address(host))]  # an IP literal needs no lookup
+        except ValueError:
+            try:
+                addresses = list(await self._resolve(host, port))
+            except (OSError, UnicodeError):
+                raise FetchError("could not resolve the host name") from None
         if not addresses:
             raise FetchError("could not resolve the host name")
         if not all(is_public_ip(address) for address in addresses):

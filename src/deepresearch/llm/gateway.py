@@ -69,6 +69,7 @@ class Gateway:
         secrets: Sequence[str] = (),
         on_call: Callable[[ModelCall], None] | None = None,
         cache: ResponseCache | None = None,
+        breaker_threshold: int = 3,
     ) -> None:
         self._models = dict(models)
         self._names = dict(model_names)
@@ -83,7 +84,11 @@ class Gateway:
         self.errors: list[str] = []
         """Sanitized, user-facing messages about failed calls (deduplicated)."""
         self.cache_hits = 0
-        self._refused: set[str] = set()  # models that refused us for good (key, model name)
+        # Circuit breaker: after this many calls in a row that failed even after retries
+        # (timeouts, 5xx, rate limits, unreachable), the model is not called again this run.
+        self.breaker_threshold = breaker_threshold
+        self._failures_in_a_row: dict[str, int] = {}
+        self._refused: set[str] = set()  # models not to call again (bad key, unknown, broken)
 
     @classmethod
     def from_settings(
@@ -223,6 +228,7 @@ class Gateway:
                 )
                 self._note_failure(name, failure, attempts, type(exc).__name__)
                 return None
+            self._failures_in_a_row[name] = 0
             reply = message.text
             input_tokens, output_tokens, source = _token_usage(message, messages, reply)
             self._record(
@@ -256,9 +262,11 @@ class Gateway:
         if failure.kind.disables_model:
             self._refused.add(name)
         if failure.kind is FailureKind.AUTH:
-            message = f"model {name} {failure.describe()}; the run used deterministic fallbacks"
+            self._add_error(
+                f"model {name} {failure.describe()}; the run used deterministic fallbacks"
+            )
         elif failure.kind is FailureKind.NOT_FOUND:
-            message = (
+            self._add_error(
                 f"model {name} {failure.describe()}; "
                 "the run used deterministic fallbacks (check the model name)"
             )
@@ -267,13 +275,26 @@ class Gateway:
             if failure.kind is FailureKind.OTHER:
                 what = f"failed ({exc_type})"
             tries = f"after {attempts} attempts" if attempts > 1 else "on the first attempt"
-            message = (
+            self._add_error(
                 f"model {name} {what} {tries}; a deterministic fallback was used for that step"
             )
+        if failure.retryable:
+            in_a_row = self._failures_in_a_row.get(name, 0) + 1
+            self._failures_in_a_row[name] = in_a_row
+            if in_a_row >= self.breaker_threshold and name not in self._refused:
+                self._refused.add(name)
+                self._add_error(
+                    f"model {name} failed {in_a_row} calls in a row; "
+                    "the rest of the run used deterministic fallbacks"
+                )
+
+    def _add_error(self, message: str) -> None:
         message = redact(message, self._secrets)
+        if message in self.errors:
+            logger.debug(message)
+            return
         logger.warning(message)
-        if message not in self.errors:
-            self.errors.append(message)
+        self.errors.append(message)
 
     # helpers ------------------------------------------------------------------------
     def _model(self, role: Role) -> BaseChatModel | None:

@@ -108,12 +108,23 @@ class LocalSearch:
 
     def build_index(self) -> IndexStats:
         """Index new and changed files, drop deleted ones. Raises ConfigError when the
-        folder does not exist."""
+        folder does not exist, ProviderUnavailable when the index cannot be written."""
         if not self.corpus_dir.is_dir():
             raise ConfigError(
                 f"corpus folder not found: {self.corpus_dir}",
                 hint="point corpus_dir at a folder of .md, .txt, .html or .pdf files",
             )
+        try:
+            stats = self._build()
+        except (sqlite3.Error, OSError) as exc:
+            raise ProviderUnavailable(
+                f"could not update the local search index at {self.index_path}",
+                provider=self.name,
+            ) from exc
+        self._indexed = True
+        return stats
+
+    def _build(self) -> IndexStats:
         counts = {"added": 0, "updated": 0, "removed": 0, "unchanged": 0, "skipped": 0}
         with closing(self._connect()) as db, db:
             known = {
@@ -156,7 +167,6 @@ class LocalSearch:
                     if doc_id is not None:
                         db.execute("DELETE FROM docs WHERE rowid = ?", (doc_id,))
                     counts["removed"] += 1
-        self._indexed = True
         return IndexStats(**counts)
 
     def _walk(self) -> Iterator[Path]:

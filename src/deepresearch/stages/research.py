@@ -8,6 +8,7 @@ import asyncio
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
+from deepresearch.errors import ConfigError, ProviderAuthError
 from deepresearch.models import Evidence, Source, SubQuestion
 from deepresearch.stages.reading import SourceReader
 from deepresearch.stages.unit import UnitResult, run_unit
@@ -41,6 +42,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             return await run_unit(ctx, reader, sq, state["question"], seen_urls=seen_urls)
 
     results = await asyncio.gather(*(bounded(sq) for sq in pending))
+    _raise_if_search_is_broken(results, first_wave=wave == 1)
 
     evidence: list[Evidence] = list(state.get("evidence", []))
     known_ids = {item.id for item in evidence}
@@ -86,3 +88,17 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         "warnings": warnings,
         "usage": ctx.usage_snapshot(),
     }
+
+
+def _raise_if_search_is_broken(results: list[UnitResult], *, first_wave: bool) -> None:
+    """A refused key, or a provider that failed every query of the first wave, is a
+    configuration problem: stop with a clear message instead of an empty report."""
+    errors = [error for result in results for error in result.errors]
+    auth = next((error for error in errors if isinstance(error, ProviderAuthError)), None)
+    nothing = sum(result.hits for result in results) == 0
+    culprit = auth or (errors[0] if errors and first_wave and nothing else None)
+    if culprit is not None:
+        raise ConfigError(
+            culprit.message,
+            hint="nothing more was researched; check the search settings with `deepresearch doctor`",
+        ) from culprit

@@ -25,7 +25,9 @@ class UnitResult:
     sources: list[Source] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     searched: int = 0
+    hits: int = 0
     warnings: list[str] = field(default_factory=list)
+    errors: list[ProviderError] = field(default_factory=list)
 
 
 async def run_unit(
@@ -97,13 +99,16 @@ async def _search_all(ctx: RunContext, sub_question: SubQuestion, result: UnitRe
         try:
             return await ctx.search.search(query, limit=limit)
         except ProviderError as exc:
+            result.errors.append(exc)
             result.warnings.append(f"search failed for {query!r}: {exc.message}")
             ctx.bus.emit("warning", stage=STAGE, message=f"Search failed: {exc.message}")
             return []
 
     batches = await asyncio.gather(*(one(query) for query in sub_question.queries))
     result.searched = len(sub_question.queries)
-    return [hit for batch in batches for hit in batch]
+    hits = [hit for batch in batches for hit in batch]
+    result.hits = len(hits)
+    return hits
 
 
 async def _digest(

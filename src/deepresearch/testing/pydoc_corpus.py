@@ -25,12 +25,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-MODULES = (
-    "abc argparse asyncio bisect collections concurrent.futures contextlib copy csv "
-    "dataclasses datetime decimal enum fractions functools gc hashlib heapq io itertools "
-    "json logging multiprocessing os pathlib pickle random re shutil sqlite3 statistics "
-    "subprocess sys tempfile threading time typing unittest weakref zipfile"
-).split()
+_MODULE_NAMES = """abc argparse asyncio bisect collections concurrent.futures contextlib copy csv
+dataclasses datetime decimal enum fractions functools gc hashlib heapq io itertools json logging
+multiprocessing os pathlib pickle random re shutil sqlite3 statistics subprocess sys tempfile
+threading time typing unittest weakref zipfile"""
+
+#: The standard-library modules documented in the demo corpus.
+MODULES: tuple[str, ...] = tuple(_MODULE_NAMES.split())
 
 MODULE_DOC_CHARS = 4000
 MEMBER_DOC_CHARS = 1500
@@ -154,7 +155,7 @@ def class_markdown(module_name: str, class_name: str, cls: type) -> str:
     if methods:
         parts.append("## Methods and properties")
     for name, member in methods:
-        target = getattr(cls, name, member)
+        target: Any = getattr(cls, name, member)
         signature = "" if isinstance(member, property) else _signature(target)
         parts.append(f"### {qualified}.{name}")
         parts.append(f"    {name}{signature}" if signature else "    (property)")

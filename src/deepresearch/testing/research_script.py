@@ -20,8 +20,8 @@ from deepresearch.core.planning import fallback_queries
 from deepresearch.core.text import keywords
 from deepresearch.stages import compress, intake, plan, reflect, write
 
-_PASSAGE = re.compile(r'<passage ([^>]*)>\n(.*?)\n</passage>', re.S)
-_SOURCE = re.compile(r'<source ([^>]*)>\n(.*?)\n</source>', re.S)
+_PASSAGE = re.compile(r"<passage ([^>]*)>\n(.*?)\n</passage>", re.S)
+_SOURCE = re.compile(r"<source ([^>]*)>\n(.*?)\n</source>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
@@ -62,7 +62,9 @@ def _plan(user: str) -> str:
     if len(terms) >= 2:
         focus = f"What is known about {' '.join(terms[:2])}?"
         subs.append({"question": focus, "queries": [" ".join(terms[:3]), " ".join(terms[:2])]})
-    return json.dumps({"brief": f"Find what the sources say about: {question}", "sub_questions": subs})
+    return json.dumps(
+        {"brief": f"Find what the sources say about: {question}", "sub_questions": subs}
+    )
 
 
 def _digest(user: str) -> str:
@@ -75,7 +77,9 @@ def _digest(user: str) -> str:
             first = body.split(". ")[0].rstrip(".") + "."
             picks.append({"passage": label, "claim": first})
             summary.append(first)
-    return json.dumps({"relevant": bool(picks), "summary": " ".join(summary[:2]), "evidence": picks})
+    return json.dumps(
+        {"relevant": bool(picks), "summary": " ".join(summary[:2]), "evidence": picks}
+    )
 
 
 def _report(user: str, *, bad_citations: bool) -> str:
@@ -89,7 +93,9 @@ def _report(user: str, *, bad_citations: bool) -> str:
     summary = [{"text": claim, "cite": [label]} for label, claim in notes[:2]]
     paragraphs = [[{"text": claim, "cite": [label]}] for label, claim in notes]
     if bad_citations:
-        paragraphs.append([{"text": "This sentence cites evidence that does not exist.", "cite": ["E999"]}])
+        paragraphs.append(
+            [{"text": "This sentence cites evidence that does not exist.", "cite": ["E999"]}]
+        )
         paragraphs.append([{"text": "This sentence cites nothing at all.", "cite": []}])
     report = {
         "title": f"Research report: {question}",

@@ -258,8 +258,10 @@ class OfflineWeb:
             return sum(1 for record in self._requests if record.path == path)
 
     def page_hits(self, doc_id: str) -> int:
-        """How many times ``/page/<doc_id>`` was requested."""
-        return self.hits_for_path(f"/page/{doc_id}")
+        """How many times ``/page/<doc_id>`` was fetched (GET requests only)."""
+        path = f"/page/{doc_id}"
+        with self._lock:
+            return sum(1 for r in self._requests if r.path == path and r.method == "GET")
 
     def search_queries(self) -> list[str]:
         """The ``q`` of every ``/search`` request, in order."""
