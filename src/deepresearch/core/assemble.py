@@ -49,7 +49,8 @@ def best_evidence(evidence: Sequence[Evidence], limit: int) -> list[Evidence]:
 def extractive_sections(
     sub_questions: Sequence[SubQuestion], evidence: Sequence[Evidence]
 ) -> tuple[list[Sentence], list[Section]]:
-    """A summary of the best quote per sub-question, and one section of quotes each."""
+    """A summary made of the best quote per sub-question, and one section per
+    sub-question with its other quotes, one paragraph each. No quote appears twice."""
     used: set[tuple[str, int]] = set()
     summary: list[Sentence] = []
     sections: list[Section] = []
@@ -60,9 +61,10 @@ def extractive_sections(
             continue
         used.update((e.source_id, e.start) for e in picked)
         summary.append(_quote_sentence(picked[0]))
-        sections.append(
-            Section(heading=sq.text, paragraphs=[Paragraph(sentences=[_quote_sentence(e) for e in picked])])
-        )
+        rest = picked[1:]
+        if rest:
+            paragraphs = [Paragraph(sentences=[_quote_sentence(e)]) for e in rest]
+            sections.append(Section(heading=sq.text, paragraphs=paragraphs))
     return summary, sections
 
 

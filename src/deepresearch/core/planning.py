@@ -57,3 +57,23 @@ def dedupe_queries(queries: Sequence[str]) -> list[str]:
             seen.add(clean.lower())
             out.append(clean)
     return out
+
+
+_CLAUSE = re.compile(r"[?;]\s+|,\s+(?:and|but|or)\s+(?=(?:how|what|why|when|where|who|which|whether|is|are|do|does|did|can)\b)", re.I)
+
+
+def fallback_sub_questions(question: str) -> list[str]:
+    """Without a model: the question's own clauses, when it asks several things
+    ("How does X work, and how does it relate to Y?"). Each clause keeps the question's
+    first keywords so that a pronoun like "it" still searches for the right thing."""
+    clauses = [part.strip(" ,.?") for part in _CLAUSE.split(question) if part.strip(" ,.?")]
+    if len(clauses) < 2:
+        return []
+    subject = " ".join(keywords(clauses[0])[:3])
+    out = [clauses[0] + "?"]
+    for clause in clauses[1:]:
+        words_in = set(keywords(clause))
+        extra = [w for w in keywords(subject) if w not in words_in]
+        text = clause[0].upper() + clause[1:]
+        out.append(f"{text} ({' '.join(extra)})?" if extra else f"{text}?")
+    return out

@@ -64,7 +64,7 @@ def to_markdown(report: Report) -> str:
                 f"{ref.number}. [{_md_escape(ref.title or ref.url)}]({ref.url}) — {ref.domain}"
             )
             for item in quotes.get(ref.id, []):
-                lines.append(f"   > “{item.quote}”")
+                lines.append(f"   > “{_flat(item.quote)}”")
         lines.append("")
     lines.append(_usage_line(report))
     return "\n".join(lines).rstrip() + "\n"
@@ -74,8 +74,13 @@ def _md_sentences(sentences: Iterable[Sentence], numbers: dict[str, int]) -> str
     parts = []
     for sentence in sentences:
         marks = "".join(f"[{n}]" for n in _marks(sentence, numbers))
-        parts.append(sentence.text.strip() + (f" {marks}" if marks else ""))
+        parts.append(_flat(sentence.text) + (f" {marks}" if marks else ""))
     return " ".join(parts)
+
+
+def _flat(text: str) -> str:
+    """Display form: line breaks inside a quote would break markdown's structure."""
+    return " ".join(text.split())
 
 
 def _md_escape(text: str) -> str:
@@ -130,19 +135,19 @@ def _html_sentences(
         links = []
         for number in _marks(sentence, numbers):
             quote = next(
-                (quotes[c].quote for c in sentence.citations if numbers.get(c) == number), ""
+                (_flat(quotes[c].quote) for c in sentence.citations if numbers.get(c) == number), ""
             )
             links.append(
                 f'<a class="cite" href="#src-{number}" title="{html.escape(quote, quote=True)}">'
                 f"[{number}]</a>"
             )
-        parts.append(html.escape(sentence.text.strip()) + ("".join(links) if links else ""))
+        parts.append(html.escape(_flat(sentence.text)) + ("".join(links) if links else ""))
     return " ".join(parts)
 
 
 def _html_source(ref: SourceRef, items: list[Evidence]) -> str:
     esc = html.escape
-    quotes = "".join(f"<blockquote>{esc(item.quote)}</blockquote>" for item in items)
+    quotes = "".join(f"<blockquote>{esc(_flat(item.quote))}</blockquote>" for item in items)
     return (
         f'<li id="src-{ref.number}"><a href="{esc(ref.url, quote=True)}" rel="noopener noreferrer">'
         f'{esc(ref.title or ref.url)}</a> <span class="domain">{esc(ref.domain)}</span>{quotes}</li>'

@@ -7,7 +7,12 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
-from deepresearch.core.planning import clean_sub_questions, dedupe_queries, fallback_queries
+from deepresearch.core.planning import (
+    clean_sub_questions,
+    dedupe_queries,
+    fallback_queries,
+    fallback_sub_questions,
+)
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.state import RunState
 
@@ -63,6 +68,8 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         for item in draft.sub_questions:
             raw.append(item.question)
             model_queries[item.question.strip().lower()] = item.queries
+    if draft is None:
+        raw = fallback_sub_questions(question)
     texts = clean_sub_questions(raw, question, cap=cap)
     sub_questions = []
     for index, text in enumerate(texts, start=1):
