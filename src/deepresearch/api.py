@@ -1,9 +1,9 @@
 """The library front end: the same run as the CLI, as functions.
 
-    >>> report = deepresearch.research("What is X?", model="none", search="local", corpus_dir="docs")
-    >>> async for event in (stream := deepresearch.research_events("What is X?", model="none")):
-    ...     print(event.type)
-    >>> stream.report
+>>> report = deepresearch.research("What is X?", model="none", search="local", corpus_dir="docs")
+>>> async for event in (stream := deepresearch.research_events("What is X?", model="none")):
+...     print(event.type)
+>>> stream.report
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def research(question: str, **kwargs: Any) -> Report:
     return asyncio.run(research_async(question, **kwargs))
 
 
-class research_events:  # noqa: N801 - reads as a function at the call site
+class research_events:
     """Research ``question`` while yielding its RunEvents as they happen; the report is
     on ``.report`` once iteration ends."""
 

@@ -87,7 +87,9 @@ async def run_research(
                 hint=f"choose another --run-id, or continue it with --resume {run_id}",
             )
         client = await stack.enter_async_context(
-            httpx.AsyncClient(headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s)
+            httpx.AsyncClient(
+                headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s
+            )
         )
         search = search or build_search_provider(settings, client)
         fetcher = fetcher or HttpFetcher(
@@ -121,14 +123,18 @@ async def run_research(
         else:
             gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
 
-        ctx = RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
+        ctx = RunContext(
+            settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus
+        )
 
         start: RunState | None
         if resume:
             if "usage" in values:
                 gateway.usage.merge(values["usage"])
             if not snapshot.next and "report" in values:
-                bus.emit("run_completed", message="Run was already complete", kind=values["report"].kind)
+                bus.emit(
+                    "run_completed", message="Run was already complete", kind=values["report"].kind
+                )
                 return values["report"]
             bus.emit(
                 "run_resumed",
@@ -161,7 +167,9 @@ async def run_research(
             ):
                 pass
         except DeepResearchError as exc:
-            bus.emit("run_failed", message=redact(str(exc), settings.secrets()), error=type(exc).__name__)
+            bus.emit(
+                "run_failed", message=redact(str(exc), settings.secrets()), error=type(exc).__name__
+            )
             raise
         except Exception as exc:
             message = f"the run failed unexpectedly ({type(exc).__name__})"
@@ -192,11 +200,18 @@ def _model_name(model: BaseChatModel | None) -> str:
     return getattr(model, "model_name", None) or getattr(model, "model", None) or model._llm_type
 
 
-def save_run_record(settings: Settings, run_id: str, question: str, options: Mapping[str, object]) -> None:
+def save_run_record(
+    settings: Settings, run_id: str, question: str, options: Mapping[str, object]
+) -> None:
     """Remember what a run was started with (no secrets), so ``--resume`` can reuse it."""
     folder = settings.data_dir / "runs"
     folder.mkdir(parents=True, exist_ok=True)
-    record = {"run_id": run_id, "question": question, "started": datetime.now(UTC).isoformat(), "options": options}
+    record = {
+        "run_id": run_id,
+        "question": question,
+        "started": datetime.now(UTC).isoformat(),
+        "options": options,
+    }
     (folder / f"{run_id}.json").write_text(json.dumps(record, indent=2, default=str))
 
 

@@ -16,7 +16,9 @@ from deepresearch.testing.corpus import CorpusDocument, save_corpus
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
-def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "deepresearch.cli.app", *args],
         capture_output=True,
@@ -46,7 +48,15 @@ def cli_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def web_process(cli_corpus: Path) -> Iterator[str]:
     """``python -m deepresearch.testing.web --corpus PATH --port 0`` and its base URL."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "deepresearch.testing.web", "--corpus", str(cli_corpus), "--port", "0"],
+        [
+            sys.executable,
+            "-m",
+            "deepresearch.testing.web",
+            "--corpus",
+            str(cli_corpus),
+            "--port",
+            "0",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -75,7 +75,9 @@ def test_resume_unknown_run(tmp_path: Path) -> None:
 
 
 def test_doctor_reports_reachable_searxng(web_process: str) -> None:
-    done = cli("doctor", "--search", "searxng", "--searxng-url", web_process, "--model", "none", env=WIDE)
+    done = cli(
+        "doctor", "--search", "searxng", "--searxng-url", web_process, "--model", "none", env=WIDE
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "reachable" in done.stdout
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 
 from deepresearch.core.verify import verify_quote
-from deepresearch.fetch.extract import extract
 from deepresearch.fetch.base import FetchedPage
+from deepresearch.fetch.extract import extract
 
 from .conftest import cli
 
@@ -29,18 +29,33 @@ def _page_text(url: str) -> str:
     return extract(page, max_chars=100_000).text
 
 
-def test_run_against_offline_web_writes_a_verified_json_report(web_process: str, tmp_path: Path) -> None:
+def test_run_against_offline_web_writes_a_verified_json_report(
+    web_process: str, tmp_path: Path
+) -> None:
     host = web_process.removeprefix("http://")
     out = tmp_path / "r.json"
     done = cli(
-        "run", QUESTION,
-        "--search", "searxng", "--searxng-url", web_process, "--allow-host", host,
-        "--model", "none", "--format", "json", "--out", str(out),
+        "run",
+        QUESTION,
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web_process,
+        "--allow-host",
+        host,
+        "--model",
+        "none",
+        "--format",
+        "json",
+        "--out",
+        str(out),
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
     assert report["kind"] == "extractive"
-    text = " ".join(s["text"] for sec in report["sections"] for p in sec["paragraphs"] for s in p["sentences"])
+    text = " ".join(
+        s["text"] for sec in report["sections"] for p in sec["paragraphs"] for s in p["sentences"]
+    )
     assert text
     assert report["sources"] and all(s["url"] and s["title"] for s in report["sources"])
     assert report["evidence"]
@@ -53,8 +68,16 @@ def test_run_against_offline_web_writes_a_verified_json_report(web_process: str,
 
 def test_fetcher_refuses_loopback_without_allow_host(web_process: str, tmp_path: Path) -> None:
     done = cli(
-        "run", QUESTION, "--search", "searxng", "--searxng-url", web_process,
-        "--model", "none", "--out", str(tmp_path / "r.md"),
+        "run",
+        QUESTION,
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web_process,
+        "--model",
+        "none",
+        "--out",
+        str(tmp_path / "r.md"),
     )
     # search works (the adapter is configured explicitly), but no page may be fetched,
     # so nothing can be verified: an honest abort, exit code 3
@@ -65,22 +88,52 @@ def test_fetcher_refuses_loopback_without_allow_host(web_process: str, tmp_path:
 def test_json_events_are_ndjson_on_stdout(web_process: str, tmp_path: Path) -> None:
     host = web_process.removeprefix("http://")
     done = cli(
-        "run", QUESTION, "--search", "searxng", "--searxng-url", web_process,
-        "--allow-host", host, "--model", "none", "--json-events", "--out", str(tmp_path / "r.md"),
+        "run",
+        QUESTION,
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web_process,
+        "--allow-host",
+        host,
+        "--model",
+        "none",
+        "--json-events",
+        "--out",
+        str(tmp_path / "r.md"),
     )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     types = [event["type"] for event in events]
     assert types[0] == "run_started" and types[-1] == "run_completed"
-    assert {"plan_ready", "search_completed", "source_fetched", "gate_evaluated", "report_ready"} <= set(types)
+    assert {
+        "plan_ready",
+        "search_completed",
+        "source_fetched",
+        "gate_evaluated",
+        "report_ready",
+    } <= set(types)
 
 
 def test_stop_and_resume_from_the_command_line(web_process: str, tmp_path: Path) -> None:
     host = web_process.removeprefix("http://")
     env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data")}
     first = cli(
-        "run", QUESTION, "--search", "searxng", "--searxng-url", web_process, "--allow-host", host,
-        "--model", "none", "--run-id", "run-cli", "--stop-after", "research", "--json-events",
+        "run",
+        QUESTION,
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web_process,
+        "--allow-host",
+        host,
+        "--model",
+        "none",
+        "--run-id",
+        "run-cli",
+        "--stop-after",
+        "research",
+        "--json-events",
         env=env,
     )
     assert first.returncode == 0, first.stderr
@@ -88,7 +141,9 @@ def test_stop_and_resume_from_the_command_line(web_process: str, tmp_path: Path)
     fetched_first = [json.loads(x) for x in first.stdout.splitlines() if '"source_fetched"' in x]
     assert fetched_first
     # resuming needs no flags: the run remembers its options
-    second = cli("run", "--resume", "run-cli", "--json-events", "--out", str(tmp_path / "r.md"), env=env)
+    second = cli(
+        "run", "--resume", "run-cli", "--json-events", "--out", str(tmp_path / "r.md"), env=env
+    )
     assert second.returncode == 0, second.stderr
     events = [json.loads(line) for line in second.stdout.splitlines()]
     assert events[0]["type"] == "run_resumed"

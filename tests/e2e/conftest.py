@@ -38,7 +38,9 @@ def offline_web(web_documents: list[CorpusDocument]) -> Iterator[OfflineWeb]:
 
 
 @pytest.fixture(scope="session")
-def corpus_file(web_documents: list[CorpusDocument], tmp_path_factory: pytest.TempPathFactory) -> Path:
+def corpus_file(
+    web_documents: list[CorpusDocument], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     path = tmp_path_factory.mktemp("corpus") / "corpus.json"
     save_corpus(web_documents, path)
     return path

@@ -21,7 +21,9 @@ def assert_citations_hold(report: Report, web: OfflineWeb) -> None:
     evidence = {item.id: item for item in report.evidence}
     assert cited_ids <= set(evidence), "a sentence cites evidence the report does not carry"
     for ref in report.sources:
-        assert web.hits_for_path(urlsplit(ref.url).path) > 0, f"{ref.url} was cited but never fetched"
+        assert web.hits_for_path(urlsplit(ref.url).path) > 0, (
+            f"{ref.url} was cited but never fetched"
+        )
     for item in report.evidence:
         document = web.document(doc_id_of(item.source_url))
         assert document is not None, f"evidence from unknown page {item.source_url}"

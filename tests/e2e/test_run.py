@@ -74,7 +74,9 @@ async def test_model_none_run_is_extractive_and_verified(
     assert all(sentence.text in quotes for sentence in report.all_sentences())
 
 
-async def test_nothing_found_ends_in_an_honest_abort(offline_web: OfflineWeb, tmp_path: Path) -> None:
+async def test_nothing_found_ends_in_an_honest_abort(
+    offline_web: OfflineWeb, tmp_path: Path
+) -> None:
     report = await run_research(
         "zxqv wplmk qqqj vrrrt?",
         _settings(offline_web, tmp_path, model="none"),  # type: ignore[arg-type]
@@ -92,7 +94,10 @@ async def test_resume_after_research_wave_does_not_fetch_again(
     settings = _settings(offline_web, tmp_path, model="none")
     offline_web.reset_log()
     paused = await run_research(
-        hotpot_question, settings, run_id="run-resume", stop_after="research"  # type: ignore[arg-type]
+        hotpot_question,
+        settings,
+        run_id="run-resume",
+        stop_after="research",  # type: ignore[arg-type]
     )
     assert paused is None
     pages_before = [r.path for r in offline_web.requests if r.path.startswith("/page/")]
@@ -100,13 +105,17 @@ async def test_resume_after_research_wave_does_not_fetch_again(
 
     events: list[RunEvent] = []
     report = await run_research(
-        None, settings, run_id="run-resume", resume=True, sinks=[events.append]  # type: ignore[arg-type]
+        None,
+        settings,
+        run_id="run-resume",
+        resume=True,
+        sinks=[events.append],  # type: ignore[arg-type]
     )
     assert report is not None and report.kind in ("extractive", "abort")
     assert events[0].type == "run_resumed"
     # the first wave's pages were not fetched a second time
     pages_after = [r.path for r in offline_web.requests if r.path.startswith("/page/")]
-    refetched = [p for p in pages_after[len(pages_before):] if p in pages_before]
+    refetched = [p for p in pages_after[len(pages_before) :] if p in pages_before]
     assert refetched == []
     assert report.kind == "extractive"
     assert_citations_hold(report, offline_web)

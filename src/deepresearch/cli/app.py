@@ -4,8 +4,6 @@ configuration error, 3 nothing reliable found (abort report written)."""
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from deepresearch.cli.doctor import doctor
@@ -31,4 +29,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

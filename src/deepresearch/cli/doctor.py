@@ -66,7 +66,9 @@ def _check_models(settings: Settings) -> list[tuple[str, bool, str]]:
 
 
 def doctor(
-    config: Annotated[Path | None, typer.Option(help="A deepresearch.toml configuration file.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="A deepresearch.toml configuration file.")
+    ] = None,
     search: Annotated[str | None, typer.Option(help="Check this search provider.")] = None,
     searxng_url: Annotated[str | None, typer.Option(help="SearXNG base URL to check.")] = None,
     model: Annotated[str | None, typer.Option(help="Check this model spec.")] = None,

@@ -100,7 +100,9 @@ class Renderer:
         self.console = Console(file=self.stream, stderr=self.stream is sys.stderr)
         self.live: Live | None = None
         if not json_events and self.console.is_terminal:
-            self.live = Live(self.view.render(), console=self.console, refresh_per_second=8, transient=False)
+            self.live = Live(
+                self.view.render(), console=self.console, refresh_per_second=8, transient=False
+            )
 
     def __enter__(self) -> Renderer:
         if self.live is not None:

@@ -27,7 +27,9 @@ def report(
     except DeepResearchError as exc:
         fail(exc)
     if found is None:
-        typer.echo(f"error: run {run_id} has not finished; resume it with --resume {run_id}", err=True)
+        typer.echo(
+            f"error: run {run_id} has not finished; resume it with --resume {run_id}", err=True
+        )
         raise typer.Exit(EXIT_FAILED)
     text = render(found, fmt.value)
     if out is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,13 +18,13 @@ from deepresearch.errors import DeepResearchError
 from deepresearch.runner import load_run_record, run_research, save_run_record
 
 
-class Depth(str, Enum):
+class Depth(StrEnum):
     quick = "quick"
     standard = "standard"
     deep = "deep"
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     md = "md"
     html = "html"
     json = "json"
@@ -32,12 +32,20 @@ class Format(str, Enum):
 
 def run(
     question: Annotated[str | None, typer.Argument(help="The question to research.")] = None,
-    model: Annotated[str | None, typer.Option(help="provider:model for every role, or 'none'.")] = None,
-    planner_model: Annotated[str | None, typer.Option(help="Model for planning and intake.")] = None,
+    model: Annotated[
+        str | None, typer.Option(help="provider:model for every role, or 'none'.")
+    ] = None,
+    planner_model: Annotated[
+        str | None, typer.Option(help="Model for planning and intake.")
+    ] = None,
     researcher_model: Annotated[str | None, typer.Option(help="Model for reflection.")] = None,
-    summarizer_model: Annotated[str | None, typer.Option(help="Model for per-source summaries.")] = None,
+    summarizer_model: Annotated[
+        str | None, typer.Option(help="Model for per-source summaries.")
+    ] = None,
     writer_model: Annotated[str | None, typer.Option(help="Model that writes the report.")] = None,
-    judge_model: Annotated[str | None, typer.Option(help="Model that judges sources and claims.")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="Model that judges sources and claims.")
+    ] = None,
     model_base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible server (vLLM, llama.cpp, LM Studio).")
     ] = None,
@@ -47,14 +55,21 @@ def run(
     ] = None,
     searxng_url: Annotated[str | None, typer.Option(help="Base URL of a SearXNG instance.")] = None,
     corpus: Annotated[
-        Path | None, typer.Option(help="Folder of md, txt, html and pdf files (for --search local).")
+        Path | None,
+        typer.Option(help="Folder of md, txt, html and pdf files (for --search local)."),
     ] = None,
     depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
-    out: Annotated[Path | None, typer.Option(help="Where to write the report (default report.<format>).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Where to write the report (default report.<format>).")
+    ] = None,
     json_events: Annotated[bool, typer.Option(help="Print NDJSON events on stdout.")] = False,
-    resume: Annotated[str | None, typer.Option(help="Resume the run with this id.", metavar="RUN_ID")] = None,
-    run_id: Annotated[str | None, typer.Option(help="Id for a new run (default: generated).")] = None,
+    resume: Annotated[
+        str | None, typer.Option(help="Resume the run with this id.", metavar="RUN_ID")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option(help="Id for a new run (default: generated).")
+    ] = None,
     allow_host: Annotated[
         list[str] | None,
         typer.Option(
@@ -62,10 +77,18 @@ def run(
             metavar="HOST[:PORT]",
         ),
     ] = None,
-    no_clarify: Annotated[bool, typer.Option(help="Never stop to ask a clarifying question.")] = False,
-    min_domains: Annotated[int | None, typer.Option(help="Quality gate: distinct domains needed.")] = None,
-    min_evidence: Annotated[int | None, typer.Option(help="Quality gate: verified quotes needed.")] = None,
-    config: Annotated[Path | None, typer.Option(help="A deepresearch.toml configuration file.")] = None,
+    no_clarify: Annotated[
+        bool, typer.Option(help="Never stop to ask a clarifying question.")
+    ] = False,
+    min_domains: Annotated[
+        int | None, typer.Option(help="Quality gate: distinct domains needed.")
+    ] = None,
+    min_evidence: Annotated[
+        int | None, typer.Option(help="Quality gate: verified quotes needed.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="A deepresearch.toml configuration file.")
+    ] = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
     ] = None,
@@ -100,15 +123,21 @@ def run(
     base = settings_from({})
     if resume:
         record = load_run_record(base, resume)
-        if record is not None and isinstance(record.get("options"), dict):
-            given = {**record["options"], **given}
+        remembered = record.get("options") if record is not None else None
+        if isinstance(remembered, dict):
+            given = {**remembered, **given}
     settings = settings_from(given)
     if run_id and resume:
         typer.echo("error: --run-id names a new run; use --resume alone to continue one", err=True)
         raise typer.Exit(EXIT_USAGE)
     run_id = resume or run_id or new_run_id()
     if not resume and question:
-        save_run_record(settings, run_id, question, {k: str(v) if isinstance(v, Path) else v for k, v in given.items()})
+        save_run_record(
+            settings,
+            run_id,
+            question,
+            {k: str(v) if isinstance(v, Path) else v for k, v in given.items()},
+        )
     target = out or Path(f"report.{fmt.value}")
 
     renderer = Renderer(json_events=json_events)

@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from deepresearch.core.gate import GateResult
-from deepresearch.models import Evidence, Paragraph, Section, Sentence, Source, SourceRef, SubQuestion
+from deepresearch.models import (
+    Evidence,
+    Paragraph,
+    Section,
+    Sentence,
+    Source,
+    SourceRef,
+    SubQuestion,
+)
 
 QUOTES_PER_SECTION = 6
 
@@ -56,7 +64,9 @@ def extractive_sections(
     sections: list[Section] = []
     for sq in sub_questions:
         mine = [e for e in evidence if e.sub_question_id == sq.id]
-        picked = [e for e in best_evidence(mine, QUOTES_PER_SECTION) if (e.source_id, e.start) not in used]
+        picked = [
+            e for e in best_evidence(mine, QUOTES_PER_SECTION) if (e.source_id, e.start) not in used
+        ]
         if not picked:
             continue
         used.update((e.source_id, e.start) for e in picked)
@@ -90,7 +100,9 @@ def limitations(
     if unread:
         out.append(f"{len(unread)} source(s) could not be read and were not quoted.")
     if dropped_sentences:
-        out.append(f"{dropped_sentences} sentence(s) the writer produced without a valid citation were removed.")
+        out.append(
+            f"{dropped_sentences} sentence(s) the writer produced without a valid citation were removed."
+        )
     if model_errors:
         out.append("Model problems: " + "; ".join(sorted(set(model_errors))[:3]) + ".")
     return out

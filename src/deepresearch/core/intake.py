@@ -20,8 +20,28 @@ _INJECTION = re.compile(
     re.I,
 )
 _GREETINGS = frozenset(
-    "hi hello hey thanks thank thx bye goodbye morning evening afternoon ok okay cool yo "
-    "sup howdy cheers great nice".split()
+    [
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "thank",
+        "thx",
+        "bye",
+        "goodbye",
+        "morning",
+        "evening",
+        "afternoon",
+        "ok",
+        "okay",
+        "cool",
+        "yo",
+        "sup",
+        "howdy",
+        "cheers",
+        "great",
+        "nice",
+    ]
 )
 
 

@@ -59,7 +59,10 @@ def dedupe_queries(queries: Sequence[str]) -> list[str]:
     return out
 
 
-_CLAUSE = re.compile(r"[?;]\s+|,\s+(?:and|but|or)\s+(?=(?:how|what|why|when|where|who|which|whether|is|are|do|does|did|can)\b)", re.I)
+_CLAUSE = re.compile(
+    r"[?;]\s+|,\s+(?:and|but|or)\s+(?=(?:how|what|why|when|where|who|which|whether|is|are|do|does|did|can)\b)",
+    re.I,
+)
 
 
 def fallback_sub_questions(question: str) -> list[str]:

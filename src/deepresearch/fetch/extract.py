@@ -22,7 +22,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-import lxml.html  # type: ignore[import-untyped]
+import lxml.html
 import trafilatura
 from lxml import etree
 from pydantic import BaseModel, ConfigDict

@@ -14,7 +14,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
-from lxml import html as lxml_html  # type: ignore[import-untyped]
+from lxml import html as lxml_html
 
 from deepresearch.errors import RateLimited
 from deepresearch.models import SearchHit

@@ -66,16 +66,18 @@ async def digest_source(
     digest = None
     if ctx.gateway.has_model("summarizer"):
         blocks = "\n".join(data_block("passage", p.text, id=label) for label, p in labels.items())
-        user = (
-            f"Research question: {question}\nSub-question: {sub_question.text}\n\n"
-            + data_block("source", blocks, title=clip(source.title, 120), url=source.url)
+        user = f"Research question: {question}\nSub-question: {sub_question.text}\n\n" + data_block(
+            "source", blocks, title=clip(source.title, 120), url=source.url
         )
         digest = await ctx.gateway.structured(
             "summarizer", SourceDigest, system=SYSTEM, user=user, stage="summarize"
         )
     if digest is not None:
-        picks = [(labels[pick.passage.strip()], pick.claim) for pick in digest.evidence
-                 if pick.passage.strip() in labels and pick.claim.strip()]
+        picks = [
+            (labels[pick.passage.strip()], pick.claim)
+            for pick in digest.evidence
+            if pick.passage.strip() in labels and pick.claim.strip()
+        ]
         summary = digest.summary.strip() if digest.relevant else ""
     else:
         picks = _fallback_picks(candidates, sub_question.text)

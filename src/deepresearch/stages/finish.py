@@ -53,7 +53,9 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
-    ctx.bus.emit("report_ready", stage="abort", message="Abort report: nothing reliable found", kind="abort")
+    ctx.bus.emit(
+        "report_ready", stage="abort", message="Abort report: nothing reliable found", kind="abort"
+    )
     return {"report": report, "usage": report.usage}
 
 

@@ -79,13 +79,17 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         )[:per_question]
         sub_questions.append(SubQuestion(id=f"q{index}", text=text, queries=queries))
     brief = draft.brief.strip() if draft is not None and draft.brief.strip() else question
-    result = Plan(question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None)
+    result = Plan(
+        question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None
+    )
     ctx.bus.emit(
         "plan_ready",
         stage=STAGE,
         message=f"{len(sub_questions)} sub-question(s)",
         brief=brief,
-        sub_questions=[{"id": sq.id, "text": sq.text, "queries": list(sq.queries)} for sq in sub_questions],
+        sub_questions=[
+            {"id": sq.id, "text": sq.text, "queries": list(sq.queries)} for sq in sub_questions
+        ],
         fallback=result.fallback,
     )
     ctx.bus.emit("stage_completed", stage=STAGE)

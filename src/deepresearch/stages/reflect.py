@@ -69,7 +69,9 @@ async def reflect(
                 "researcher", Reflection, system=SYSTEM, user=_findings(state), stage=STAGE
             )
             if reflection is not None:
-                follow_ups = _follow_ups(reflection, sub_questions, wave, room, per_question, operators)
+                follow_ups = _follow_ups(
+                    reflection, sub_questions, wave, room, per_question, operators
+                )
                 sub_questions += follow_ups
                 queued += follow_ups
                 notes += [f"missing: {m}" for m in reflection.missing]
@@ -150,4 +152,3 @@ def _findings(state: RunState) -> str:
     if gate.reasons:
         lines.append("Quality gate: " + "; ".join(gate.reasons))
     return "\n".join(lines)
-

@@ -54,7 +54,9 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             if previous is not None:
                 source = source.model_copy(
                     update={
-                        "sub_question_ids": sorted({*previous.sub_question_ids, *source.sub_question_ids}),
+                        "sub_question_ids": sorted(
+                            {*previous.sub_question_ids, *source.sub_question_ids}
+                        ),
                         "summary": previous.summary or source.summary,
                     }
                 )

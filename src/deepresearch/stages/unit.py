@@ -92,7 +92,9 @@ async def run_unit(
     return result
 
 
-async def _search_all(ctx: RunContext, sub_question: SubQuestion, result: UnitResult) -> list[SearchHit]:
+async def _search_all(
+    ctx: RunContext, sub_question: SubQuestion, result: UnitResult
+) -> list[SearchHit]:
     limit = ctx.settings.preset.results_per_query
 
     async def one(query: str) -> list[SearchHit]:

@@ -12,7 +12,12 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
-from deepresearch.core.assemble import best_evidence, extractive_sections, limitations, number_sources
+from deepresearch.core.assemble import (
+    best_evidence,
+    extractive_sections,
+    limitations,
+    number_sources,
+)
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Paragraph, Report, Section, Sentence
@@ -81,7 +86,9 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
                 if sentences:
                     paragraphs.append(Paragraph(sentences=sentences))
             if paragraphs:
-                sections.append(Section(heading=part.heading.strip() or "Findings", paragraphs=paragraphs))
+                sections.append(
+                    Section(heading=part.heading.strip() or "Findings", paragraphs=paragraphs)
+                )
         kind, title, notice = "synthesized", draft.title.strip() or state["question"], None
         if not sections and not summary:
             draft = None
@@ -89,7 +96,10 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         summary, sections = extractive_sections(state["sub_questions"], evidence)
         kind, title, notice = "extractive", state["question"], EXTRACTIVE_NOTICE
 
-    all_sentences = [*summary, *(s for sec in sections for p in sec.paragraphs for s in p.sentences)]
+    all_sentences = [
+        *summary,
+        *(s for sec in sections for p in sec.paragraphs for s in p.sentences),
+    ]
     refs = number_sources(all_sentences, by_id, sources)
     cited = {cid for sentence in all_sentences for cid in sentence.citations}
     report = Report(
@@ -147,8 +157,14 @@ def _notes(state: RunState, notes: list[Evidence]) -> str:
     for i, item in enumerate(notes, start=1):
         body = f"Claim: {clip(item.claim, 400)}\nQuote: {item.quote}"
         blocks.append(
-            data_block("source", body, label=f"E{i}", about=clip(questions.get(item.sub_question_id, ""), 120))
+            data_block(
+                "source",
+                body,
+                label=f"E{i}",
+                about=clip(questions.get(item.sub_question_id, ""), 120),
+            )
         )
     return (
-        f"Question: {state['question']}\nBrief: {state['plan'].brief}\n\nEvidence:\n" + "\n".join(blocks)
+        f"Question: {state['question']}\nBrief: {state['plan'].brief}\n\nEvidence:\n"
+        + "\n".join(blocks)
     )

@@ -69,8 +69,8 @@ def _plan(user: str) -> str:
 
 def _digest(user: str) -> str:
     sub_question = _field(user, "Sub-question")
-    picks = []
-    summary = []
+    picks: list[dict[str, str]] = []
+    summary: list[str] = []
     for attrs, body in _PASSAGE.findall(user):
         label = dict(_ATTR.findall(attrs)).get("id", "")
         if overlap(sub_question, body) >= 0.2 and len(picks) < 3:
