@@ -22,7 +22,12 @@ class RunContext:
     fetcher: Fetcher
     bus: EventBus
     fetches: int = 0
-    fetch_semaphore: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(5))
+    fetch_semaphore: asyncio.Semaphore = field(init=False)
+    summarizer_semaphore: asyncio.Semaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.fetch_semaphore = asyncio.Semaphore(self.settings.fetch_concurrency)
+        self.summarizer_semaphore = asyncio.Semaphore(self.settings.summarizer_concurrency)
 
     def usage_snapshot(self) -> Usage:
         return self.gateway.usage.model_copy(deep=True)

@@ -110,7 +110,7 @@ class Settings(BaseSettings):
     min_cited_evidence: int = Field(default=5, ge=0)
     min_domains: int = Field(default=3, ge=0)
     min_evidence_per_question: int = Field(default=1, ge=0)
-    summarizer_concurrency: int = Field(default=5, ge=1, le=32)
+    summarizer_concurrency: int = Field(default=16, ge=1, le=64)
 
     # storage
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".deepresearch")

@@ -128,9 +128,10 @@ async def _digest(
             phrase=flagged[:80],
         )
         return None, []
-    summary, evidence = await digest_source(
-        ctx, source, sub_question, question, max_evidence=EVIDENCE_PER_SOURCE
-    )
+    async with ctx.summarizer_semaphore:
+        summary, evidence = await digest_source(
+            ctx, source, sub_question, question, max_evidence=EVIDENCE_PER_SOURCE
+        )
     if summary:
         ctx.bus.emit(
             "source_summarized",

@@ -1,0 +1,65 @@
+"""Configuration precedence: flags > TOML file > DEEPRESEARCH_* environment > .env."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepresearch.errors import ConfigError
+from deepresearch.settings import load_settings
+
+
+def test_defaults_and_depth_presets() -> None:
+    settings = load_settings()
+    assert settings.depth == "standard"
+    assert settings.limit("max_waves") == 3
+    assert load_settings(depth="quick").limit("max_waves") == 2
+    assert load_settings(depth="quick", max_waves=4).limit("max_waves") == 4
+
+
+def test_precedence_flag_over_toml_over_env_over_dotenv(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / ".env").write_text(
+        "DEEPRESEARCH_SEARCH=brave\nDEEPRESEARCH_DEPTH=deep\nDEEPRESEARCH_MIN_DOMAINS=7\n"
+    )
+    assert load_settings().min_domains == 7  # .env is read
+    monkeypatch.setenv("DEEPRESEARCH_SEARCH", "exa")
+    monkeypatch.setenv("DEEPRESEARCH_DEPTH", "quick")
+    assert load_settings().search == "exa"  # env beats .env
+    config = tmp_path / "deepresearch.toml"
+    config.write_text('search = "local"\nmodel = "none"\n')
+    settings = load_settings()
+    assert settings.search == "local"  # TOML beats env
+    assert settings.depth == "quick"  # env still applies where TOML is silent
+    assert settings.min_domains == 7
+    assert load_settings(search="searxng").search == "searxng"  # flags beat all
+
+
+def test_explicit_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = tmp_path / "elsewhere.toml"
+    path.write_text(
+        'writer_model = "anthropic:claude-sonnet-4-5"\nallow_hosts = ["127.0.0.1:8899"]\n'
+    )
+    monkeypatch.setenv("DEEPRESEARCH_CONFIG", str(path))
+    settings = load_settings(model="none")
+    assert settings.model_for("writer") == "anthropic:claude-sonnet-4-5"
+    assert settings.model_for("planner") == "none"
+    assert settings.allow_hosts == ["127.0.0.1:8899"]
+
+
+def test_bad_values_name_the_setting() -> None:
+    with pytest.raises(ConfigError, match="unknown search provider 'bing'"):
+        load_settings(search="bing")
+    with pytest.raises(ConfigError, match="depth"):
+        load_settings(depth="forever")
+    with pytest.raises(ConfigError, match="max_sub_questions"):
+        load_settings(max_sub_questions=9)
+
+
+def test_secrets_are_hidden_in_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPRESEARCH_TAVILY_API_KEY", "tvly-secret-value")
+    settings = load_settings()
+    assert "tvly-secret-value" not in repr(settings)
+    assert settings.secrets() == ["tvly-secret-value"]
