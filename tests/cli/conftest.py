@@ -77,3 +77,16 @@ def web_process(cli_corpus: Path) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def offline_args(base_url: str, *extra: str) -> list[str]:
+    """Flags that point a run at the offline web and let the fetcher reach it."""
+    return [
+        "--search",
+        "searxng",
+        "--searxng-url",
+        base_url,
+        "--allow-host",
+        base_url.removeprefix("http://"),
+        *extra,
+    ]

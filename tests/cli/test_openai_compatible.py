@@ -5,6 +5,7 @@ to the server never shows up in events, logs or the report."""
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from deepresearch.testing.research_script import research_script
 
-from .conftest import cli
+from .conftest import cli, offline_args
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 
@@ -79,6 +80,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+def _run(web: str, server: _ChatServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    return cli(
+        "run",
+        "If Gallu is a demon Lilu is what?",
+        *("--model", "openai:local-model", "--model-base-url", base_url),
+        *offline_args(web, "--depth", "quick", "--min-domains", "1", "--json-events"),
+        *extra,
+        *("--out", str(out)),
+        env={"DEEPRESEARCH_MODEL_API_KEY": SECRET},
+    )
+
+
 @pytest.fixture
 def chat_server() -> Iterator[_ChatServer]:
     server = _ChatServer(("127.0.0.1", 0), _Handler)
@@ -93,32 +107,8 @@ def chat_server() -> Iterator[_ChatServer]:
 def test_run_with_an_openai_compatible_server(
     web_process: str, chat_server: _ChatServer, tmp_path: Path
 ) -> None:
-    base_url = f"http://127.0.0.1:{chat_server.server_address[1]}/v1"
     out = tmp_path / "r.json"
-    done = cli(
-        "run",
-        "If Gallu is a demon Lilu is what?",
-        "--model",
-        "openai:local-model",
-        "--model-base-url",
-        base_url,
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web_process,
-        "--allow-host",
-        web_process.removeprefix("http://"),
-        "--depth",
-        "quick",
-        "--min-domains",
-        "1",
-        "--json-events",
-        "--format",
-        "json",
-        "--out",
-        str(out),
-        env={"DEEPRESEARCH_MODEL_API_KEY": SECRET},
-    )
+    done = _run(web_process, chat_server, out, "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
     assert report["kind"] == "synthesized"
@@ -138,28 +128,7 @@ def test_refused_key_falls_back_and_never_leaks(
 ) -> None:
     chat_server.refuse = True
     out = tmp_path / "r.md"
-    done = cli(
-        "run",
-        "If Gallu is a demon Lilu is what?",
-        "--model",
-        "openai:local-model",
-        "--model-base-url",
-        f"http://127.0.0.1:{chat_server.server_address[1]}/v1",
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web_process,
-        "--allow-host",
-        web_process.removeprefix("http://"),
-        "--depth",
-        "quick",
-        "--min-domains",
-        "1",
-        "--json-events",
-        "--out",
-        str(out),
-        env={"DEEPRESEARCH_MODEL_API_KEY": SECRET},
-    )
+    done = _run(web_process, chat_server, out)
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert "Extractive report" in text  # every step fell back

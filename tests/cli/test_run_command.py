@@ -12,7 +12,7 @@ from deepresearch.core.verify import verify_quote
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.extract import extract
 
-from .conftest import cli
+from .conftest import cli, offline_args
 
 QUESTION = "If Gallu is a demon Lilu is what?"
 
@@ -32,17 +32,11 @@ def _page_text(url: str) -> str:
 def test_run_against_offline_web_writes_a_verified_json_report(
     web_process: str, tmp_path: Path
 ) -> None:
-    host = web_process.removeprefix("http://")
     out = tmp_path / "r.json"
     done = cli(
         "run",
         QUESTION,
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web_process,
-        "--allow-host",
-        host,
+        *offline_args(web_process),
         "--model",
         "none",
         "--format",
@@ -86,16 +80,10 @@ def test_fetcher_refuses_loopback_without_allow_host(web_process: str, tmp_path:
 
 
 def test_json_events_are_ndjson_on_stdout(web_process: str, tmp_path: Path) -> None:
-    host = web_process.removeprefix("http://")
     done = cli(
         "run",
         QUESTION,
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web_process,
-        "--allow-host",
-        host,
+        *offline_args(web_process),
         "--model",
         "none",
         "--json-events",
@@ -116,17 +104,11 @@ def test_json_events_are_ndjson_on_stdout(web_process: str, tmp_path: Path) -> N
 
 
 def test_stop_and_resume_from_the_command_line(web_process: str, tmp_path: Path) -> None:
-    host = web_process.removeprefix("http://")
     env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data")}
     first = cli(
         "run",
         QUESTION,
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web_process,
-        "--allow-host",
-        host,
+        *offline_args(web_process),
         "--model",
         "none",
         "--run-id",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -33,3 +35,13 @@ def settings_from(overrides: dict[str, Any]) -> Settings:
 
 def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
+
+
+def use_config_file(config: Path | None) -> None:
+    """Point Settings at ``--config FILE``, or stop with exit code 2 if it is missing."""
+    if config is None:
+        return
+    if not config.is_file():
+        typer.echo(f"error: configuration file {config} does not exist", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    os.environ["DEEPRESEARCH_CONFIG"] = str(config)

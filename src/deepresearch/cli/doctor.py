@@ -4,7 +4,6 @@ provider can be built and reached. Secrets are shown only as set / not set."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +13,7 @@ from pydantic import SecretStr
 from rich.console import Console
 from rich.table import Table
 
-from deepresearch.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, settings_from
+from deepresearch.cli.common import EXIT_FAILED, EXIT_OK, settings_from, use_config_file
 from deepresearch.errors import DeepResearchError
 from deepresearch.llm.providers import build_chat_model
 from deepresearch.llm.redact import redact
@@ -74,11 +73,7 @@ def doctor(
     model: Annotated[str | None, typer.Option(help="Check this model spec.")] = None,
 ) -> None:
     """Print the resolved configuration and which providers are reachable."""
-    if config is not None:
-        if not config.is_file():
-            typer.echo(f"error: configuration file {config} does not exist", err=True)
-            raise typer.Exit(EXIT_USAGE)
-        os.environ["DEEPRESEARCH_CONFIG"] = str(config)
+    use_config_file(config)
     settings = settings_from({"search": search, "searxng_url": searxng_url, "model": model})
     console = Console()
     table = Table(title="configuration", show_header=True, header_style="bold")

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from deepresearch.cli.common import EXIT_ABORT, EXIT_OK, EXIT_USAGE, fail, settings_from
+from deepresearch.cli.common import (
+    EXIT_ABORT,
+    EXIT_OK,
+    EXIT_USAGE,
+    fail,
+    settings_from,
+    use_config_file,
+)
 from deepresearch.cli.live import Renderer
 from deepresearch.core.ids import new_run_id
 from deepresearch.core.render import render
@@ -94,11 +100,7 @@ def run(
     ] = None,
 ) -> None:
     """Research QUESTION and write a cited report."""
-    if config is not None:
-        if not config.is_file():
-            typer.echo(f"error: configuration file {config} does not exist", err=True)
-            raise typer.Exit(EXIT_USAGE)
-        os.environ["DEEPRESEARCH_CONFIG"] = str(config)
+    use_config_file(config)
     if not resume and not (question and question.strip()):
         typer.echo("error: give a question to research, or --resume RUN_ID", err=True)
         raise typer.Exit(EXIT_USAGE)

@@ -1,0 +1,84 @@
+"""What every benchmark shares: options, results, the data folder, and small stats helpers."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: ``../shared/data`` beside the repository checkout.
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+ParamValue = str | int | float | bool | list[str] | list[int] | None
+
+
+class DataMissing(RuntimeError):
+    """The shared data a benchmark needs is not where it should be."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Knobs of one harness run (the command-line flags of ``bench.run``)."""
+
+    data_dir: Path = DEFAULT_DATA_DIR
+    latency_s: float = 0.5
+    per_token_s: float = 0.01
+    questions: int = 5
+    depths: tuple[str, ...] = ("quick", "standard")
+    quotes: int = 300
+    pages: int | None = None
+    warmup: bool = True
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured number and its unit."""
+
+    value: float
+    unit: str
+
+    def as_json(self) -> dict[str, float | str]:
+        return {"value": self.value, "unit": self.unit}
+
+
+@dataclass
+class BenchResult:
+    """The figures of one benchmark, the parameters they were measured with, and notes."""
+
+    figures: dict[str, Figure] = field(default_factory=dict)
+    params: dict[str, ParamValue] = field(default_factory=dict)
+    notes: str = ""
+
+    def add(self, name: str, value: float, unit: str, *, digits: int = 4) -> None:
+        self.figures[name] = Figure(round(float(value), digits), unit)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "figures": {name: figure.as_json() for name, figure in self.figures.items()},
+            "params": dict(self.params),
+            "notes": self.notes,
+        }
+
+
+def require(path: Path) -> Path:
+    """``path`` if it exists, else DataMissing naming where it was looked for."""
+    if not path.exists():
+        raise DataMissing(f"shared data not found: {path}")
+    return path
+
+
+def mean(values: Sequence[float]) -> float:
+    """The arithmetic mean, 0.0 for no values."""
+    return statistics.fmean(values) if values else 0.0
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """The ``fraction`` quantile (0..1) by linear interpolation, 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * fraction
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
