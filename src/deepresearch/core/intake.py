@@ -20,28 +20,7 @@ _INJECTION = re.compile(
     re.I,
 )
 _GREETINGS = frozenset(
-    [
-        "hi",
-        "hello",
-        "hey",
-        "thanks",
-        "thank",
-        "thx",
-        "bye",
-        "goodbye",
-        "morning",
-        "evening",
-        "afternoon",
-        "ok",
-        "okay",
-        "cool",
-        "yo",
-        "sup",
-        "howdy",
-        "cheers",
-        "great",
-        "nice",
-    ]
+    ["hi", "hello", "hey", "thanks", "thank", "thx", "ty", "bye", "goodbye", "good", "morning", "evening", "afternoon", "night", "ok", "okay", "cool", "yo", "sup", "howdy", "cheers", "great", "nice", "you", "there", "all", "everyone", "so", "much", "very", "lot", "a", "again", "folks"]
 )
 
 
@@ -53,7 +32,7 @@ def screen_question(question: str) -> Screen:
     tokens = words(question)
     if not tokens:
         return "chitchat"
-    if len(tokens) <= 4 and all(token in _GREETINGS or len(token) <= 2 for token in tokens):
+    if len(tokens) <= 5 and all(token in _GREETINGS for token in tokens):
         return "chitchat"
     return "research"
 

@@ -4,6 +4,7 @@ a verbatim span of the stored text, never a model's paraphrase."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from deepresearch.core.lexical import BM25
@@ -19,59 +20,71 @@ def make_passages(
     source_id: str, text: str, *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS
 ) -> list[Passage]:
     """Group consecutive sentences of one paragraph into passages of ``min_words`` to
-    ``max_words`` words. A sentence longer than ``max_words`` is cut at a word boundary.
-    A short paragraph (at least 5 words) stands as its own passage."""
-    passages: list[Passage] = []
+    ``max_words`` words. A sentence longer than ``max_words`` is cut at word boundaries
+    into several passages, so none of its words is lost. A short paragraph (at least 5
+    words) stands as its own passage; a short closing sentence joins the passage before
+    it when that stays within ``max_words``."""
+    spans: list[tuple[int, int]] = []
     group: list[tuple[int, int, int]] = []  # (start, end, word count)
 
-    def flush() -> None:
+    def flush(paragraph_end: bool) -> None:
         if not group:
             return
         count = sum(item[2] for item in group)
+        start, end = group[0][0], group[-1][1]
         if count >= min(min_words, MIN_ALONE_WORDS):
-            start, end = group[0][0], group[-1][1]
-            passages.append(
-                Passage(
-                    id=f"{source_id}:p{len(passages) + 1}",
-                    source_id=source_id,
-                    text=text[start:end],
-                    start=start,
-                    end=end,
-                )
-            )
+            spans.append((start, end))
+        elif paragraph_end and spans and _same_paragraph(text, spans[-1][1], start):
+            merged = (spans[-1][0], end)
+            if _count(text, *merged) <= max_words:
+                spans[-1] = merged
         group.clear()
 
     last_end = 0
-    for start, end in sentence_spans(text):
-        if group and "\n\n" in text[last_end:start]:
-            flush()
-        start, end = start, _cut_words(text, start, end, max_words)
-        count = len(words(text[start:end]))
-        if group and sum(item[2] for item in group) + count > max_words:
-            flush()
-        group.append((start, end, count))
-        last_end = end
-        if sum(item[2] for item in group) >= min_words:
-            flush()
-    flush()
-    return passages
+    for sentence_start, sentence_end in sentence_spans(text):
+        if group and not _same_paragraph(text, last_end, sentence_start):
+            flush(paragraph_end=True)
+        for start, end in _word_chunks(text, sentence_start, sentence_end, max_words):
+            count = _count(text, start, end)
+            if group and sum(item[2] for item in group) + count > max_words:
+                flush(paragraph_end=False)
+            group.append((start, end, count))
+            if sum(item[2] for item in group) >= min_words:
+                flush(paragraph_end=False)
+        last_end = sentence_end
+    flush(paragraph_end=True)
+    return [
+        Passage(
+            id=f"{source_id}:p{i}", source_id=source_id, text=text[start:end], start=start, end=end
+        )
+        for i, (start, end) in enumerate(spans, start=1)
+    ]
 
 
-def _cut_words(text: str, start: int, end: int, max_words: int) -> int:
-    """End offset after at most ``max_words`` whitespace-separated words."""
-    seen = 0
-    pos = start
-    while pos < end:
-        while pos < end and text[pos].isspace():
-            pos += 1
-        if pos >= end:
-            break
-        seen += 1
-        while pos < end and not text[pos].isspace():
-            pos += 1
-        if seen >= max_words:
-            return pos
-    return end
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+def _same_paragraph(text: str, end: int, start: int) -> bool:
+    return _PARAGRAPH_BREAK.search(text, end, start) is None
+
+
+def _count(text: str, start: int, end: int) -> int:
+    return len(words(text[start:end]))
+
+
+def _word_chunks(text: str, start: int, end: int, max_words: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut at whitespace into pieces of at most ``max_words`` words."""
+    chunks: list[tuple[int, int]] = []
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text[start:end])]
+    piece: list[tuple[int, int]] = []
+    for token in tokens:
+        piece.append(token)
+        if _count(text, start + piece[0][0], start + piece[-1][1]) >= max_words:
+            chunks.append((start + piece[0][0], start + piece[-1][1]))
+            piece = []
+    if piece:
+        chunks.append((start + piece[0][0], start + piece[-1][1]))
+    return chunks
 
 
 def rank_passages(passages: Sequence[Passage], query: str) -> list[Passage]:

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from deepresearch.core.text import keywords
 
 MAX_SUB_QUESTIONS = 8
-_NUMBERING = re.compile(r"^\s*(?:(?:q(?:uestion)?\s*)?\d+\s*[.):\-]\s*|[-*•]\s+|\(\d+\)\s*)", re.I)
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:q(?:uestion)?\s*)?\d+\s*[.):\-](?!\d)\s*|[-*•]\s+|\(\d+\)\s*)", re.I
+)
 
 
 def strip_numbering(text: str) -> str:

@@ -28,7 +28,10 @@ def strip_operators(query: str) -> str:
 
 def reformulate(text: str, *, attempt: int, operators: bool, count: int = 3) -> list[str]:
     """New queries for a sub-question that found too little."""
-    terms = keywords(strip_operators(text))
+    plain = strip_operators(text)
+    terms = keywords(plain)
+    if not terms:
+        return [plain] if plain else []
     strategy = strategy_for(attempt)
     if strategy == "broaden":
         # fewer, more general terms
@@ -36,6 +39,7 @@ def reformulate(text: str, *, attempt: int, operators: bool, count: int = 3) -> 
     elif strategy == "narrow":
         phrase = " ".join(terms[:2])
         queries = [f'"{phrase}" ' + " ".join(terms[2:6]) if operators else " ".join(terms[:6])]
+        queries = [query.strip() for query in queries]
         if operators and terms:
             queries.append(f"intitle:{terms[0]} " + " ".join(terms[1:5]))
         queries.append(" ".join(terms))

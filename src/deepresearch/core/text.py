@@ -250,8 +250,14 @@ def _append_span(spans: list[tuple[int, int]], text: str, start: int, end: int) 
 
 
 def clip(text: str, limit: int) -> str:
-    """Shorten ``text`` to at most ``limit`` characters at a word boundary."""
+    """Shorten ``text`` (stripped) to at most ``limit`` characters, at a word boundary
+    where there is one, ending in "…" when cut."""
+    text = text.strip()
     if len(text) <= limit:
         return text
-    cut = text[:limit].rsplit(None, 1)[0]
-    return cut.rstrip(",;:") + "…"
+    head = text[: max(limit - 1, 1)]
+    if not text[len(head)].isspace():  # the cut falls inside a word: back up to a boundary
+        parts = head.rsplit(None, 1)
+        if len(parts) > 1:
+            head = parts[0]
+    return head.rstrip().rstrip(",;:") + "…"

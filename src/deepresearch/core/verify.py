@@ -82,10 +82,12 @@ def verify_quote(quote: str, source_text: str, *, floor: float = FUZZY_FLOOR) ->
 
 def best_window(norm_quote: str, source_text: str) -> tuple[float, int, int]:
     """Best word-set Jaccard between the quote and any window of as many source words,
-    in one pass with running counts. Returns (score, start, end) in source characters."""
+    in one pass with running counts, over the normalized source (so a soft hyphen or a
+    curly quote does not split a word). Returns (score, start, end) in source characters."""
     quote_words = set(_TOKEN.findall(norm_quote))
     size = len(_TOKEN.findall(norm_quote))
-    tokens = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(source_text)]
+    norm_source, mapping = normalize_with_map(source_text)
+    tokens = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(norm_source)]
     if not quote_words or not tokens:
         return 0.0, 0, 0
     size = min(size, len(tokens))
@@ -112,5 +114,7 @@ def best_window(norm_quote: str, source_text: str) -> tuple[float, int, int]:
         if i >= size - 1:
             score = inside / (len(quote_words) + outside)
             if score > best[0]:
-                best = (score, tokens[i - size + 1][1], tokens[i][2])
+                start = mapping[tokens[i - size + 1][1]]
+                end = mapping[tokens[i][2] - 1] + 1
+                best = (score, start, end)
     return best

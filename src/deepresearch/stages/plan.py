@@ -12,6 +12,7 @@ from deepresearch.core.planning import (
     dedupe_queries,
     fallback_queries,
     fallback_sub_questions,
+    strip_numbering,
 )
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.state import RunState
@@ -67,13 +68,13 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     if draft is not None:
         for item in draft.sub_questions:
             raw.append(item.question)
-            model_queries[item.question.strip().lower()] = item.queries
+            model_queries[_key(item.question)] = item.queries
     if draft is None:
         raw = fallback_sub_questions(question)
     texts = clean_sub_questions(raw, question, cap=cap)
     sub_questions = []
     for index, text in enumerate(texts, start=1):
-        queries = model_queries.get(text.lower(), [])
+        queries = model_queries.get(_key(text), [])
         queries = dedupe_queries(
             [*queries, *fallback_queries(text, count=per_question, operators=operators)]
         )[:per_question]
@@ -104,3 +105,7 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         "warnings": [],
         "usage": ctx.usage_snapshot(),
     }
+
+
+def _key(question: str) -> str:
+    return " ".join(strip_numbering(question).split()).lower().rstrip("?.! ")

@@ -21,7 +21,7 @@ from deepresearch.models import SubQuestion
 from deepresearch.state import RunState
 
 STAGE = "reflect"
-MAX_ATTEMPTS = 3
+MAX_ATTEMPTS = 4  # the first search, then broaden, narrow, synonyms (seed 001)
 FINDINGS_PER_QUESTION = 6
 
 SYSTEM = f"""You supervise a research run. {DATA_RULE}

@@ -1,0 +1,183 @@
+"""Report assembly: source numbering, best evidence, the extractive report, limitations."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepresearch.core.assemble import (
+    QUOTES_PER_SECTION,
+    best_evidence,
+    extractive_sections,
+    limitations,
+    number_sources,
+)
+from deepresearch.core.gate import GateResult
+from deepresearch.models import Evidence, Sentence, Source, SubQuestion, Verification
+
+PASS = Verification(status="PASS", method="exact", score=1.0)
+FAIL = Verification(status="FAIL", method="fuzzy", score=0.2)
+
+
+def ev(
+    eid: str,
+    source_id: str,
+    *,
+    sq: str = "q1",
+    start: int = 0,
+    score: float = 0.5,
+    verified: bool = True,
+    quote: str | None = None,
+) -> Evidence:
+    return Evidence(
+        id=eid,
+        sub_question_id=sq,
+        claim=f"claim {eid}",
+        quote=quote if quote is not None else f"quote of {eid}",
+        source_id=source_id,
+        source_url=f"https://{source_id}.example/",
+        start=start,
+        end=start + 10,
+        score=score,
+        verification=PASS if verified else FAIL,
+    )
+
+
+def src(sid: str, *, title: str = "", fetched: bool = True) -> Source:
+    return Source(
+        id=sid,
+        url=f"https://{sid}.example/",
+        title=title,
+        domain=f"{sid}.example",
+        fetched=fetched,
+    )
+
+
+def test_sources_are_numbered_in_order_of_first_citation() -> None:
+    evidence = {
+        "e1": ev("e1", "sa"),
+        "e2": ev("e2", "sb"),
+        "e3": ev("e3", "sc"),
+        "e4": ev("e4", "sa"),
+    }
+    sources = {s: src(s, title=f"Title {s}") for s in ("sa", "sb", "sc")}
+    sentences = [
+        Sentence(text="One.", citations=["e3"]),
+        Sentence(text="Two.", citations=["e4", "e2"]),
+        Sentence(text="Three.", citations=["e1", "e3"]),
+    ]
+    refs = number_sources(sentences, evidence, sources)
+    assert [(r.id, r.number) for r in refs] == [("sc", 1), ("sa", 2), ("sb", 3)]
+    assert refs[0].url == "https://sc.example/"
+    assert refs[0].title == "Title sc"
+    assert refs[0].domain == "sc.example"
+
+
+def test_unknown_citations_and_unknown_sources_are_ignored() -> None:
+    evidence = {"e1": ev("e1", "sa"), "e2": ev("e2", "missing")}
+    sources = {"sa": src("sa")}
+    sentences = [
+        Sentence(text="A.", citations=["nope", "e2"]),
+        Sentence(text="B.", citations=["e1"]),
+    ]
+    refs = number_sources(sentences, evidence, sources)
+    assert [(r.id, r.number) for r in refs] == [("sa", 1)]
+
+
+def test_a_source_without_title_is_named_by_its_url() -> None:
+    refs = number_sources(
+        [Sentence(text="A.", citations=["e1"])], {"e1": ev("e1", "sa")}, {"sa": src("sa")}
+    )
+    assert refs[0].title == "https://sa.example/"
+
+
+def test_no_citations_no_sources() -> None:
+    assert number_sources([Sentence(text="A.")], {"e1": ev("e1", "sa")}, {"sa": src("sa")}) == []
+
+
+def test_best_evidence_is_verified_one_per_passage_best_first() -> None:
+    items = [
+        ev("e1", "sa", start=0, score=0.2),
+        ev("e2", "sa", start=0, score=0.9),  # same passage as e1, better
+        ev("e3", "sb", start=0, score=0.8),
+        ev("e4", "sa", start=50, score=0.8),  # same score as e3: id order
+        ev("e5", "sc", start=0, score=1.0, verified=False),
+    ]
+    assert [e.id for e in best_evidence(items, 10)] == ["e2", "e3", "e4"]
+    assert [e.id for e in best_evidence(items, 2)] == ["e2", "e3"]
+    assert best_evidence(items, 0) == []
+
+
+def _quote_ids(sentences: list[Sentence]) -> list[str]:
+    return [cid for sentence in sentences for cid in sentence.citations]
+
+
+def test_extractive_sections_are_made_of_quotes_only_and_never_repeat_one() -> None:
+    sub_questions = [SubQuestion(id=i, text=f"Question {i}?") for i in ("q1", "q2", "q3")]
+    evidence = [
+        ev("e1", "sa", sq="q1", start=0, score=0.9, quote="Alpha is first."),
+        ev("e2", "sb", sq="q1", start=0, score=0.7, quote="Beta is second."),
+        ev("e3", "sc", sq="q1", start=0, score=0.5, quote="Gamma is third."),
+        # q2 found the same passage as q1's best (same source and start): not repeated
+        ev("e4", "sa", sq="q2", start=0, score=1.0, quote="Alpha is first."),
+        ev("e5", "sd", sq="q2", start=5, score=0.4, quote="Delta is fourth."),
+        ev("e6", "se", sq="q3", start=0, score=0.9, verified=False, quote="Not verified."),
+    ]
+    summary, sections = extractive_sections(sub_questions, evidence)
+    by_id = {e.id: e for e in evidence}
+    everything = summary + [s for sec in sections for p in sec.paragraphs for s in p.sentences]
+    for sentence in everything:
+        assert len(sentence.citations) == 1
+        assert sentence.text == f"“{by_id[sentence.citations[0]].quote}”"
+    keys = [(by_id[c].source_id, by_id[c].start) for c in _quote_ids(everything)]
+    assert len(keys) == len(set(keys))
+    assert _quote_ids(summary) == ["e1", "e5"]
+    assert [s.heading for s in sections] == ["Question q1?"]
+    assert [p.sentences[0].citations for p in sections[0].paragraphs] == [["e2"], ["e3"]]
+    assert "e6" not in _quote_ids(everything)
+
+
+def test_extractive_sections_cap_quotes_per_sub_question() -> None:
+    sq = [SubQuestion(id="q1", text="Q?")]
+    evidence = [ev(f"e{i}", f"s{i}", score=1 - i / 100) for i in range(10)]
+    summary, sections = extractive_sections(sq, evidence)
+    assert len(summary) == 1
+    assert len(sections[0].paragraphs) == QUOTES_PER_SECTION - 1
+
+
+def test_extractive_sections_without_verified_evidence_are_empty() -> None:
+    sq = [SubQuestion(id="q1", text="Q?")]
+    assert extractive_sections(sq, [ev("e1", "sa", verified=False)]) == ([], [])
+    assert extractive_sections(sq, []) == ([], [])
+
+
+def _sq(sid: str, status: str) -> SubQuestion:
+    return SubQuestion(id=sid, text=f"Question {sid}?", status=status)
+
+
+def test_limitations_say_what_went_wrong() -> None:
+    out = limitations(
+        gate=GateResult(status="retry", reasons=["2 distinct source domains, need 3"]),
+        sub_questions=[_sq("q1", "covered"), _sq("q2", "weak"), _sq("q3", "failed")],
+        sources={"sa": src("sa"), "sb": src("sb", fetched=False), "sc": src("sc", fetched=False)},
+        dropped_sentences=2,
+        model_errors=["timeout", "bad json", "timeout", "rate limit", "auth"],
+    )
+    assert out == [
+        "The evidence did not meet the quality gate: 2 distinct source domains, need 3.",
+        "No verified evidence was found for: Question q2?; Question q3?.",
+        "2 source(s) could not be read and were not quoted.",
+        "2 sentence(s) the writer produced without a valid citation were removed.",
+        "Model problems: auth; bad json; rate limit.",
+    ]
+
+
+@pytest.mark.parametrize("gate", [None, GateResult(status="pass")])
+def test_no_limitations_when_all_went_well(gate: GateResult | None) -> None:
+    out = limitations(
+        gate=gate,
+        sub_questions=[_sq("q1", "covered")],
+        sources={"sa": src("sa")},
+        dropped_sentences=0,
+        model_errors=[],
+    )
+    assert out == []

@@ -1,0 +1,257 @@
+"""Report rendering: markdown, HTML and JSON from one Report."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+
+import pytest
+
+from deepresearch.core.render import citation_numbers, render, to_html, to_json, to_markdown
+from deepresearch.models import (
+    Evidence,
+    Paragraph,
+    Report,
+    Section,
+    Sentence,
+    SourceRef,
+    Usage,
+    Verification,
+)
+
+PASS = Verification(status="PASS", method="exact", score=1.0, start=0, end=5)
+HOSTILE = '<script>alert("x")</script>'
+
+
+def ev(eid: str, source_id: str, quote: str) -> Evidence:
+    return Evidence(
+        id=eid,
+        sub_question_id="q1",
+        claim=f"claim {eid}",
+        quote=quote,
+        source_id=source_id,
+        source_url=f"https://{source_id}.example/",
+        start=0,
+        end=len(quote),
+        verification=PASS,
+    )
+
+
+def ref(sid: str, number: int, title: str) -> SourceRef:
+    return SourceRef(
+        id=sid, number=number, url=f"https://{sid}.example/", title=title, domain=f"{sid}.example"
+    )
+
+
+def make_report(**overrides: object) -> Report:
+    evidence = [
+        ev("e1", "sb", "Bees pollinate\n  many crops."),
+        ev("e2", "sa", "Ants farm aphids."),
+        ev("e3", "sb", "Bees dance to share directions."),
+        ev("e4", "sc", "Never cited."),
+    ]
+    fields: dict[str, object] = {
+        "run_id": "run-abc",
+        "question": "How do insects cooperate?",
+        "title": "Insect cooperation",
+        "kind": "synthesized",
+        "summary": [
+            Sentence(text="Bees pollinate crops.", citations=["e1"]),
+            Sentence(text="Ants farm.", citations=["e2", "ghost"]),
+        ],
+        "sections": [
+            Section(
+                heading="Bees",
+                paragraphs=[
+                    Paragraph(
+                        sentences=[
+                            Sentence(text="Bees dance.", citations=["e3", "e1"]),
+                            Sentence(text="Uncited remark."),
+                        ]
+                    )
+                ],
+            )
+        ],
+        "sources": [ref("sb", 1, "Bee facts"), ref("sa", 2, "Ant facts")],
+        "evidence": evidence,
+        "limitations": ["Only two sources."],
+        "suggestions": ["Read more."],
+        "usage": Usage(calls=3, input_tokens=100, output_tokens=50),
+        "created_at": datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC),
+    }
+    fields.update(overrides)
+    return Report.model_validate(fields)
+
+
+def test_citation_numbers_map_evidence_to_its_source_number() -> None:
+    assert citation_numbers(make_report()) == {"e1": 1, "e2": 2, "e3": 1}
+
+
+def test_markdown_citations_match_the_sources() -> None:
+    md = to_markdown(make_report())
+    assert md.startswith("# Insect cooperation\n")
+    assert "Bees pollinate crops. [1] Ants farm. [2]" in md
+    # two quotes of one source make one mark; an uncited sentence gets none
+    assert "Bees dance. [1] Uncited remark.\n" in md
+    assert "[3]" not in md
+    assert "## Bees" in md
+    assert "- Only two sources." in md and "- Read more." in md
+
+
+def test_markdown_quotes_appear_under_their_source() -> None:
+    md = to_markdown(make_report())
+    sources = md.split("## Sources\n", 1)[1]
+    blocks = re.split(r"\n(?=\d+\. \[)", sources.strip())
+    assert blocks[0].startswith("1. [Bee facts](https://sb.example/) — sb.example")
+    assert "> “Bees pollinate many crops.”" in blocks[0]  # line breaks flattened
+    assert "> “Bees dance to share directions.”" in blocks[0]
+    assert "Ants farm aphids" not in blocks[0]
+    assert blocks[1].startswith("2. [Ant facts](https://sa.example/) — sa.example")
+    assert "> “Ants farm aphids.”" in blocks[1]
+    assert "Never cited." not in md
+
+
+def test_markdown_escapes_brackets_in_titles_and_ends_with_usage() -> None:
+    report = make_report(sources=[ref("sb", 1, "[Bees] and [more]"), ref("sa", 2, "Ants")])
+    report.summary[1].citations.remove("ghost")
+    md = to_markdown(report)
+    assert "1. [\\[Bees\\] and \\[more\\]](https://sb.example/)" in md
+    assert md.endswith(
+        "_Run run-abc: 2 sources cited, 3 verified quotes, 3 model calls, "
+        "100 input and 50 output tokens._\n"
+    )
+
+
+def test_markdown_shows_the_notice() -> None:
+    md = to_markdown(make_report(notice="Extractive report."))
+    assert "> Extractive report.\n" in md
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.cites: list[tuple[str, str, str]] = []  # (href, title, text)
+        self.source_quotes: dict[str, list[str]] = {}
+        self._current_li: str | None = None
+        self._in_quote = False
+        self._in_cite: tuple[str, str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        values = {k: v or "" for k, v in attrs}
+        if tag == "li" and values.get("id", "").startswith("src-"):
+            self._current_li = values["id"]
+            self.source_quotes[self._current_li] = []
+        if tag == "blockquote":
+            self._in_quote = True
+        if tag == "a" and values.get("class") == "cite":
+            self._in_cite = (values["href"], values["title"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "li":
+            self._current_li = None
+        if tag == "blockquote":
+            self._in_quote = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_quote and self._current_li:
+            self.source_quotes[self._current_li].append(data)
+        if self._in_cite:
+            self.cites.append((*self._in_cite, data))
+            self._in_cite = None
+
+
+def parse(page: str) -> _Collector:
+    collector = _Collector()
+    collector.feed(page)
+    return collector
+
+
+def test_html_citations_link_to_their_sources_with_the_quote() -> None:
+    page = to_html(make_report())
+    found = parse(page)
+    assert found.cites == [
+        ("#src-1", "Bees pollinate many crops.", "[1]"),
+        ("#src-2", "Ants farm aphids.", "[2]"),
+        ("#src-1", "Bees dance to share directions.", "[1]"),
+    ]
+    assert found.source_quotes == {
+        "src-1": ["Bees pollinate many crops.", "Bees dance to share directions."],
+        "src-2": ["Ants farm aphids."],
+    }
+    assert "<title>Insect cooperation</title>" in page
+
+
+def test_html_escapes_everything_hostile() -> None:
+    evidence = [ev("e1", "sb", HOSTILE + ' and "quotes" & <b>tags</b>')]
+    report = make_report(
+        title=HOSTILE,
+        question=HOSTILE,
+        notice=HOSTILE,
+        summary=[Sentence(text=HOSTILE, citations=["e1"])],
+        sections=[
+            Section(heading=HOSTILE, paragraphs=[Paragraph(sentences=[Sentence(text=HOSTILE)])])
+        ],
+        sources=[
+            SourceRef(
+                id="sb",
+                number=1,
+                url='https://sb.example/"><script>alert(1)</script>',
+                title=HOSTILE,
+                domain=HOSTILE,
+            )
+        ],
+        evidence=evidence,
+        limitations=[HOSTILE],
+        suggestions=[HOSTILE],
+    )
+    page = to_html(report)
+    assert "<script" not in page.lower()
+    assert "<b>" not in page
+    assert "&lt;script&gt;" in page
+    found = parse(page)
+    assert "script" not in found.tags and "b" not in found.tags
+    # the quote survives, escaped, both as the citation's title and under its source
+    assert found.cites[0][1] == HOSTILE + ' and "quotes" & <b>tags</b>'
+    assert found.source_quotes["src-1"] == [HOSTILE + ' and "quotes" & <b>tags</b>']
+
+
+def test_json_round_trips_to_the_same_report() -> None:
+    report = make_report(notice="Note ✓ – ünïcode")
+    text = to_json(report)
+    assert text.endswith("\n")
+    assert "ünïcode" in text  # not \u-escaped
+    assert Report.model_validate_json(text) == report
+    assert json.loads(text)["sources"][0]["number"] == 1
+
+
+@pytest.mark.parametrize(
+    ("fmt", "start"), [("md", "# "), ("html", "<!doctype html>"), ("json", "{")]
+)
+def test_render_dispatches_by_format(fmt: str, start: str) -> None:
+    assert render(make_report(), fmt).startswith(start)
+
+
+def test_render_rejects_unknown_formats() -> None:
+    with pytest.raises(ValueError, match="unknown report format 'pdf'"):
+        render(make_report(), "pdf")
+
+
+def test_an_empty_report_renders() -> None:
+    report = Report(run_id="r", question="Q?", title="Nothing found", kind="abort")
+    md = to_markdown(report)
+    assert md.startswith("# Nothing found\n")
+    assert "## Sources" not in md
+    page = to_html(report)
+    assert "<h1>Nothing found</h1>" in page
+    assert 'class="sources"' not in page
+    assert Report.model_validate_json(to_json(report)) == report
+
+
+def test_marks_of_one_sentence_are_in_source_order() -> None:
+    report = make_report(summary=[Sentence(text="Both.", citations=["e2", "e3", "e1"])])
+    assert "Both. [1][2]\n" in to_markdown(report)
+    assert [href for href, _, _ in parse(to_html(report)).cites] == ["#src-1", "#src-2", "#src-1"]
