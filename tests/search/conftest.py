@@ -1,5 +1,9 @@
 """A loopback HTTP server that plays a search provider: it answers with scripted replies
-and records every request, so adapter tests run over real HTTP without the internet."""
+and records every request, so adapter tests run over real HTTP without the internet.
+
+Also the one table of web adapters the tests build (``ADAPTERS``, the ``connect`` fixture)
+and ``results_body``, a reply listing given hits in any adapter's wire format.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,12 +21,76 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
+from deepresearch.models import SearchHit
+from deepresearch.search.adapter import HttpSearchAdapter
+from deepresearch.search.brave import BraveSearch
+from deepresearch.search.duckduckgo import DuckDuckGoSearch
+from deepresearch.search.exa import ExaSearch
+from deepresearch.search.google_cse import GoogleSearch
 from deepresearch.search.http import RetryPolicy
+from deepresearch.search.searxng import SearxngSearch
+from deepresearch.search.tavily import TavilySearch
 
 API_KEY = "sk-test-SECRET-4f1c9a"
 #: built once: creating a TLS context per test costs more than the test itself
 _TLS = ssl.create_default_context()
 FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.0, max_delay_s=0.0, max_retry_after_s=0.0)
+
+#: the Programmable Search Engine id ("cx") the google adapter is built with
+CSE_ID = "017576662512468239146:omuauf_lfve"
+Build = Callable[[httpx.AsyncClient, str, str, RetryPolicy], HttpSearchAdapter]
+#: every web adapter, built against ``base_url`` with ``key`` and a 2 s timeout
+ADAPTERS: dict[str, Build] = {
+    "searxng": lambda c, url, key, r: SearxngSearch(c, url, timeout_s=2, retry=r),
+    "tavily": lambda c, url, key, r: TavilySearch(c, key, base_url=url, timeout_s=2, retry=r),
+    "exa": lambda c, url, key, r: ExaSearch(c, key, base_url=url, timeout_s=2, retry=r),
+    "brave": lambda c, url, key, r: BraveSearch(c, key, base_url=url, timeout_s=2, retry=r),
+    "google": lambda c, url, key, r: GoogleSearch(
+        c, key, CSE_ID, base_url=url, timeout_s=2, retry=r
+    ),
+    "duckduckgo": lambda c, url, key, r: DuckDuckGoSearch(c, base_url=url, timeout_s=2, retry=r),
+}
+JSON_ADAPTERS = [name for name in ADAPTERS if name != "duckduckgo"]
+KEYED = ["tavily", "exa", "brave", "google"]
+
+#: one listed result: (url, title, snippet); None is an entry with no usable URL
+Listed = tuple[str, str, str] | None
+
+
+def results_body(name: str, listed: Sequence[Listed]) -> Any:
+    """A 200 reply in ``name``'s wire format that lists ``listed`` in order."""
+    if name == "duckduckgo":
+        return "<html><body>" + "".join(map(_ddg_result, listed)) + "</body></html>"
+    url_key, snippet_key, path = {
+        "searxng": ("url", "content", ("results",)),
+        "tavily": ("url", "content", ("results",)),
+        "exa": ("url", "text", ("results",)),
+        "brave": ("url", "description", ("web", "results")),
+        "google": ("link", "snippet", ("items",)),
+    }[name]
+    entries = [
+        {"title": "no url", snippet_key: "skipped"}
+        if hit is None
+        else {url_key: hit[0], "title": hit[1], snippet_key: hit[2]}
+        for hit in listed
+    ]
+    body: Any = entries
+    for key in reversed(path):
+        body = {key: body}
+    return body
+
+
+def _ddg_result(hit: Listed) -> str:
+    if hit is None:
+        return (
+            '<div class="result result--ad"><a class="result__a" href="https://ads.example/">'
+            "Ad</a></div>"
+        )
+    url, title, snippet = hit
+    return (
+        f'<div class="result"><a class="result__a" href="{url}">{title}</a>'
+        f'<a class="result__snippet">{snippet}</a></div>'
+    )
 
 
 @dataclass(frozen=True)
@@ -171,3 +239,44 @@ def dead_url() -> str:
 async def client() -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(verify=_TLS) as http:
         yield http
+
+
+@pytest.fixture(params=sorted(ADAPTERS))
+def adapter_name(request: pytest.FixtureRequest) -> str:
+    """Each web adapter in turn; ``pytest.mark.parametrize("adapter_name", ...)`` narrows it."""
+    return str(request.param)
+
+
+@pytest.fixture
+def connect(
+    provider_server: FakeProvider, client: httpx.AsyncClient
+) -> Callable[..., HttpSearchAdapter]:
+    """``connect(name)``: that adapter pointed at the fake provider with the test key."""
+
+    def build(
+        name: str,
+        *,
+        base_url: str | None = None,
+        key: str = API_KEY,
+        retry: RetryPolicy = FAST_RETRY,
+    ) -> HttpSearchAdapter:
+        return ADAPTERS[name](client, base_url or provider_server.base_url, key, retry)
+
+    return build
+
+
+@pytest.fixture
+def search_once(
+    provider_server: FakeProvider, connect: Callable[..., HttpSearchAdapter]
+) -> Callable[..., Awaitable[tuple[list[SearchHit], Recorded]]]:
+    """``await search_once(name, reply, query, limit=n)``: the hits for one search answered
+    with ``reply``, and the request the adapter sent."""
+
+    async def run(
+        name: str, reply: Any, query: str, *, limit: int
+    ) -> tuple[list[SearchHit], Recorded]:
+        provider_server.respond(200, reply)
+        hits = await connect(name).search(query, limit=limit)
+        return hits, provider_server.last
+
+    return run

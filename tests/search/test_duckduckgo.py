@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
-from deepresearch.errors import ProviderUnavailable, RateLimited
-from deepresearch.search.duckduckgo import DuckDuckGoSearch, decode_href, parse_results
-from deepresearch.search.http import RetryPolicy
+from deepresearch.errors import RateLimited
+from deepresearch.search.duckduckgo import decode_href, parse_results
 
 PAGE = """<!DOCTYPE html>
 <html><head><title>battery storage at DuckDuckGo</title></head><body>
@@ -53,17 +51,10 @@ CHALLENGE = (
 )
 
 
-def adapter(client: httpx.AsyncClient, base_url: str, retry: RetryPolicy) -> DuckDuckGoSearch:
-    return DuckDuckGoSearch(client, base_url=base_url, timeout_s=2.0, retry=retry)
-
-
-async def test_posts_the_form_and_parses_results(provider_server, client, fast_retry) -> None:
-    provider_server.respond(200, PAGE)
-    hits = await adapter(client, provider_server.base_url, fast_retry).search(
-        '"battery storage" site:grid.example', limit=10
+async def test_posts_the_form_and_parses_results(search_once) -> None:
+    hits, request = await search_once(
+        "duckduckgo", PAGE, '"battery storage" site:grid.example', limit=10
     )
-
-    request = provider_server.last
     assert (request.method, request.path) == ("POST", "/html/")
     assert request.headers["content-type"] == "application/x-www-form-urlencoded"
     assert request.form() == {"q": ['"battery storage" site:grid.example']}
@@ -85,32 +76,17 @@ async def test_posts_the_form_and_parses_results(provider_server, client, fast_r
     assert [hit.rank for hit in hits] == [0, 1, 2]
 
 
-async def test_limit(provider_server, client, fast_retry) -> None:
-    provider_server.respond(200, PAGE)
-    hits = await adapter(client, provider_server.base_url, fast_retry).search("q", limit=1)
-    assert [hit.url for hit in hits] == ["https://grid.example/storage?a=1&b=2"]
-
-
-async def test_no_results_page(provider_server, client, fast_retry) -> None:
+async def test_no_results_page(provider_server, connect) -> None:
     provider_server.respond(200, NO_RESULTS)
-    assert await adapter(client, provider_server.base_url, fast_retry).search("q", limit=5) == []
+    assert await connect("duckduckgo").search("q", limit=5) == []
 
 
-async def test_bot_challenge_is_rate_limited(provider_server, client, fast_retry) -> None:
+async def test_bot_challenge_is_rate_limited(provider_server, connect) -> None:
     provider_server.respond(202, CHALLENGE)
     with pytest.raises(RateLimited) as caught:
-        await adapter(client, provider_server.base_url, fast_retry).search("q", limit=5)
+        await connect("duckduckgo").search("q", limit=5)
     assert "--search" in caught.value.hint
     assert len(provider_server.requests) == 1
-
-
-async def test_server_errors_are_retried_then_unavailable(
-    provider_server, client, fast_retry
-) -> None:
-    provider_server.always(503, "<html>down</html>")
-    with pytest.raises(ProviderUnavailable):
-        await adapter(client, provider_server.base_url, fast_retry).search("q", limit=5)
-    assert len(provider_server.requests) == 3
 
 
 def test_parse_empty_page() -> None:
@@ -134,7 +110,3 @@ def test_parse_empty_page() -> None:
 )
 def test_decode_href(href: str, expected: str) -> None:
     assert decode_href(href) == expected
-
-
-def test_supports_operators() -> None:
-    assert DuckDuckGoSearch.supports_operators is True

@@ -1,12 +1,11 @@
 """Every web adapter maps the same HTTP failures to the same errors, retries what is
-worth retrying, and never shows its API key, over real HTTP on loopback."""
+worth retrying, names itself and the fix, and never shows its API key or the reply body,
+over real HTTP on loopback."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 
 from deepresearch.errors import (
@@ -15,50 +14,64 @@ from deepresearch.errors import (
     ProviderUnavailable,
     RateLimited,
 )
-from deepresearch.search.base import SearchProvider
-from deepresearch.search.brave import BraveSearch
-from deepresearch.search.duckduckgo import DuckDuckGoSearch
-from deepresearch.search.exa import ExaSearch
-from deepresearch.search.google_cse import GoogleSearch
 from deepresearch.search.http import RetryPolicy
-from deepresearch.search.searxng import SearxngSearch
-from deepresearch.search.tavily import TavilySearch
+from tests.search.conftest import ADAPTERS, API_KEY, JSON_ADAPTERS, KEYED, results_body
 
-Build = Callable[[httpx.AsyncClient, str, str, RetryPolicy], SearchProvider]
 HIT = "https://a.example/page"
-DDG_PAGE = (
-    '<div class="result"><a class="result__a" href="https://a.example/page">A</a>'
-    '<a class="result__snippet">a</a></div>'
-)
-
-ADAPTERS: dict[str, tuple[Build, Any]] = {
-    "searxng": (
-        lambda c, url, key, r: SearxngSearch(c, url, timeout_s=2, retry=r),
-        {"results": [{"url": HIT, "title": "A", "content": "a"}]},
-    ),
+#: how each adapter names itself in messages ({url}: the base URL it was given)
+LABELS = {
+    "searxng": "SearXNG at {url}",
+    "tavily": "Tavily",
+    "exa": "Exa",
+    "brave": "Brave Search",
+    "google": "Google Custom Search",
+    "duckduckgo": "DuckDuckGo",
+}
+#: what the hint says when the service cannot be reached, or its reply is not JSON
+UNREACHABLE_HINTS = {"searxng": ("is it running?", "--searxng-url")}
+BAD_BODY_HINTS = {"searxng": "--searxng-url"}
+#: a refusal of the key (or, for SearXNG, of json output) in each provider's own words:
+#: (status, body, what the hint must name, a part of the body the error must not show)
+REFUSALS: dict[str, tuple[int, Any, str, str]] = {
+    "searxng": (403, "<html>Forbidden</html>", "search.formats", "Forbidden"),
     "tavily": (
-        lambda c, url, key, r: TavilySearch(c, key, base_url=url, timeout_s=2, retry=r),
-        {"results": [{"url": HIT, "title": "A", "content": "a", "score": 0.5}]},
+        401,
+        {"detail": {"error": f"Unauthorized: bad key {API_KEY}"}},
+        "DEEPRESEARCH_TAVILY_API_KEY",
+        "Unauthorized",
     ),
     "exa": (
-        lambda c, url, key, r: ExaSearch(c, key, base_url=url, timeout_s=2, retry=r),
-        {"results": [{"url": HIT, "title": "A", "text": "a"}]},
+        401,
+        {"error": f"Invalid API key {API_KEY}"},
+        "DEEPRESEARCH_EXA_API_KEY",
+        "Invalid",
     ),
     "brave": (
-        lambda c, url, key, r: BraveSearch(c, key, base_url=url, timeout_s=2, retry=r),
-        {"web": {"results": [{"url": HIT, "title": "A", "description": "a"}]}},
+        422,
+        {"type": "ErrorResponse", "error": {"status": 422, "code": "SUBSCRIPTION_TOKEN_INVALID"}},
+        "DEEPRESEARCH_BRAVE_API_KEY",
+        "SUBSCRIPTION_TOKEN_INVALID",
     ),
     "google": (
-        lambda c, url, key, r: GoogleSearch(c, key, "cx1", base_url=url, timeout_s=2, retry=r),
-        {"items": [{"link": HIT, "title": "A", "snippet": "a"}]},
-    ),
-    "duckduckgo": (
-        lambda c, url, key, r: DuckDuckGoSearch(c, base_url=url, timeout_s=2, retry=r),
-        DDG_PAGE,
+        400,
+        {
+            "error": {
+                "code": 400,
+                "message": "API key not valid. Please pass a valid API key.",
+                "status": "INVALID_ARGUMENT",
+                "details": [{"reason": "API_KEY_INVALID", "domain": "googleapis.com"}],
+            }
+        },
+        "DEEPRESEARCH_GOOGLE_API_KEY",
+        "not valid",
     ),
 }
-JSON_ADAPTERS = [name for name in ADAPTERS if name != "duckduckgo"]
-KEYED = ["tavily", "exa", "brave", "google"]
+#: 4xx replies that are neither a refused key nor a rate limit: (status, body, not shown)
+OTHER_CLIENT_ERRORS = [(name, 400, {"error": "bad request"}, "bad request") for name in ADAPTERS]
+OTHER_CLIENT_ERRORS += [
+    ("tavily", 432, {"detail": {"error": "This request exceeds your plan's limit."}}, "plan"),
+    ("brave", 422, {"type": "ErrorResponse", "error": {"code": "VALIDATION"}}, "VALIDATION"),
+]
 
 
 def assert_safe(error: ProviderError, key: str, provider: str) -> None:
@@ -69,124 +82,135 @@ def assert_safe(error: ProviderError, key: str, provider: str) -> None:
     assert error.hint, "every error tells the user what to do"
 
 
-@pytest.fixture(params=sorted(ADAPTERS))
-def name(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+def ok_body(name: str) -> Any:
+    return results_body(name, [(HIT, "A", "a")])
 
 
-async def test_happy_path(name, provider_server, client, api_key, fast_retry) -> None:
-    build, ok = ADAPTERS[name]
-    provider_server.respond(200, ok)
-    hits = await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
-    assert [(hit.url, hit.title, hit.provider, hit.rank) for hit in hits] == [(HIT, "A", name, 0)]
-
-
-async def test_rejected_credentials(name, provider_server, client, api_key, fast_retry) -> None:
-    build, _ = ADAPTERS[name]
+async def test_rejected_credentials(adapter_name, provider_server, connect, api_key) -> None:
     provider_server.always(401, {"error": f"invalid key {api_key}"})
     with pytest.raises(ProviderAuthError) as caught:
-        await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
+        await connect(adapter_name).search("q", limit=5)
     assert "HTTP 401" in caught.value.message
-    assert_safe(caught.value, api_key, name)
+    assert_safe(caught.value, api_key, adapter_name)
     assert len(provider_server.requests) == 1, "a refused key is not retried"
 
 
-async def test_one_429_then_success_is_retried(
-    name, provider_server, client, api_key, fast_retry
-) -> None:
-    build, ok = ADAPTERS[name]
+@pytest.mark.parametrize("adapter_name", sorted(REFUSALS))
+async def test_a_refusal_names_the_fix(adapter_name, provider_server, connect, api_key) -> None:
+    status, body, fix, echo = REFUSALS[adapter_name]
+    provider_server.respond(status, body)
+    with pytest.raises(ProviderAuthError) as caught:
+        await connect(adapter_name).search("q", limit=3)
+    assert fix in caught.value.hint
+    assert echo not in str(caught.value)
+    assert_safe(caught.value, api_key, adapter_name)
+    assert len(provider_server.requests) == 1
+
+
+async def test_one_429_then_success_is_retried(adapter_name, provider_server, connect) -> None:
     provider_server.respond(429, {"error": "slow down"}, retry_after="0")
-    provider_server.respond(200, ok)
-    hits = await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
+    provider_server.respond(200, ok_body(adapter_name))
+    hits = await connect(adapter_name).search("q", limit=5)
     assert [hit.url for hit in hits] == [HIT]
     assert len(provider_server.requests) == 2
 
 
 async def test_persistent_429_is_rate_limited(
-    name, provider_server, client, api_key, fast_retry
+    adapter_name, provider_server, connect, api_key
 ) -> None:
-    build, _ = ADAPTERS[name]
     provider_server.always(429, {"error": "slow down"}, retry_after="30")
     with pytest.raises(RateLimited) as caught:
-        await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
+        await connect(adapter_name).search("q", limit=5)
     assert "tried 3 times" in caught.value.message
-    assert_safe(caught.value, api_key, name)
+    assert_safe(caught.value, api_key, adapter_name)
     assert len(provider_server.requests) == 3
 
 
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [(500, {"error": f"boom {API_KEY}"}), (503, "<html>boom</html>")],
+)
 async def test_server_errors_become_unavailable(
-    name, provider_server, client, api_key, fast_retry
+    adapter_name, status, body, provider_server, connect, api_key
 ) -> None:
-    build, _ = ADAPTERS[name]
-    provider_server.always(500, {"error": f"boom {api_key}"})
+    provider_server.always(status, body)
     with pytest.raises(ProviderUnavailable) as caught:
-        await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
-    assert "HTTP 500" in caught.value.message and "boom" not in str(caught.value)
-    assert_safe(caught.value, api_key, name)
+        await connect(adapter_name).search("q", limit=5)
+    assert f"HTTP {status}" in caught.value.message and "boom" not in str(caught.value)
+    assert_safe(caught.value, api_key, adapter_name)
     assert len(provider_server.requests) == 3
 
 
-async def test_one_502_then_success(name, provider_server, client, api_key, fast_retry) -> None:
-    build, ok = ADAPTERS[name]
+async def test_one_502_then_success(adapter_name, provider_server, connect) -> None:
     provider_server.respond(502, "bad gateway")
-    provider_server.respond(200, ok)
-    hits = await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
+    provider_server.respond(200, ok_body(adapter_name))
+    hits = await connect(adapter_name).search("q", limit=5)
     assert len(hits) == 1 and len(provider_server.requests) == 2
 
 
+@pytest.mark.parametrize(("adapter_name", "status", "body", "echo"), OTHER_CLIENT_ERRORS)
 async def test_other_client_errors_are_not_retried(
-    name, provider_server, client, api_key, fast_retry
+    adapter_name, status, body, echo, provider_server, connect, api_key
 ) -> None:
-    build, _ = ADAPTERS[name]
-    provider_server.always(400, {"error": "bad request"})
+    provider_server.always(status, body)
     with pytest.raises(ProviderError) as caught:
-        await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
+        await connect(adapter_name).search("q", limit=5)
     assert type(caught.value) is ProviderError
-    assert_safe(caught.value, api_key, name)
+    assert f"HTTP {status}" in caught.value.message
+    assert echo not in str(caught.value)
+    assert_safe(caught.value, api_key, adapter_name)
     assert len(provider_server.requests) == 1
 
 
 @pytest.mark.parametrize("adapter_name", JSON_ADAPTERS)
-@pytest.mark.parametrize("body", [b"{not json", b"\xff\xfe garbage", b"[1, 2]", b""])
-async def test_malformed_json(
-    adapter_name, body, provider_server, client, api_key, fast_retry
-) -> None:
-    build, _ = ADAPTERS[adapter_name]
+@pytest.mark.parametrize(
+    ("body", "what"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b"\xff\xfe garbage", "not valid JSON"),
+        (b"[1, 2]", "not a JSON object"),
+        (b"", "not valid JSON"),
+        ("<html><body>results</body></html>", "not valid JSON"),
+    ],
+)
+async def test_malformed_json(adapter_name, body, what, provider_server, connect, api_key) -> None:
     provider_server.respond(200, body)
     with pytest.raises(ProviderError) as caught:
-        await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
+        await connect(adapter_name).search("q", limit=5)
     assert type(caught.value) is ProviderError
-    assert "JSON" in caught.value.message
+    assert what in caught.value.message
+    assert BAD_BODY_HINTS.get(adapter_name, "changed its API") in caught.value.hint
     assert_safe(caught.value, api_key, adapter_name)
 
 
-async def test_connection_refused(name, dead_url, client, api_key, fast_retry) -> None:
-    build, _ = ADAPTERS[name]
+async def test_connection_refused(adapter_name, dead_url, connect, api_key) -> None:
     with pytest.raises(ProviderUnavailable) as caught:
-        await build(client, dead_url, api_key, fast_retry).search("q", limit=5)
-    assert "could not be reached; tried 3 times" in caught.value.message
-    assert_safe(caught.value, api_key, name)
+        await connect(adapter_name, base_url=dead_url).search("q", limit=5)
+    label = LABELS[adapter_name].format(url=dead_url)
+    assert f"{label} could not be reached; tried 3 times" in caught.value.message
+    for part in UNREACHABLE_HINTS.get(adapter_name, ("check your network connection",)):
+        assert part in caught.value.hint
+    assert_safe(caught.value, api_key, adapter_name)
 
 
-async def test_timeout(name, provider_server, client, api_key) -> None:
-    build, ok = ADAPTERS[name]
-    provider_server.respond(200, ok, delay_s=1.0)
-    no_retry = RetryPolicy(max_retries=0, base_delay_s=0, max_delay_s=0)
-    provider = build(client, provider_server.base_url, api_key, no_retry)
-    provider._timeout_s = 0.1  # type: ignore[attr-defined]
+async def test_timeout(adapter_name, provider_server, connect, api_key) -> None:
+    provider_server.respond(200, ok_body(adapter_name), delay_s=1.0)
+    provider = connect(
+        adapter_name, retry=RetryPolicy(max_retries=0, base_delay_s=0, max_delay_s=0)
+    )
+    provider._timeout_s = 0.1
     with pytest.raises(ProviderUnavailable) as caught:
         await provider.search("q", limit=5)
     assert "did not answer within 0.1s" in caught.value.message
-    assert_safe(caught.value, api_key, name)
+    assert_safe(caught.value, api_key, adapter_name)
 
 
 @pytest.mark.parametrize("adapter_name", KEYED)
 async def test_key_travels_only_where_the_provider_wants_it(
-    adapter_name, provider_server, client, api_key, fast_retry
+    adapter_name, provider_server, connect, api_key
 ) -> None:
-    build, ok = ADAPTERS[adapter_name]
-    provider_server.respond(200, ok)
-    await build(client, provider_server.base_url, api_key, fast_retry).search("q", limit=5)
+    provider_server.respond(200, ok_body(adapter_name))
+    await connect(adapter_name).search("q", limit=5)
     request = provider_server.last
     in_query = any(api_key in value for values in request.query.values() for value in values)
     in_headers = [name for name, value in request.headers.items() if api_key in value]

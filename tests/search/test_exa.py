@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
-import pytest
-
-from deepresearch.errors import ProviderAuthError
-from deepresearch.search.exa import SNIPPET_CHARS, ExaSearch
-from deepresearch.search.http import RetryPolicy
+from deepresearch.search.exa import SNIPPET_CHARS
 
 LONG_TEXT = "Tidal energy " + "is predictable and " * 60 + "end."
 RESULTS = {
@@ -38,17 +33,8 @@ RESULTS = {
 }
 
 
-def adapter(client: httpx.AsyncClient, base_url: str, key: str, retry: RetryPolicy) -> ExaSearch:
-    return ExaSearch(client, key, base_url=base_url, timeout_s=2.0, retry=retry)
-
-
-async def test_request_shape_and_mapping(provider_server, client, api_key, fast_retry) -> None:
-    provider_server.respond(200, RESULTS)
-    hits = await adapter(client, provider_server.base_url, api_key, fast_retry).search(
-        "tidal energy", limit=4
-    )
-
-    request = provider_server.last
+async def test_request_shape_and_mapping(search_once, api_key) -> None:
+    hits, request = await search_once("exa", RESULTS, "tidal energy", limit=4)
     assert (request.method, request.path, request.query) == ("POST", "/search", {})
     assert request.headers["x-api-key"] == api_key
     assert "authorization" not in request.headers
@@ -71,21 +57,3 @@ async def test_request_shape_and_mapping(provider_server, client, api_key, fast_
     assert second.title == "" and second.score is None and second.published is None
     assert second.snippet == "Waves carry energy."
     assert second.content == "Wave energy\n\n  converters."
-
-
-async def test_limit(provider_server, client, api_key, fast_retry) -> None:
-    provider_server.respond(200, RESULTS)
-    hits = await adapter(client, provider_server.base_url, api_key, fast_retry).search("q", limit=1)
-    assert len(hits) == 1 and provider_server.last.json()["numResults"] == 1
-
-
-async def test_bad_key(provider_server, client, api_key, fast_retry) -> None:
-    provider_server.respond(401, {"error": f"Invalid API key {api_key}"})
-    with pytest.raises(ProviderAuthError) as caught:
-        await adapter(client, provider_server.base_url, api_key, fast_retry).search("q", limit=3)
-    assert "DEEPRESEARCH_EXA_API_KEY" in caught.value.hint
-    assert api_key not in str(caught.value)
-
-
-def test_no_operators() -> None:
-    assert ExaSearch.supports_operators is False

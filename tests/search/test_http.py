@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 from email.utils import format_datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -20,6 +21,13 @@ from deepresearch.search.http import (
 )
 
 TARGET = Target(provider="demo", label="Demo")
+
+
+async def get(
+    client: httpx.AsyncClient, url: str, retry: RetryPolicy, **options: Any
+) -> httpx.Response:
+    """``send`` a GET to ``url`` for ``TARGET`` with a 2 s timeout."""
+    return await send(client, "GET", url, target=TARGET, timeout_s=2, retry=retry, **options)
 
 
 class Sleeps:
@@ -44,15 +52,7 @@ async def test_retry_after_seconds_are_honoured_up_to_the_cap(provider_server, c
     provider_server.respond(200, {"ok": True})
     sleeps = Sleeps()
     policy = RetryPolicy(max_retries=3, base_delay_s=0, max_delay_s=0, max_retry_after_s=10)
-    response = await send(
-        client,
-        "GET",
-        provider_server.base_url,
-        target=TARGET,
-        timeout_s=2,
-        retry=policy,
-        sleep=sleeps,
-    )
+    response = await get(client, provider_server.base_url, policy, sleep=sleeps)
     assert response.json() == {"ok": True}
     assert sleeps.delays == [3.0, 10.0]
 
@@ -64,15 +64,7 @@ async def test_retry_after_http_date(provider_server, client) -> None:
     provider_server.respond(200, {})
     sleeps = Sleeps()
     policy = RetryPolicy(max_retries=2, base_delay_s=0.2, max_delay_s=0.2)
-    await send(
-        client,
-        "GET",
-        provider_server.base_url,
-        target=TARGET,
-        timeout_s=2,
-        retry=policy,
-        sleep=sleeps,
-    )
+    await get(client, provider_server.base_url, policy, sleep=sleeps)
     assert 3.0 < sleeps.delays[0] <= 5.0
     assert 0.1 <= sleeps.delays[1] <= 0.2
 
@@ -85,15 +77,7 @@ async def test_breaker_opens_and_fails_fast(provider_server, client, fast_retry)
     provider_server.always(503)
 
     async def call() -> httpx.Response:
-        return await send(
-            client,
-            "GET",
-            provider_server.base_url,
-            target=TARGET,
-            timeout_s=2,
-            retry=fast_retry,
-            breaker=breaker,
-        )
+        return await get(client, provider_server.base_url, fast_retry, breaker=breaker)
 
     for _ in range(2):
         with pytest.raises(ProviderUnavailable):
@@ -135,21 +119,13 @@ async def test_rate_limits_count_against_the_breaker(provider_server, client, fa
     breaker = CircuitBreaker(failure_threshold=1)
     provider_server.always(429)
     with pytest.raises(RateLimited):
-        await send(
-            client,
-            "GET",
-            provider_server.base_url,
-            target=TARGET,
-            timeout_s=2,
-            retry=fast_retry,
-            breaker=breaker,
-        )
+        await get(client, provider_server.base_url, fast_retry, breaker=breaker)
     assert breaker.state == "open"
 
 
 async def test_not_an_http_url(client, fast_retry) -> None:
     with pytest.raises(ProviderError) as caught:
-        await send(client, "GET", "ftp://127.0.0.1/x", target=TARGET, timeout_s=2, retry=fast_retry)
+        await get(client, "ftp://127.0.0.1/x", fast_retry)
     assert "not a valid http(s) URL" in caught.value.message
 
 

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
 import pytest
 
-from deepresearch.errors import ProviderAuthError, ProviderError, ProviderUnavailable
-from deepresearch.search.http import RetryPolicy
-from deepresearch.search.searxng import SearxngSearch
+from deepresearch.errors import ProviderUnavailable
 
 RESULTS = {
     "query": "solar panels",
@@ -42,17 +39,10 @@ RESULTS = {
 }
 
 
-def adapter(client: httpx.AsyncClient, base_url: str, retry: RetryPolicy) -> SearxngSearch:
-    return SearxngSearch(client, base_url, timeout_s=2.0, retry=retry)
-
-
-async def test_maps_results_and_sends_json_query(provider_server, client, fast_retry) -> None:
-    provider_server.respond(200, RESULTS)
-    hits = await adapter(client, provider_server.base_url, fast_retry).search(
-        'site:energy.example "solar panels"', limit=10
+async def test_maps_results_and_sends_json_query(search_once) -> None:
+    hits, request = await search_once(
+        "searxng", RESULTS, 'site:energy.example "solar panels"', limit=10
     )
-
-    request = provider_server.last
     assert (request.method, request.path) == ("GET", "/search")
     assert request.param("q") == 'site:energy.example "solar panels"'
     assert request.param("format") == "json"
@@ -73,51 +63,14 @@ async def test_maps_results_and_sends_json_query(provider_server, client, fast_r
     assert hits[1].published is None and hits[1].score == 1.0
 
 
-async def test_limit_is_respected(provider_server, client, fast_retry) -> None:
-    provider_server.respond(200, RESULTS)
-    hits = await adapter(client, provider_server.base_url, fast_retry).search("q", limit=2)
-    assert [hit.rank for hit in hits] == [0, 1]
-    assert await adapter(client, provider_server.base_url, fast_retry).search("q", limit=0) == []
-
-
-async def test_base_url_with_a_path_prefix(provider_server, client, fast_retry) -> None:
+async def test_base_url_with_a_path_prefix(provider_server, connect) -> None:
     provider_server.respond(200, {"results": []})
-    await adapter(client, provider_server.base_url + "/searx/", fast_retry).search("q", limit=3)
+    await connect("searxng", base_url=provider_server.base_url + "/searx/").search("q", limit=3)
     assert provider_server.last.path == "/searx/search"
 
 
-def test_supports_operators() -> None:
-    assert SearxngSearch.supports_operators is True
-    assert SearxngSearch.name == "searxng"
-
-
-async def test_refused_connection_names_the_url_and_the_flag(dead_url, client, fast_retry) -> None:
-    with pytest.raises(ProviderUnavailable) as caught:
-        await adapter(client, dead_url, fast_retry).search("q", limit=3)
-    text = str(caught.value)
-    assert f"SearXNG at {dead_url} could not be reached" in text
-    assert "is it running?" in text and "--searxng-url" in text
-    assert caught.value.provider == "searxng"
-
-
-async def test_credentials_in_the_url_are_not_shown(dead_url, client, fast_retry) -> None:
+async def test_credentials_in_the_url_are_not_shown(dead_url, connect) -> None:
     with_user = dead_url.replace("http://", "http://admin:hunter2@")
     with pytest.raises(ProviderUnavailable) as caught:
-        await adapter(client, with_user, fast_retry).search("q", limit=3)
+        await connect("searxng", base_url=with_user).search("q", limit=3)
     assert "hunter2" not in str(caught.value)
-
-
-async def test_json_format_disabled_is_explained(provider_server, client, fast_retry) -> None:
-    provider_server.respond(403, "<html>Forbidden</html>")
-    with pytest.raises(ProviderAuthError) as caught:
-        await adapter(client, provider_server.base_url, fast_retry).search("q", limit=3)
-    assert "search.formats" in caught.value.hint
-    assert "Forbidden" not in str(caught.value)
-
-
-async def test_html_instead_of_json(provider_server, client, fast_retry) -> None:
-    provider_server.respond(200, "<html><body>results</body></html>")
-    with pytest.raises(ProviderError) as caught:
-        await adapter(client, provider_server.base_url, fast_retry).search("q", limit=3)
-    assert "not valid JSON" in caught.value.message
-    assert "--searxng-url" in caught.value.hint

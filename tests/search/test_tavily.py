@@ -4,11 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
-import pytest
-
-from deepresearch.errors import ProviderAuthError, ProviderError
-from deepresearch.search.http import RetryPolicy
 from deepresearch.search.tavily import TavilySearch
 
 RESULTS = {
@@ -38,17 +33,8 @@ RESULTS = {
 }
 
 
-def adapter(client: httpx.AsyncClient, base_url: str, key: str, retry: RetryPolicy) -> TavilySearch:
-    return TavilySearch(client, key, base_url=base_url, timeout_s=2.0, retry=retry)
-
-
-async def test_request_shape_and_mapping(provider_server, client, api_key, fast_retry) -> None:
-    provider_server.respond(200, RESULTS)
-    hits = await adapter(client, provider_server.base_url, api_key, fast_retry).search(
-        "heat pumps", limit=5
-    )
-
-    request = provider_server.last
+async def test_request_shape_and_mapping(search_once, api_key) -> None:
+    hits, request = await search_once("tavily", RESULTS, "heat pumps", limit=5)
     assert (request.method, request.path, request.query) == ("POST", "/search", {})
     assert request.headers["authorization"] == f"Bearer {api_key}"
     assert request.headers["content-type"].startswith("application/json")
@@ -71,16 +57,6 @@ async def test_request_shape_and_mapping(provider_server, client, api_key, fast_
     assert hits[1].content is None and hits[1].published is None
 
 
-async def test_limit_caps_request_and_result(provider_server, client, api_key, fast_retry) -> None:
-    provider_server.respond(200, RESULTS)
-    hits = await adapter(client, provider_server.base_url, api_key, fast_retry).search("q", limit=1)
-    assert len(hits) == 1 and provider_server.last.json()["max_results"] == 1
-
-    provider_server.respond(200, RESULTS)
-    await adapter(client, provider_server.base_url, api_key, fast_retry).search("q", limit=50)
-    assert provider_server.last.json()["max_results"] == 20
-
-
 async def test_advanced_depth_without_raw_content(provider_server, client, api_key) -> None:
     provider_server.respond(200, {"results": []})
     tavily = TavilySearch(
@@ -93,25 +69,3 @@ async def test_advanced_depth_without_raw_content(provider_server, client, api_k
     assert await tavily.search("q", limit=3) == []
     body = provider_server.last.json()
     assert body["search_depth"] == "advanced" and body["include_raw_content"] is False
-
-
-async def test_bad_key_names_the_variable(provider_server, client, api_key, fast_retry) -> None:
-    provider_server.respond(401, {"detail": {"error": f"Unauthorized: bad key {api_key}"}})
-    with pytest.raises(ProviderAuthError) as caught:
-        await adapter(client, provider_server.base_url, api_key, fast_retry).search("q", limit=3)
-    assert "DEEPRESEARCH_TAVILY_API_KEY" in caught.value.hint
-    assert api_key not in str(caught.value)
-    assert len(provider_server.requests) == 1
-
-
-async def test_plan_limit_is_a_provider_error(provider_server, client, api_key, fast_retry) -> None:
-    provider_server.respond(432, {"detail": {"error": "This request exceeds your plan's limit."}})
-    with pytest.raises(ProviderError) as caught:
-        await adapter(client, provider_server.base_url, api_key, fast_retry).search("q", limit=3)
-    assert not isinstance(caught.value, ProviderAuthError)
-    assert "HTTP 432" in caught.value.message
-    assert "plan" not in caught.value.message
-
-
-def test_no_operators() -> None:
-    assert TavilySearch.supports_operators is False

@@ -14,33 +14,26 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any, Unpack
 
 import httpx
 from pydantic import SecretStr
 
 from deepresearch.models import SearchHit
-from deepresearch.search.http import (
-    CircuitBreaker,
-    RetryPolicy,
-    Target,
-    items,
-    json_object,
-    parse_published,
-    reveal,
-    send,
-    text_field,
-)
+from deepresearch.search.adapter import Found, HttpOptions, HttpSearchAdapter
+from deepresearch.search.http import Target, items, parse_published, reveal, text_field
 
 DEFAULT_BASE_URL = "https://api.search.brave.com"
 MAX_RESULTS = 20
 _TAG = re.compile(r"<[^>]+>")
 
 
-class BraveSearch:
+class BraveSearch(HttpSearchAdapter):
     """Search the Brave web index."""
 
     name = "brave"
     supports_operators = True
+    path = "/res/v1/web/search"
 
     def __init__(
         self,
@@ -48,57 +41,33 @@ class BraveSearch:
         api_key: SecretStr | str,
         *,
         base_url: str = DEFAULT_BASE_URL,
-        timeout_s: float = 8.0,
-        retry: RetryPolicy | None = None,
-        breaker: CircuitBreaker | None = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        self._client = client
-        self._key = api_key
-        self._endpoint = base_url.rstrip("/") + "/res/v1/web/search"
-        self._timeout_s = timeout_s
-        self._retry = retry or RetryPolicy()
-        self._breaker = breaker or CircuitBreaker()
-        self._target = Target(
+        target = Target(
             provider=self.name,
             label="Brave Search",
             auth_hint="check DEEPRESEARCH_BRAVE_API_KEY: the key may be wrong or its plan ended",
             auth_markers=("SUBSCRIPTION_TOKEN_INVALID",),
         )
+        super().__init__(client, base_url, target, **options)
+        self._key = api_key
 
-    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        if limit <= 0:
-            return []
-        response = await send(
-            self._client,
+    async def _search(self, query: str, limit: int) -> list[SearchHit]:
+        data = await self._request_json(
             "GET",
-            self._endpoint,
-            target=self._target,
-            timeout_s=self._timeout_s,
-            retry=self._retry,
-            breaker=self._breaker,
             params={"q": query, "count": min(limit, MAX_RESULTS), "text_decorations": "false"},
             headers={"X-Subscription-Token": reveal(self._key), "Accept": "application/json"},
         )
-        hits: list[SearchHit] = []
-        for entry in items(json_object(response, self._target), "web", "results"):
-            url = text_field(entry, "url")
-            if not url:
-                continue
-            published = parse_published(entry.get("page_age")) or parse_published(entry.get("age"))
-            hits.append(
-                SearchHit(
-                    url=url,
-                    title=_plain(text_field(entry, "title")),
-                    snippet=_plain(text_field(entry, "description")),
-                    provider=self.name,
-                    query=query,
-                    rank=len(hits),
-                    published=published,
-                )
-            )
-            if len(hits) >= limit:
-                break
-        return hits
+        return self._ranked(map(_found, items(data, "web", "results")), query=query, limit=limit)
+
+
+def _found(entry: dict[str, Any]) -> Found:
+    return Found(
+        url=text_field(entry, "url"),
+        title=_plain(text_field(entry, "title")),
+        snippet=_plain(text_field(entry, "description")),
+        published=parse_published(entry.get("page_age")) or parse_published(entry.get("age")),
+    )
 
 
 def _plain(fragment: str) -> str:

@@ -11,6 +11,8 @@ others): ``POST {base}/html/`` with form field ``q``. Each organic hit is a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Unpack
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -18,7 +20,8 @@ from lxml import html as lxml_html
 
 from deepresearch.errors import RateLimited
 from deepresearch.models import SearchHit
-from deepresearch.search.http import CircuitBreaker, RetryPolicy, Target, send
+from deepresearch.search.adapter import Found, HttpOptions, HttpSearchAdapter, ranked_hits
+from deepresearch.search.http import Target
 
 DEFAULT_BASE_URL = "https://html.duckduckgo.com"
 
@@ -32,42 +35,26 @@ _TITLE = f".//a[{_has_class('result__a')}]"
 _SNIPPET = f".//*[{_has_class('result__snippet')}]"
 
 
-class DuckDuckGoSearch:
+class DuckDuckGoSearch(HttpSearchAdapter):
     """Search DuckDuckGo's HTML results page; no key needed."""
 
     name = "duckduckgo"
     supports_operators = True
+    path = "/html/"
 
     def __init__(
         self,
         client: httpx.AsyncClient,
         *,
         base_url: str = DEFAULT_BASE_URL,
-        timeout_s: float = 8.0,
-        retry: RetryPolicy | None = None,
-        breaker: CircuitBreaker | None = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        self._client = client
-        self._endpoint = base_url.rstrip("/") + "/html/"
-        self._timeout_s = timeout_s
-        self._retry = retry or RetryPolicy()
-        self._breaker = breaker or CircuitBreaker()
-        self._target = Target(provider=self.name, label="DuckDuckGo")
-
-    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        if limit <= 0:
-            return []
-        response = await send(
-            self._client,
-            "POST",
-            self._endpoint,
-            target=self._target,
-            timeout_s=self._timeout_s,
-            retry=self._retry,
-            breaker=self._breaker,
-            form={"q": query},
-            headers={"Accept": "text/html"},
+        super().__init__(
+            client, base_url, Target(provider=self.name, label="DuckDuckGo"), **options
         )
+
+    async def _search(self, query: str, limit: int) -> list[SearchHit]:
+        response = await self._request("POST", form={"q": query}, headers={"Accept": "text/html"})
         if response.status_code == 202 or b"anomaly-modal" in response.content:
             raise RateLimited(
                 "DuckDuckGo asked for a bot check instead of answering",
@@ -81,29 +68,21 @@ def parse_results(page: str, *, query: str, limit: int) -> list[SearchHit]:
     """The organic hits of a DuckDuckGo HTML results page, best first."""
     if not page.strip():
         return []
-    tree = lxml_html.fromstring(page)
-    hits: list[SearchHit] = []
+    found = _found(lxml_html.fromstring(page))
+    return ranked_hits(found, provider=DuckDuckGoSearch.name, query=query, limit=limit)
+
+
+def _found(tree: lxml_html.HtmlElement) -> Iterator[Found]:
     for result in tree.xpath(_RESULTS):
         anchors = result.xpath(_TITLE)
         if not anchors:
             continue
-        url = decode_href(anchors[0].get("href", ""))
-        if not url:
-            continue
         snippets = result.xpath(_SNIPPET)
-        hits.append(
-            SearchHit(
-                url=url,
-                title=_text(anchors[0]),
-                snippet=_text(snippets[0]) if snippets else "",
-                provider="duckduckgo",
-                query=query,
-                rank=len(hits),
-            )
+        yield Found(
+            url=decode_href(anchors[0].get("href", "")),
+            title=_text(anchors[0]),
+            snippet=_text(snippets[0]) if snippets else "",
         )
-        if len(hits) >= limit:
-            break
-    return hits
 
 
 def decode_href(href: str) -> str:

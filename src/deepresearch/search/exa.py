@@ -12,21 +12,19 @@ the opening of the text. Exa ignores search operators.
 from __future__ import annotations
 
 import re
+from typing import Any, Unpack
 
 import httpx
 from pydantic import SecretStr
 
 from deepresearch.models import SearchHit
+from deepresearch.search.adapter import Found, HttpOptions, HttpSearchAdapter
 from deepresearch.search.http import (
-    CircuitBreaker,
-    RetryPolicy,
     Target,
     items,
-    json_object,
     number_field,
     parse_published,
     reveal,
-    send,
     text_field,
 )
 
@@ -36,11 +34,12 @@ SNIPPET_CHARS = 300
 _SPACE = re.compile(r"\s+")
 
 
-class ExaSearch:
+class ExaSearch(HttpSearchAdapter):
     """Search with Exa; hits carry the page text as ``content``."""
 
     name = "exa"
     supports_operators = False
+    path = "/search"
 
     def __init__(
         self,
@@ -48,35 +47,21 @@ class ExaSearch:
         api_key: SecretStr | str,
         *,
         base_url: str = DEFAULT_BASE_URL,
-        timeout_s: float = 8.0,
-        retry: RetryPolicy | None = None,
-        breaker: CircuitBreaker | None = None,
         max_text_chars: int = 10_000,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        self._client = client
-        self._key = api_key
-        self._endpoint = base_url.rstrip("/") + "/search"
-        self._timeout_s = timeout_s
-        self._retry = retry or RetryPolicy()
-        self._breaker = breaker or CircuitBreaker()
-        self._max_text_chars = max_text_chars
-        self._target = Target(
+        target = Target(
             provider=self.name,
             label="Exa",
             auth_hint="check DEEPRESEARCH_EXA_API_KEY: the key may be wrong or out of credit",
         )
+        super().__init__(client, base_url, target, **options)
+        self._key = api_key
+        self._max_text_chars = max_text_chars
 
-    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        if limit <= 0:
-            return []
-        response = await send(
-            self._client,
+    async def _search(self, query: str, limit: int) -> list[SearchHit]:
+        data = await self._request_json(
             "POST",
-            self._endpoint,
-            target=self._target,
-            timeout_s=self._timeout_s,
-            retry=self._retry,
-            breaker=self._breaker,
             headers={"x-api-key": reveal(self._key)},
             json_body={
                 "query": query,
@@ -85,28 +70,19 @@ class ExaSearch:
                 "contents": {"text": {"maxCharacters": self._max_text_chars}},
             },
         )
-        hits: list[SearchHit] = []
-        for entry in items(json_object(response, self._target), "results"):
-            url = text_field(entry, "url")
-            if not url:
-                continue
-            text = text_field(entry, "text")
-            hits.append(
-                SearchHit(
-                    url=url,
-                    title=text_field(entry, "title"),
-                    snippet=_snippet(entry.get("highlights"), text),
-                    provider=self.name,
-                    query=query,
-                    rank=len(hits),
-                    score=number_field(entry, "score"),
-                    published=parse_published(entry.get("publishedDate")),
-                    content=text or None,
-                )
-            )
-            if len(hits) >= limit:
-                break
-        return hits
+        return self._ranked(map(_found, items(data, "results")), query=query, limit=limit)
+
+
+def _found(entry: dict[str, Any]) -> Found:
+    text = text_field(entry, "text")
+    return Found(
+        url=text_field(entry, "url"),
+        title=text_field(entry, "title"),
+        snippet=_snippet(entry.get("highlights"), text),
+        score=number_field(entry, "score"),
+        published=parse_published(entry.get("publishedDate")),
+        content=text or None,
+    )
 
 
 def _snippet(highlights: object, text: str) -> str:

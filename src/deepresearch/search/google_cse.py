@@ -13,23 +13,14 @@ Google understands quotes, ``intitle:``, ``site:`` and ``-site:``.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 from pydantic import SecretStr
 
 from deepresearch.models import SearchHit
-from deepresearch.search.http import (
-    CircuitBreaker,
-    RetryPolicy,
-    Target,
-    items,
-    json_object,
-    parse_published,
-    reveal,
-    send,
-    text_field,
-)
+from deepresearch.search.adapter import Found, HttpOptions, HttpSearchAdapter
+from deepresearch.search.http import Target, items, parse_published, reveal, text_field
 
 DEFAULT_BASE_URL = "https://www.googleapis.com"
 MAX_RESULTS = 10
@@ -44,11 +35,12 @@ _DATE_TAGS = (
 )
 
 
-class GoogleSearch:
+class GoogleSearch(HttpSearchAdapter):
     """Search one Programmable Search Engine (``cx``) with the Custom Search JSON API."""
 
     name = "google"
     supports_operators = True
+    path = "/customsearch/v1"
 
     def __init__(
         self,
@@ -57,18 +49,9 @@ class GoogleSearch:
         cse_id: str,
         *,
         base_url: str = DEFAULT_BASE_URL,
-        timeout_s: float = 8.0,
-        retry: RetryPolicy | None = None,
-        breaker: CircuitBreaker | None = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        self._client = client
-        self._key = api_key
-        self._cse_id = cse_id
-        self._endpoint = base_url.rstrip("/") + "/customsearch/v1"
-        self._timeout_s = timeout_s
-        self._retry = retry or RetryPolicy()
-        self._breaker = breaker or CircuitBreaker()
-        self._target = Target(
+        target = Target(
             provider=self.name,
             label="Google Custom Search",
             auth_hint=(
@@ -77,18 +60,13 @@ class GoogleSearch:
             ),
             auth_markers=("API_KEY_INVALID", "keyInvalid"),
         )
+        super().__init__(client, base_url, target, **options)
+        self._key = api_key
+        self._cse_id = cse_id
 
-    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        if limit <= 0:
-            return []
-        response = await send(
-            self._client,
+    async def _search(self, query: str, limit: int) -> list[SearchHit]:
+        data = await self._request_json(
             "GET",
-            self._endpoint,
-            target=self._target,
-            timeout_s=self._timeout_s,
-            retry=self._retry,
-            breaker=self._breaker,
             params={
                 "key": reveal(self._key),
                 "cx": self._cse_id,
@@ -97,25 +75,16 @@ class GoogleSearch:
             },
             headers={"Accept": "application/json"},
         )
-        hits: list[SearchHit] = []
-        for entry in items(json_object(response, self._target), "items"):
-            url = text_field(entry, "link")
-            if not url:
-                continue
-            hits.append(
-                SearchHit(
-                    url=url,
-                    title=text_field(entry, "title"),
-                    snippet=" ".join(text_field(entry, "snippet").split()),
-                    provider=self.name,
-                    query=query,
-                    rank=len(hits),
-                    published=_published(entry),
-                )
-            )
-            if len(hits) >= limit:
-                break
-        return hits
+        return self._ranked(map(_found, items(data, "items")), query=query, limit=limit)
+
+
+def _found(entry: dict[str, Any]) -> Found:
+    return Found(
+        url=text_field(entry, "link"),
+        title=text_field(entry, "title"),
+        snippet=" ".join(text_field(entry, "snippet").split()),
+        published=_published(entry),
+    )
 
 
 def _published(entry: dict[str, Any]) -> datetime | None:

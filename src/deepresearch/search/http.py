@@ -26,7 +26,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from functools import partial
+from typing import Any, TypedDict, Unpack
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -132,6 +133,17 @@ def safe_origin(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
+class RequestParts(TypedDict, total=False):
+    """What a request carries besides its method and URL; all optional."""
+
+    params: Mapping[str, str | int] | None
+    headers: Mapping[str, str] | None
+    #: sent as a JSON body
+    json_body: Any
+    #: sent as an application/x-www-form-urlencoded body
+    form: Mapping[str, str] | None
+
+
 async def send(
     client: httpx.AsyncClient,
     method: str,
@@ -141,11 +153,8 @@ async def send(
     timeout_s: float,
     retry: RetryPolicy,
     breaker: CircuitBreaker | None = None,
-    params: Mapping[str, str | int] | None = None,
-    headers: Mapping[str, str] | None = None,
-    json_body: Any = None,
-    form: Mapping[str, str] | None = None,
     sleep: Sleep = asyncio.sleep,
+    **parts: Unpack[RequestParts],
 ) -> httpx.Response:
     """Return the first 2xx response, or raise the matching ``ProviderError``."""
     if breaker is not None and not breaker.allow():
@@ -154,10 +163,18 @@ async def send(
             provider=target.provider,
             hint=f"try again in a minute, {_SWITCH}",
         )
+    request = partial(
+        client.request,
+        method,
+        url,
+        params=parts.get("params"),
+        headers=parts.get("headers"),
+        json=parts.get("json_body"),
+        data=parts.get("form"),
+        timeout=httpx.Timeout(timeout_s),
+    )
     try:
-        response = await _send_with_retries(
-            client, method, url, target, timeout_s, retry, params, headers, json_body, form, sleep
-        )
+        response = await _with_retries(request, target, timeout_s, retry, sleep)
     except (ProviderUnavailable, RateLimited):
         if breaker is not None:
             breaker.record_failure()
@@ -167,32 +184,18 @@ async def send(
     return response
 
 
-async def _send_with_retries(
-    client: httpx.AsyncClient,
-    method: str,
-    url: str,
+async def _with_retries(
+    request: Callable[[], Awaitable[httpx.Response]],
     target: Target,
     timeout_s: float,
     retry: RetryPolicy,
-    params: Mapping[str, str | int] | None,
-    headers: Mapping[str, str] | None,
-    json_body: Any,
-    form: Mapping[str, str] | None,
     sleep: Sleep,
 ) -> httpx.Response:
     attempt = 0
     while True:
         try:
             async with asyncio.timeout(timeout_s):
-                response = await client.request(
-                    method,
-                    url,
-                    params=params,
-                    headers=headers,
-                    json=json_body,
-                    data=form,
-                    timeout=httpx.Timeout(timeout_s),
-                )
+                response = await request()
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise ProviderError(
                 f"{target.label} has an address that is not a valid http(s) URL",

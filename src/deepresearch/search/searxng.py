@@ -10,88 +10,57 @@ to engines that understand quotes, ``site:`` and ``-site:``, so operators are su
 
 from __future__ import annotations
 
+from typing import Any, Unpack
+
 import httpx
 
 from deepresearch.models import SearchHit
+from deepresearch.search.adapter import Found, HttpOptions, HttpSearchAdapter
 from deepresearch.search.http import (
-    CircuitBreaker,
-    RetryPolicy,
     Target,
     items,
-    json_object,
     number_field,
     parse_published,
     safe_origin,
-    send,
     text_field,
 )
 
 _JSON_HINT = "SearXNG answers 403 when its json output is off: add json to search.formats"
 
 
-class SearxngSearch:
+class SearxngSearch(HttpSearchAdapter):
     """Search one SearXNG instance."""
 
     name = "searxng"
     supports_operators = True
+    path = "/search"
 
     def __init__(
-        self,
-        client: httpx.AsyncClient,
-        base_url: str,
-        *,
-        timeout_s: float = 8.0,
-        retry: RetryPolicy | None = None,
-        breaker: CircuitBreaker | None = None,
+        self, client: httpx.AsyncClient, base_url: str, **options: Unpack[HttpOptions]
     ) -> None:
-        self._client = client
-        self._endpoint = base_url.strip().rstrip("/") + "/search"
-        self._timeout_s = timeout_s
-        self._retry = retry or RetryPolicy()
-        self._breaker = breaker or CircuitBreaker()
-        self._target = Target(
+        target = Target(
             provider=self.name,
             label=f"SearXNG at {safe_origin(base_url)}",
             auth_hint=f"{_JSON_HINT} in its settings.yml",
             unreachable_hint="is it running? check --searxng-url",
         )
+        super().__init__(client, base_url.strip(), target, **options)
 
-    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        if limit <= 0:
-            return []
-        response = await send(
-            self._client,
+    async def _search(self, query: str, limit: int) -> list[SearchHit]:
+        data = await self._request_json(
             "GET",
-            self._endpoint,
-            target=self._target,
-            timeout_s=self._timeout_s,
-            retry=self._retry,
-            breaker=self._breaker,
             params={"q": query, "format": "json", "pageno": 1},
             headers={"Accept": "application/json"},
+            bad_body_hint="check that --searxng-url points at SearXNG with the json format enabled",
         )
-        data = json_object(
-            response,
-            self._target,
-            hint="check that --searxng-url points at SearXNG with the json format enabled",
-        )
-        hits: list[SearchHit] = []
-        for entry in items(data, "results"):
-            url = text_field(entry, "url")
-            if not url:
-                continue
-            hits.append(
-                SearchHit(
-                    url=url,
-                    title=text_field(entry, "title"),
-                    snippet=text_field(entry, "content"),
-                    provider=self.name,
-                    query=query,
-                    rank=len(hits),
-                    score=number_field(entry, "score"),
-                    published=parse_published(entry.get("publishedDate")),
-                )
-            )
-            if len(hits) >= limit:
-                break
-        return hits
+        return self._ranked(map(_found, items(data, "results")), query=query, limit=limit)
+
+
+def _found(entry: dict[str, Any]) -> Found:
+    return Found(
+        url=text_field(entry, "url"),
+        title=text_field(entry, "title"),
+        snippet=text_field(entry, "content"),
+        score=number_field(entry, "score"),
+        published=parse_published(entry.get("publishedDate")),
+    )

@@ -11,22 +11,19 @@ Tavily ignores search operators, so the planner should not rely on them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, Unpack
 
 import httpx
 from pydantic import SecretStr
 
 from deepresearch.models import SearchHit
+from deepresearch.search.adapter import Found, HttpOptions, HttpSearchAdapter
 from deepresearch.search.http import (
-    CircuitBreaker,
-    RetryPolicy,
     Target,
     items,
-    json_object,
     number_field,
     parse_published,
     reveal,
-    send,
     text_field,
 )
 
@@ -34,11 +31,12 @@ DEFAULT_BASE_URL = "https://api.tavily.com"
 MAX_RESULTS = 20
 
 
-class TavilySearch:
+class TavilySearch(HttpSearchAdapter):
     """Search with Tavily; hits carry ``content`` when Tavily returned the raw page text."""
 
     name = "tavily"
     supports_operators = False
+    path = "/search"
 
     def __init__(
         self,
@@ -46,37 +44,23 @@ class TavilySearch:
         api_key: SecretStr | str,
         *,
         base_url: str = DEFAULT_BASE_URL,
-        timeout_s: float = 8.0,
-        retry: RetryPolicy | None = None,
-        breaker: CircuitBreaker | None = None,
         search_depth: Literal["basic", "advanced"] = "basic",
         include_raw_content: bool = True,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        self._client = client
-        self._key = api_key
-        self._endpoint = base_url.rstrip("/") + "/search"
-        self._timeout_s = timeout_s
-        self._retry = retry or RetryPolicy()
-        self._breaker = breaker or CircuitBreaker()
-        self._depth = search_depth
-        self._raw = include_raw_content
-        self._target = Target(
+        target = Target(
             provider=self.name,
             label="Tavily",
             auth_hint="check DEEPRESEARCH_TAVILY_API_KEY: the key may be wrong or expired",
         )
+        super().__init__(client, base_url, target, **options)
+        self._key = api_key
+        self._depth = search_depth
+        self._raw = include_raw_content
 
-    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        if limit <= 0:
-            return []
-        response = await send(
-            self._client,
+    async def _search(self, query: str, limit: int) -> list[SearchHit]:
+        data = await self._request_json(
             "POST",
-            self._endpoint,
-            target=self._target,
-            timeout_s=self._timeout_s,
-            retry=self._retry,
-            breaker=self._breaker,
             headers={"Authorization": f"Bearer {reveal(self._key)}"},
             json_body={
                 "query": query,
@@ -85,24 +69,15 @@ class TavilySearch:
                 "include_raw_content": self._raw,
             },
         )
-        hits: list[SearchHit] = []
-        for entry in items(json_object(response, self._target), "results"):
-            url = text_field(entry, "url")
-            if not url:
-                continue
-            hits.append(
-                SearchHit(
-                    url=url,
-                    title=text_field(entry, "title"),
-                    snippet=text_field(entry, "content"),
-                    provider=self.name,
-                    query=query,
-                    rank=len(hits),
-                    score=number_field(entry, "score"),
-                    published=parse_published(entry.get("published_date")),
-                    content=text_field(entry, "raw_content") or None,
-                )
-            )
-            if len(hits) >= limit:
-                break
-        return hits
+        return self._ranked(map(_found, items(data, "results")), query=query, limit=limit)
+
+
+def _found(entry: dict[str, Any]) -> Found:
+    return Found(
+        url=text_field(entry, "url"),
+        title=text_field(entry, "title"),
+        snippet=text_field(entry, "content"),
+        score=number_field(entry, "score"),
+        published=parse_published(entry.get("published_date")),
+        content=text_field(entry, "raw_content") or None,
+    )
