@@ -46,6 +46,13 @@ class CriticalPath:
     def stages(self) -> list[str]:
         return [call.stage for call in self.calls]
 
+    def seconds_by_stage(self) -> dict[str, float]:
+        """The chain's weight summed per stage: where the ideal time goes."""
+        totals: dict[str, float] = {}
+        for call in self.calls:
+            totals[call.stage] = totals.get(call.stage, 0.0) + call.weight
+        return totals
+
 
 def call_intervals(
     events: Sequence[RunEvent], *, latency_s: float, per_token_s: float
@@ -70,7 +77,9 @@ def call_intervals(
     return intervals
 
 
-def critical_path(calls: Sequence[CallInterval], *, tolerance_s: float = TOLERANCE_S) -> CriticalPath:
+def critical_path(
+    calls: Sequence[CallInterval], *, tolerance_s: float = TOLERANCE_S
+) -> CriticalPath:
     """The chain of calls, each starting after the previous one ended, of largest total
     weight (ties: more calls). ``O(n log n)``."""
     ordered = sorted(calls, key=lambda call: (call.end, call.start))

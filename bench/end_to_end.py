@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bench.common import BenchResult, Options, mean, require
+from bench.critical_path import call_intervals, critical_path
 from deepresearch.models import Report, RunEvent
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, Settings, load_settings
@@ -33,9 +35,6 @@ from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
-
-from bench.common import BenchResult, Options, mean, require
-from bench.critical_path import call_intervals, critical_path
 
 FRESHWIKI_ARTICLES = 25
 VITAL_SUMMARIES = 400
@@ -65,6 +64,8 @@ class RunStats:
     model_calls: int = 0
     critical_path_calls: int = 0
     ideal_s: float = 0.0
+    #: scripted delay on the critical path, per stage
+    path_stage_s: dict[str, float] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
     stage_tokens: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -114,9 +115,7 @@ def run(options: Options) -> BenchResult:
         for depth in options.depths:
             scripted = [
                 asyncio.run(
-                    _run_one(
-                        web, q, depth, options.latency_s, options.per_token_s, scripted=True
-                    )
+                    _run_one(web, q, depth, options.latency_s, options.per_token_s, scripted=True)
                 )
                 for q in questions
             ]
@@ -185,6 +184,7 @@ def _stats(
         model_calls=sum(1 for event in events if event.type == "model_call"),
         critical_path_calls=len(path.calls),
         ideal_s=path.ideal_s,
+        path_stage_s=path.seconds_by_stage(),
         input_tokens=report.usage.input_tokens,
         output_tokens=report.usage.output_tokens,
         stage_tokens={
@@ -244,8 +244,13 @@ def _add_depth(
     add = result.add
     add(prefix + "wall_s", wall, "s")
     add(prefix + "model_calls", mean([run.model_calls for run in scripted]), "calls")
-    add(prefix + "critical_path_calls", mean([run.critical_path_calls for run in scripted]), "calls")
+    add(
+        prefix + "critical_path_calls", mean([run.critical_path_calls for run in scripted]), "calls"
+    )
     add(prefix + "ideal_s", ideal, "s")
+    for stage in sorted({stage for run in scripted for stage in run.path_stage_s}):
+        seconds = [run.path_stage_s.get(stage, 0.0) for run in scripted]
+        add(f"{prefix}critical_path.{stage}_s", mean(seconds), "s")
     if ideal > 0:
         add(prefix + "overhead", wall / ideal, "x")
         add(prefix + "overhead_s", wall - ideal, "s")
@@ -261,7 +266,11 @@ def _add_depth(
     add(prefix + "sources_cited", mean([run.sources_cited for run in scripted]), "sources")
     add(prefix + "evidence_verified", mean([run.evidence_verified for run in scripted]), "quotes")
     add(prefix + "evidence_cited", mean([run.evidence_cited for run in scripted]), "quotes")
-    add(prefix + "synthesized_rate", _rate(run.kind == "synthesized" for run in scripted), "fraction")
+    add(
+        prefix + "synthesized_rate",
+        _rate(run.kind == "synthesized" for run in scripted),
+        "fraction",
+    )
     add(prefix + "answer_in_report", _rate(run.answer_in_report for run in scripted), "fraction")
     add(prefix + "gold_title_recall", mean([run.gold_title_recall for run in scripted]), "fraction")
     add(

@@ -17,10 +17,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.common import BenchResult, Options, mean, percentile, require
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.extract import extract
-
-from bench.common import BenchResult, Options, mean, percentile, require
 
 SCRAPINGHUB_DIR = Path("extraction/scrapinghub")
 #: large enough never to cut an article, so F1 compares whole texts
@@ -61,7 +60,9 @@ def load_pages(data_dir: Path, limit: int | None = None) -> list[tuple[FetchedPa
     for page_id in ids:
         html = gzip.decompress((folder / "html" / f"{page_id}.html.gz").read_bytes())
         url = truth[page_id].get("url") or f"https://example.invalid/{page_id}"
-        page = FetchedPage(url=url, final_url=url, status=200, content_type="text/html", content=html)
+        page = FetchedPage(
+            url=url, final_url=url, status=200, content_type="text/html", content=html
+        )
         pages.append((page, truth[page_id].get("articleBody", "")))
     return pages
 

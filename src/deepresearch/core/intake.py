@@ -20,7 +20,42 @@ _INJECTION = re.compile(
     re.I,
 )
 _GREETINGS = frozenset(
-    ["hi", "hello", "hey", "thanks", "thank", "thx", "ty", "bye", "goodbye", "good", "morning", "evening", "afternoon", "night", "ok", "okay", "cool", "yo", "sup", "howdy", "cheers", "great", "nice", "you", "there", "all", "everyone", "so", "much", "very", "lot", "a", "again", "folks"]
+    [
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "bye",
+        "goodbye",
+        "good",
+        "morning",
+        "evening",
+        "afternoon",
+        "night",
+        "ok",
+        "okay",
+        "cool",
+        "yo",
+        "sup",
+        "howdy",
+        "cheers",
+        "great",
+        "nice",
+        "you",
+        "there",
+        "all",
+        "everyone",
+        "so",
+        "much",
+        "very",
+        "lot",
+        "a",
+        "again",
+        "folks",
+    ]
 )
 
 

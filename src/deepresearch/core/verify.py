@@ -72,7 +72,7 @@ def verify_quote(quote: str, source_text: str, *, floor: float = FUZZY_FLOOR) ->
         start = mapping[at]
         end = mapping[at + len(norm_quote) - 1] + 1
         return Verification(status="PASS", method="normalized", score=1.0, start=start, end=end)
-    score, start, end = best_window(norm_quote, source_text)
+    score, start, end = best_window(norm_quote, source_text, normalized=(norm_source, mapping))
     if score >= floor:
         return Verification(
             status="PASS", method="fuzzy", score=round(score, 4), start=start, end=end
@@ -80,13 +80,16 @@ def verify_quote(quote: str, source_text: str, *, floor: float = FUZZY_FLOOR) ->
     return Verification(status="FAIL", method="fuzzy", score=round(score, 4))
 
 
-def best_window(norm_quote: str, source_text: str) -> tuple[float, int, int]:
+def best_window(
+    norm_quote: str, source_text: str, *, normalized: tuple[str, list[int]] | None = None
+) -> tuple[float, int, int]:
     """Best word-set Jaccard between the quote and any window of as many source words,
     in one pass with running counts, over the normalized source (so a soft hyphen or a
-    curly quote does not split a word). Returns (score, start, end) in source characters."""
+    curly quote does not split a word). Returns (score, start, end) in source characters.
+    ``normalized`` passes ``normalize_with_map(source_text)`` when the caller has it."""
     quote_words = set(_TOKEN.findall(norm_quote))
     size = len(_TOKEN.findall(norm_quote))
-    norm_source, mapping = normalize_with_map(source_text)
+    norm_source, mapping = normalized or normalize_with_map(source_text)
     tokens = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(norm_source)]
     if not quote_words or not tokens:
         return 0.0, 0, 0

@@ -1,0 +1,153 @@
+"""Run the benchmarks, print a table, write the results JSON.
+
+    python -m bench.run [--only NAME] [--latency-s 0.5] [--per-token-s 0.01]
+                        [--questions N] [--depths quick,standard] [--quotes N]
+                        [--pages N] [--out bench/results/latest.json]
+
+The JSON holds the machine, the date, the git revision and, per benchmark, every figure
+with its unit, the parameters and notes. With ``--only`` it holds only what ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from bench import end_to_end, extraction, quote_verification
+from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
+from bench.machine import ROOT, describe, git_revision, now
+
+BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
+    "end_to_end": end_to_end.run,
+    "quote_verification": quote_verification.run,
+    "extraction": extraction.run,
+}
+DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
+DEPTH_CHOICES = ("quick", "standard", "deep")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.run", description="Run deepresearch's benchmarks."
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=sorted(BENCHMARKS),
+        metavar="NAME",
+        help=f"run only this benchmark (repeatable): {', '.join(BENCHMARKS)}",
+    )
+    parser.add_argument("--latency-s", type=float, default=0.5, help="scripted delay per call")
+    parser.add_argument(
+        "--per-token-s", type=float, default=0.01, help="scripted delay per output token"
+    )
+    parser.add_argument("--questions", type=int, default=5, help="HotpotQA questions per depth")
+    parser.add_argument(
+        "--depths", default="quick,standard", help="comma-separated: quick, standard, deep"
+    )
+    parser.add_argument("--quotes", type=int, default=300, help="quote_verification cases")
+    parser.add_argument("--pages", type=int, default=None, help="extraction pages (default all)")
+    parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON to write")
+    args = parser.parse_args(argv)
+    depths = [part.strip() for part in args.depths.split(",") if part.strip()]
+    unknown = [depth for depth in depths if depth not in DEPTH_CHOICES]
+    if unknown or not depths:
+        parser.error(f"--depths: choose from {', '.join(DEPTH_CHOICES)}")
+    if args.questions < 1 or args.quotes < 3 or (args.pages is not None and args.pages < 1):
+        parser.error("--questions and --pages must be >= 1, --quotes >= 3")
+    if args.latency_s < 0 or args.per_token_s < 0:
+        parser.error("--latency-s and --per-token-s must be >= 0")
+    args.depths = tuple(depths)
+    return args
+
+
+def run(names: Sequence[str], options: Options, console: Console) -> dict[str, BenchResult]:
+    """Run the named benchmarks in order; each result's params get its own runtime."""
+    results: dict[str, BenchResult] = {}
+    for name in names:
+        console.print(f"[bold]{name}[/bold] …", highlight=False)
+        started = time.perf_counter()
+        result = BENCHMARKS[name](options)
+        elapsed = time.perf_counter() - started
+        result.params["harness_s"] = round(elapsed, 2)
+        console.print(f"  done in {elapsed:.1f} s", highlight=False)
+        results[name] = result
+    return results
+
+
+def document(results: dict[str, BenchResult], *, date: str, revision: str) -> dict[str, object]:
+    """The results JSON: machine, date, git revision, benchmarks."""
+    return {
+        "machine": describe(),
+        "date": date,
+        "git_revision": revision,
+        "benchmarks": {name: result.as_json() for name, result in results.items()},
+    }
+
+
+def table(results: dict[str, BenchResult]) -> Table:
+    """Every figure, one row each."""
+    grid = Table(title="deepresearch benchmarks")
+    grid.add_column("benchmark")
+    grid.add_column("figure")
+    grid.add_column("value", justify="right")
+    grid.add_column("unit")
+    for name, result in results.items():
+        for index, (figure, value) in enumerate(result.figures.items()):
+            grid.add_row(name if index == 0 else "", figure, shown(value.value), value.unit)
+        grid.add_section()
+    return grid
+
+
+def shown(value: float) -> str:
+    """A figure for the table: thousands grouped, at most four significant decimals."""
+    if value == int(value):
+        return f"{value:,.0f}"
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    return f"{value:.4g}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    console = Console(stderr=True)
+    options = Options(
+        data_dir=args.data,
+        latency_s=args.latency_s,
+        per_token_s=args.per_token_s,
+        questions=args.questions,
+        depths=args.depths,
+        quotes=args.quotes,
+        pages=args.pages,
+        warmup=not args.no_warmup,
+    )
+    names = [name for name in BENCHMARKS if not args.only or name in args.only]
+    # taken before the run: the code measured is the code imported now
+    date, revision = now(), git_revision()
+    try:
+        results = run(names, options, console)
+    except DataMissing as exc:
+        console.print(f"error: {exc} (pass --data DIR, or put the data at {DEFAULT_DATA_DIR})")
+        return 2
+    payload = document(results, date=date, revision=revision)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    out = Console()
+    if not out.is_terminal:  # piped or under make: wide enough for the figure names
+        out = Console(width=120)
+    out.print(table(results))
+    console.print(f"wrote {args.out}", highlight=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
