@@ -47,10 +47,11 @@ def test_run_against_offline_web_writes_a_verified_json_report(
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
     assert report["kind"] == "extractive"
-    text = " ".join(
-        s["text"] for sec in report["sections"] for p in sec["paragraphs"] for s in p["sentences"]
-    )
-    assert text
+    sentences = report["summary"] + [
+        s for sec in report["sections"] for p in sec["paragraphs"] for s in p["sentences"]
+    ]
+    assert sentences and all(s["citations"] for s in sentences)
+    assert report["markdown"].startswith(f"# {QUESTION}")
     assert report["sources"] and all(s["url"] and s["title"] for s in report["sources"])
     assert report["evidence"]
     for item in report["evidence"]:

@@ -250,3 +250,28 @@ def test_rank_passages_with_a_stopword_query_keeps_text_order() -> None:
 
 def test_rank_passages_of_nothing() -> None:
     assert rank_passages([], "anything") == []
+
+
+def test_pooled_relevance_weighs_words_by_how_many_sources_share_them() -> None:
+    from deepresearch.core.passages import pooled_relevant
+
+    crimean = make_passages(
+        "a",
+        "On 8 October 2022 an explosion damaged the Crimean Bridge, which links Russia and "
+        "the Crimean peninsula across the Kerch Strait, and two spans of the road bridge fell.",
+    )
+    schooner = make_passages(
+        "b",
+        "The race is held in October of each year and begins just south of the Chesapeake "
+        "Bay Bridge near Annapolis, Maryland, and ends at Thimble Shoal Light.",
+    )
+    causeway = make_passages(
+        "c",
+        "As a result of the work on the causeway, the bridge opened to traffic over a year "
+        "behind schedule, and the old bridge was closed to cars for good.",
+    )
+    keep = pooled_relevant(
+        [crimean, schooner, causeway], "When did the Crimean Bridge explosion happen?"
+    )
+    assert keep == {p.id for p in crimean}
+    assert pooled_relevant([], "anything") == set()

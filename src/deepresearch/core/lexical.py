@@ -12,7 +12,14 @@ from deepresearch.core.text import content_words
 class BM25:
     """BM25 with k1=1.5, b=0.75 over ``texts`` (tokenized with ``content_words``)."""
 
-    def __init__(self, texts: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        idf: dict[str, float] | None = None,
+    ) -> None:
         self.k1 = k1
         self.b = b
         self.docs = [Counter(content_words(text)) for text in texts]
@@ -22,9 +29,13 @@ class BM25:
         for doc in self.docs:
             df.update(doc.keys())
         n = len(self.docs)
-        self.idf = {
-            term: math.log(1 + (n - count + 0.5) / (count + 0.5)) for term, count in df.items()
-        }
+        self.idf = (
+            idf
+            if idf is not None
+            else {
+                term: math.log(1 + (n - count + 0.5) / (count + 0.5)) for term, count in df.items()
+            }
+        )
 
     def score(self, query: str, index: int) -> float:
         doc = self.docs[index]

@@ -98,3 +98,22 @@ def rank_passages(passages: Sequence[Passage], query: str) -> list[Passage]:
     ]
     order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
     return [scored[i] for i in order]
+
+
+def pooled_relevant(
+    groups: Sequence[Sequence[Passage]], query: str, *, ratio: float = 0.5
+) -> set[str]:
+    """Ids of the passages, from every source a sub-question read (one group per source),
+    that score at least ``ratio`` of the best BM25 score against ``query``, with term
+    weights (IDF) taken across the sources: a word every source shares (a "bridge" in a
+    question about one bridge) weighs little, the entity only some sources name weighs
+    much, so a passage that shares only common words with the question does not pass."""
+    passages = [passage for group in groups for passage in group]
+    if not passages:
+        return set()
+    across_sources = BM25([" ".join(p.text for p in group) for group in groups]).idf
+    scores = BM25([p.text for p in passages], idf=across_sources).scores(query)
+    best = max(scores)
+    if best <= 0:
+        return set()
+    return {p.id for p, score in zip(passages, scores, strict=True) if score >= ratio * best}

@@ -155,7 +155,10 @@ def _html_source(ref: SourceRef, items: list[Evidence]) -> str:
 
 
 def to_json(report: Report) -> str:
-    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    """The Report model as JSON, plus ``markdown``: the same report as readable text."""
+    data = report.model_dump(mode="json")
+    data["markdown"] = to_markdown(report)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def render(report: Report, fmt: str) -> str:

@@ -56,10 +56,13 @@ async def digest_source(
     sub_question: SubQuestion,
     question: str,
     *,
+    candidates: Sequence[Passage],
+    fallback_ids: set[str],
     max_evidence: int,
 ) -> tuple[str | None, list[Evidence]]:
-    """The source's summary (None when it had nothing) and its verified evidence."""
-    candidates = candidate_passages(source, sub_question, question)
+    """The source's summary (None when it had nothing) and its verified evidence.
+    ``candidates`` are its best passages; ``fallback_ids`` the ones relevant enough to
+    pass through as evidence when the model is missing or fails."""
     if not candidates:
         return None, []
     labels = {f"P{i}": passage for i, passage in enumerate(candidates, start=1)}
@@ -80,17 +83,20 @@ async def digest_source(
         ]
         summary = digest.summary.strip() if digest.relevant else ""
     else:
-        picks = _fallback_picks(candidates, sub_question.text)
+        picks = _fallback_picks(candidates, sub_question.text, fallback_ids)
         summary = " ".join(p.text for p, _ in picks[:2])
     evidence = _to_evidence(source, sub_question, picks[:max_evidence])
     return (summary or None), evidence
 
 
-def _fallback_picks(candidates: Sequence[Passage], query: str) -> list[tuple[Passage, str]]:
-    """Without a model: passages that cover enough of the sub-question, claim = quote."""
+def _fallback_picks(
+    candidates: Sequence[Passage], query: str, relevant: set[str]
+) -> list[tuple[Passage, str]]:
+    """Without a model: passages among the sub-question's most relevant (pooled BM25)
+    that also cover enough of it; the claim is the quote itself."""
     picks = []
     for passage in candidates:
-        if passage.score > 0 and overlap(query, passage.text) >= FALLBACK_MIN_OVERLAP:
+        if passage.id in relevant and overlap(query, passage.text) >= FALLBACK_MIN_OVERLAP:
             picks.append((passage, passage.text))
     return picks
 

@@ -7,12 +7,13 @@ import asyncio
 from dataclasses import dataclass, field
 
 from deepresearch.context import RunContext
+from deepresearch.core.passages import pooled_relevant
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.ranking import rank_hits
 from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import ProviderError
-from deepresearch.models import Evidence, SearchHit, Source, SubQuestion
-from deepresearch.stages.compress import digest_source
+from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
+from deepresearch.stages.compress import candidate_passages, digest_source
 from deepresearch.stages.reading import SourceReader
 
 STAGE = "research"
@@ -68,8 +69,14 @@ async def run_unit(
     )
     sources = await asyncio.gather(*(reader.read(item.hit) for item in chosen))
     budget = settings.preset.evidence_per_question
+    readable = [s for s in sources if s.fetched and s.text]
+    candidates = {s.id: candidate_passages(s, sub_question, question) for s in readable}
+    relevant = pooled_relevant(list(candidates.values()), sub_question.text)
     digests = await asyncio.gather(
-        *(_digest(ctx, source, sub_question, question) for source in sources)
+        *(
+            _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
+            for source in sources
+        )
     )
     for source, (summary, evidence) in zip(sources, digests, strict=True):
         updated = source.model_copy(
@@ -114,7 +121,12 @@ async def _search_all(
 
 
 async def _digest(
-    ctx: RunContext, source: Source, sub_question: SubQuestion, question: str
+    ctx: RunContext,
+    source: Source,
+    sub_question: SubQuestion,
+    question: str,
+    candidates: list[Passage],
+    relevant: set[str],
 ) -> tuple[str | None, list[Evidence]]:
     if not source.fetched or not source.text:
         return None, []
@@ -130,7 +142,13 @@ async def _digest(
         return None, []
     async with ctx.summarizer_semaphore:
         summary, evidence = await digest_source(
-            ctx, source, sub_question, question, max_evidence=EVIDENCE_PER_SOURCE
+            ctx,
+            source,
+            sub_question,
+            question,
+            candidates=candidates,
+            fallback_ids=relevant,
+            max_evidence=EVIDENCE_PER_SOURCE,
         )
     if summary:
         ctx.bus.emit(
