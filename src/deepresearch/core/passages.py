@@ -101,7 +101,7 @@ def rank_passages(passages: Sequence[Passage], query: str) -> list[Passage]:
 
 
 def pooled_relevant(
-    groups: Sequence[Sequence[Passage]], query: str, *, ratio: float = 0.5
+    groups: Sequence[Sequence[Passage]], query: str, *, ratio: float = 0.3
 ) -> set[str]:
     """Ids of the passages, from every source a sub-question read (one group per source),
     that score at least ``ratio`` of the best BM25 score against ``query``, with term
