@@ -90,3 +90,6 @@ def offline_args(base_url: str, *extra: str) -> list[str]:
         base_url.removeprefix("http://"),
         *extra,
     ]
+
+
+from .chat_server import chat_server  # noqa: E402, F401  (a fixture for every CLI test)

@@ -6,81 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
-import pytest
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-
-from deepresearch.testing.research_script import research_script
-
+from .chat_server import SECRET, ChatServer
 from .conftest import cli, offline_args
 
-SECRET = "sk-test-0123456789abcdefSECRET"
 
-
-class _ChatServer(ThreadingHTTPServer):
-    authorizations: list[str]
-    refuse: bool = False
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _ChatServer
-    script = staticmethod(research_script())
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.authorizations.append(self.headers.get("Authorization", ""))
-        assert self.path == "/v1/chat/completions"
-        if self.server.refuse:  # like OpenAI: 401, and the body echoes part of the key
-            data = json.dumps(
-                {
-                    "error": {
-                        "message": f"Incorrect API key provided: {SECRET}",
-                        "code": "invalid_api_key",
-                    }
-                }
-            ).encode()
-            self.send_response(401)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
-        messages: list[BaseMessage] = [
-            kinds[m["role"]](content=m["content"]) for m in body["messages"]
-        ]
-        reply = self.script(messages)
-        payload = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": reply},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-        }
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-def _run(web: str, server: _ChatServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def _run(web: str, server: ChatServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     return cli(
         "run",
@@ -93,19 +25,8 @@ def _run(web: str, server: _ChatServer, out: Path, *extra: str) -> subprocess.Co
     )
 
 
-@pytest.fixture
-def chat_server() -> Iterator[_ChatServer]:
-    server = _ChatServer(("127.0.0.1", 0), _Handler)
-    server.authorizations = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
 def test_run_with_an_openai_compatible_server(
-    web_process: str, chat_server: _ChatServer, tmp_path: Path
+    web_process: str, chat_server: ChatServer, tmp_path: Path
 ) -> None:
     out = tmp_path / "r.json"
     done = _run(web_process, chat_server, out, "--format", "json")
@@ -124,7 +45,7 @@ def test_run_with_an_openai_compatible_server(
 
 
 def test_refused_key_falls_back_and_never_leaks(
-    web_process: str, chat_server: _ChatServer, tmp_path: Path
+    web_process: str, chat_server: ChatServer, tmp_path: Path
 ) -> None:
     chat_server.refuse = True
     out = tmp_path / "r.md"
