@@ -4,8 +4,11 @@ the event bus. Built by the runner and handed to every stage through LangGraph's
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from deepresearch.core.support import Embedder
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
@@ -21,6 +24,7 @@ class RunContext:
     search: SearchProvider
     fetcher: Fetcher
     bus: EventBus
+    embedder_factory: Callable[[], Embedder | None] | None = None
     fetches: int = 0
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)
@@ -28,6 +32,11 @@ class RunContext:
     def __post_init__(self) -> None:
         self.fetch_semaphore = asyncio.Semaphore(self.settings.fetch_concurrency)
         self.summarizer_semaphore = asyncio.Semaphore(self.settings.summarizer_concurrency)
+
+    @cached_property
+    def embedder(self) -> Embedder | None:
+        """The embedding model for the deterministic audit, loaded on first use."""
+        return self.embedder_factory() if self.embedder_factory is not None else None
 
     def usage_snapshot(self) -> Usage:
         return self.gateway.usage.model_copy(deep=True)

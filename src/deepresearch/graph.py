@@ -1,10 +1,10 @@
 """The one run path, wired. No logic lives here: routing comes from the stages' Command
 return types and the static edges below.
 
-    intake ─► respond ─► END                (chitchat, refusal, clarification)
+    intake ─► respond ─────────────────────────────────────────┐ (chitchat, refusal, clarification)
        └────► plan ─► research ─► gate ─► reflect ─► research (next wave)
-                                              ├──► write ─► END
-                                              └──► abort ─► END
+                                              ├──► write ─► audit ─► END
+                                              └──► abort ─────┘
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from deepresearch.context import RunContext
+from deepresearch.stages.audit import audit
 from deepresearch.stages.finish import abort, respond
 from deepresearch.stages.gate import gate
 from deepresearch.stages.intake import intake
@@ -36,6 +37,7 @@ CHECKPOINT_TYPES: list[tuple[str, ...]] = [
     ("deepresearch.models.report", "Paragraph"),
     ("deepresearch.models.report", "Sentence"),
     ("deepresearch.models.report", "SourceRef"),
+    ("deepresearch.models.report", "Audit"),
     ("deepresearch.models.usage", "Usage"),
     ("deepresearch.models.usage", "TokenCount"),
     ("deepresearch.core.gate", "GateResult"),
@@ -58,11 +60,13 @@ def build_graph(
     graph.add_node("reflect", reflect)
     graph.add_node("write", write)
     graph.add_node("abort", abort)
+    graph.add_node("audit", audit)
     graph.add_edge(START, "intake")
     graph.add_edge("plan", "research")
     graph.add_edge("research", "gate")
     graph.add_edge("gate", "reflect")
-    graph.add_edge("write", END)
-    graph.add_edge("abort", END)
-    graph.add_edge("respond", END)
+    graph.add_edge("write", "audit")
+    graph.add_edge("abort", "audit")
+    graph.add_edge("respond", "audit")
+    graph.add_edge("audit", END)
     return graph.compile(checkpointer=checkpointer)

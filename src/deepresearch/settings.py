@@ -101,6 +101,7 @@ class Settings(BaseSettings):
     # the run
     depth: Depth = "standard"
     no_clarify: bool = False
+    audit: Literal["strict", "mark", "off"] = "strict"
     max_sub_questions: int | None = Field(default=None, ge=1, le=8)
     max_waves: int | None = Field(default=None, ge=1, le=10)
     max_units_total: int | None = Field(default=None, ge=1, le=100)

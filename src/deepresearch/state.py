@@ -27,3 +27,6 @@ class RunState(TypedDict, total=False):
     warnings: list[str]
     usage: Usage
     report: Report
+    findings_restored: int
+    findings_dropped: int
+    invented_citations: int

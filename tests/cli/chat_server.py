@@ -24,6 +24,7 @@ class ChatServer(ThreadingHTTPServer):
     authorizations: list[str]
     refuse: bool = False
     write_delay_s: float = 0.0
+    prompts: list[str]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -56,6 +57,7 @@ class _Handler(BaseHTTPRequestHandler):
         messages: list[BaseMessage] = [
             kinds[m["role"]](content=m["content"]) for m in body["messages"]
         ]
+        self.server.prompts.append(str(messages[0].content).splitlines()[0])
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
         reply = self.script(messages)
@@ -85,6 +87,7 @@ class _Handler(BaseHTTPRequestHandler):
 def chat_server() -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), _Handler)
     server.authorizations = []
+    server.prompts = []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server

@@ -10,8 +10,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+from deepresearch.stages import audit, compress, intake, plan, reflect, write
+
 from .chat_server import SECRET, ChatServer
 from .conftest import cli, offline_args
+
+STAGES = {
+    "intake": intake,
+    "plan": plan,
+    "summarize": compress,
+    "reflect": reflect,
+    "write": write,
+    "audit": audit,
+}
 
 
 def test_kill_9_while_writing_then_resume(
@@ -59,7 +70,7 @@ def test_kill_9_while_writing_then_resume(
     assert proc.returncode == -signal.SIGKILL
     fetched = {e["data"]["url"] for e in before if e["type"] == "source_fetched"}  # type: ignore[index]
     assert fetched
-    calls_before = len(chat_server.authorizations)
+    calls_before = len(chat_server.prompts)
 
     chat_server.write_delay_s = 0
     out = tmp_path / "r.json"
@@ -78,7 +89,16 @@ def test_kill_9_while_writing_then_resume(
     after = [json.loads(line) for line in done.stdout.splitlines()]
     assert after[0]["type"] == "run_resumed" and after[0]["data"]["next"] == ["write"]
     assert not [e for e in after if e["type"] == "source_fetched"]  # nothing fetched again
-    assert len(chat_server.authorizations) == calls_before + 1  # only the unfinished writer call
+    # only the stages after the checkpoint called the model again: the writer's draft (the
+    # call that never finished) and the audit's judge; nothing before them was paid twice
+    again = chat_server.prompts[calls_before:]
+    first_lines = {name: module.SYSTEM.splitlines()[0] for name, module in STAGES.items()}
+    assert again.count(first_lines["write"]) == 1
+    assert set(again) <= {
+        first_lines["write"],
+        first_lines["audit"],
+        write.FINDINGS_SYSTEM.splitlines()[0],
+    }
     report = json.loads(out.read_text())
     assert report["kind"] == "synthesized" and report["sources"]
     assert {s["url"] for s in report["sources"]} <= fetched

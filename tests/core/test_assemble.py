@@ -122,32 +122,40 @@ def test_extractive_sections_are_made_of_quotes_only_and_never_repeat_one() -> N
         ev("e5", "sd", sq="q2", start=5, score=0.4, quote="Delta is fourth."),
         ev("e6", "se", sq="q3", start=0, score=0.9, verified=False, quote="Not verified."),
     ]
-    summary, sections = extractive_sections(sub_questions, evidence)
+    sections = extractive_sections(sub_questions, evidence)
     by_id = {e.id: e for e in evidence}
-    everything = summary + [s for sec in sections for p in sec.paragraphs for s in p.sentences]
+    everything = [s for sec in sections for p in sec.paragraphs for s in p.sentences]
     for sentence in everything:
         assert len(sentence.citations) == 1
         assert sentence.text == f"“{by_id[sentence.citations[0]].quote}”"
     keys = [(by_id[c].source_id, by_id[c].start) for c in _quote_ids(everything)]
     assert len(keys) == len(set(keys))
-    assert _quote_ids(summary) == ["e1", "e5"]
-    assert [s.heading for s in sections] == ["Question q1?"]
-    assert [p.sentences[0].citations for p in sections[0].paragraphs] == [["e2"], ["e3"]]
+    assert [s.heading for s in sections] == ["Question q1?", "Question q2?"]
+    assert [p.sentences[0].citations for p in sections[0].paragraphs] == [["e1"], ["e2"], ["e3"]]
+    assert [p.sentences[0].citations for p in sections[1].paragraphs] == [["e5"]]
     assert "e6" not in _quote_ids(everything)
+
+
+def test_extractive_sections_leave_out_what_the_findings_show() -> None:
+    sub_questions = [SubQuestion(id="q1", text="Q?")]
+    evidence = [ev("e1", "sa", start=0, score=0.9), ev("e2", "sb", start=0, score=0.5)]
+    sections = extractive_sections(sub_questions, evidence, exclude={"e1"})
+    assert _quote_ids([s for sec in sections for p in sec.paragraphs for s in p.sentences]) == [
+        "e2"
+    ]
 
 
 def test_extractive_sections_cap_quotes_per_sub_question() -> None:
     sq = [SubQuestion(id="q1", text="Q?")]
     evidence = [ev(f"e{i}", f"s{i}", score=1 - i / 100) for i in range(10)]
-    summary, sections = extractive_sections(sq, evidence)
-    assert len(summary) == 1
-    assert len(sections[0].paragraphs) == QUOTES_PER_SECTION - 1
+    sections = extractive_sections(sq, evidence)
+    assert len(sections[0].paragraphs) == QUOTES_PER_SECTION
 
 
 def test_extractive_sections_without_verified_evidence_are_empty() -> None:
     sq = [SubQuestion(id="q1", text="Q?")]
-    assert extractive_sections(sq, [ev("e1", "sa", verified=False)]) == ([], [])
-    assert extractive_sections(sq, []) == ([], [])
+    assert extractive_sections(sq, [ev("e1", "sa", verified=False)]) == []
+    assert extractive_sections(sq, []) == []
 
 
 def _sq(sid: str, status: str) -> SubQuestion:
@@ -159,14 +167,12 @@ def test_limitations_say_what_went_wrong() -> None:
         gate=GateResult(status="retry", reasons=["2 distinct source domains, need 3"]),
         sub_questions=[_sq("q1", "covered"), _sq("q2", "weak"), _sq("q3", "failed")],
         sources={"sa": src("sa"), "sb": src("sb", fetched=False), "sc": src("sc", fetched=False)},
-        dropped_sentences=2,
         model_errors=["timeout", "bad json", "timeout", "rate limit", "auth"],
     )
     assert out == [
         "The evidence did not meet the quality gate: 2 distinct source domains, need 3.",
         "No verified evidence was found for: Question q2?; Question q3?.",
         "2 source(s) could not be read and were not quoted.",
-        "2 sentence(s) the writer produced without a valid citation were removed.",
         "Model problems: auth; bad json; rate limit.",
     ]
 
@@ -177,7 +183,6 @@ def test_no_limitations_when_all_went_well(gate: GateResult | None) -> None:
         gate=gate,
         sub_questions=[_sq("q1", "covered")],
         sources={"sa": src("sa")},
-        dropped_sentences=0,
         model_errors=[],
     )
     assert out == []

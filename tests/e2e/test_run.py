@@ -10,7 +10,12 @@ import pytest
 from deepresearch.models import Report, RunEvent
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, load_settings
-from deepresearch.testing.research_script import research_script
+from deepresearch.testing.research_script import (
+    BAD_INVENTED,
+    BAD_UNCITED,
+    BAD_WRONG_SOURCE,
+    research_script,
+)
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
@@ -44,13 +49,27 @@ async def test_scripted_model_run_cites_only_fetched_sources(
     assert isinstance(report, Report)
     assert report.kind == "synthesized"
     assert_citations_hold(report, offline_web)
-    # the writer's invented citation and its uncited sentence were removed, and said so
+    # the writer's invented citation, its uncited fact and its wrong-source sentence were
+    # caught by the audit: removed (strict policy) and counted
     texts = [sentence.text for sentence in report.all_sentences()]
-    assert not any("does not exist" in text or "cites nothing" in text for text in texts)
-    assert any("2 sentence(s)" in item for item in report.limitations)
+    assert not {BAD_INVENTED, BAD_UNCITED, BAD_WRONG_SOURCE} & set(texts)
+    audit = report.audit
+    assert audit is not None and audit.policy == "strict" and audit.method == "judge"
+    assert audit.invented_citations == 1
+    assert audit.uncited_factual == 2  # the invented one lost its only citation
+    assert audit.unsupported >= 1 and audit.removed >= 3
+    assert audit.citation_precision is not None and audit.citation_precision < 1
+    assert any("removed 3 sentence(s)" in item for item in report.limitations)
     # usage is counted per stage
     assert report.usage.calls == len(model.calls)
     assert {"intake", "plan", "summarize", "write"} <= set(report.usage.by_stage)
+    # the Verified Findings come first and are the exact quotes they cite
+    findings = report.sections[0]
+    assert findings.kind == "verified_findings"
+    by_id = {item.id: item for item in report.evidence}
+    for paragraph in findings.paragraphs:
+        (sentence,) = paragraph.sentences
+        assert sentence.text == f"“{by_id[sentence.citations[0]].quote}”"
     kinds = [event.type for event in events]
     assert kinds[0] == "run_started" and kinds[-1] == "run_completed"
     assert "plan_ready" in kinds and "gate_evaluated" in kinds and "source_fetched" in kinds

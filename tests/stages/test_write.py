@@ -1,5 +1,5 @@
-"""The writer's citation filter: only known evidence labels survive, uncited sentences
-are removed and counted."""
+"""The writer's citation filter: only known evidence labels survive; invented labels are
+dropped and counted; sentences left without a citation stay for the audit to judge."""
 
 from __future__ import annotations
 
@@ -23,22 +23,27 @@ def test_labels_are_read_leniently() -> None:
     assert out[0].citations == ["ev-c", "ev-a"]
 
 
-def test_unknown_labels_are_dropped_but_the_sentence_stays_when_one_is_known() -> None:
-    out, dropped = _cited([draft("A.", "E9", "E1", "ev-a", "")], LABELS)
-    assert dropped == 0
+def test_unknown_labels_are_dropped_and_counted() -> None:
+    out, invented = _cited([draft("A.", "E9", "E1", "ev-a", "")], LABELS)
+    assert invented == 2  # E9 and ev-a; an empty label is ignored
     assert out[0].citations == ["ev-a"]
 
 
-def test_sentences_without_a_valid_citation_are_removed_and_counted() -> None:
+def test_sentences_without_a_valid_citation_stay_for_the_audit() -> None:
     sentences = [
         draft("Cited.", "E1"),
         draft("No citation at all."),
         draft("Only invented labels.", "E7", "X1"),
         draft("Cited too.", "E3"),
     ]
-    out, dropped = _cited(sentences, LABELS)
-    assert [s.text for s in out] == ["Cited.", "Cited too."]
-    assert dropped == 2
+    out, invented = _cited(sentences, LABELS)
+    assert [(s.text, s.citations) for s in out] == [
+        ("Cited.", ["ev-a"]),
+        ("No citation at all.", []),
+        ("Only invented labels.", []),
+        ("Cited too.", ["ev-c"]),
+    ]
+    assert invented == 2
 
 
 def test_blank_sentences_are_neither_kept_nor_counted() -> None:
@@ -51,6 +56,7 @@ def test_sentence_whitespace_is_collapsed() -> None:
     assert out[0].text == "Bees dance daily."
 
 
-def test_no_labels_means_everything_is_dropped() -> None:
-    out, dropped = _cited([draft("A.", "E1"), draft("B.", "E2")], {})
-    assert (out, dropped) == ([], 2)
+def test_no_labels_means_every_citation_is_invented() -> None:
+    out, invented = _cited([draft("A.", "E1"), draft("B.", "E2")], {})
+    assert [s.citations for s in out] == [[], []]
+    assert invented == 2

@@ -30,6 +30,12 @@ class Depth(StrEnum):
     deep = "deep"
 
 
+class AuditMode(StrEnum):
+    strict = "strict"
+    mark = "mark"
+    off = "off"
+
+
 class Format(StrEnum):
     md = "md"
     html = "html"
@@ -86,6 +92,10 @@ def run(
     no_clarify: Annotated[
         bool, typer.Option(help="Never stop to ask a clarifying question.")
     ] = False,
+    audit: Annotated[
+        AuditMode | None,
+        typer.Option(help="strict: remove unsupported sentences; mark: flag them; off: no audit."),
+    ] = None,
     min_domains: Annotated[
         int | None, typer.Option(help="Quality gate: distinct domains needed.")
     ] = None,
@@ -118,6 +128,7 @@ def run(
         "depth": depth.value if depth else None,
         "allow_hosts": allow_host or None,
         "no_clarify": no_clarify or None,
+        "audit": audit.value if audit else None,
         "min_domains": min_domains,
         "min_evidence": min_evidence,
     }

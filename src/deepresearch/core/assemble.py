@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from deepresearch.core.gate import GateResult
 from deepresearch.models import (
@@ -55,12 +55,15 @@ def best_evidence(evidence: Sequence[Evidence], limit: int) -> list[Evidence]:
 
 
 def extractive_sections(
-    sub_questions: Sequence[SubQuestion], evidence: Sequence[Evidence]
-) -> tuple[list[Sentence], list[Section]]:
-    """A summary made of the best quote per sub-question, and one section per
-    sub-question with its other quotes, one paragraph each. No quote appears twice."""
-    used: set[tuple[str, int]] = set()
-    summary: list[Sentence] = []
+    sub_questions: Sequence[SubQuestion],
+    evidence: Sequence[Evidence],
+    *,
+    exclude: Collection[str] = (),
+) -> list[Section]:
+    """One section per sub-question with its best quotes, one paragraph each, leaving out
+    the evidence ids in ``exclude`` (already shown as Verified Findings). No quote
+    appears twice."""
+    used: set[tuple[str, int]] = {(e.source_id, e.start) for e in evidence if e.id in exclude}
     sections: list[Section] = []
     for sq in sub_questions:
         mine = [e for e in evidence if e.sub_question_id == sq.id]
@@ -70,12 +73,13 @@ def extractive_sections(
         if not picked:
             continue
         used.update((e.source_id, e.start) for e in picked)
-        summary.append(_quote_sentence(picked[0]))
-        rest = picked[1:]
-        if rest:
-            paragraphs = [Paragraph(sentences=[_quote_sentence(e)]) for e in rest]
-            sections.append(Section(heading=sq.text, paragraphs=paragraphs))
-    return summary, sections
+        sections.append(
+            Section(
+                heading=sq.text,
+                paragraphs=[Paragraph(sentences=[_quote_sentence(e)]) for e in picked],
+            )
+        )
+    return sections
 
 
 def _quote_sentence(item: Evidence) -> Sentence:
@@ -87,7 +91,6 @@ def limitations(
     gate: GateResult | None,
     sub_questions: Sequence[SubQuestion],
     sources: Mapping[str, Source],
-    dropped_sentences: int,
     model_errors: Sequence[str],
 ) -> list[str]:
     out = []
@@ -99,10 +102,6 @@ def limitations(
     unread = [s for s in sources.values() if not s.fetched]
     if unread:
         out.append(f"{len(unread)} source(s) could not be read and were not quoted.")
-    if dropped_sentences:
-        out.append(
-            f"{dropped_sentences} sentence(s) the writer produced without a valid citation were removed."
-        )
     if model_errors:
         out.append("Model problems: " + "; ".join(sorted(set(model_errors))[:3]) + ".")
     return out

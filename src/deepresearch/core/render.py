@@ -66,6 +66,9 @@ def to_markdown(report: Report) -> str:
             for item in quotes.get(ref.id, []):
                 lines.append(f"   > “{_flat(item.quote)}”")
         lines.append("")
+    line = audit_line(report)
+    if line:
+        lines += [f"_{line}_", ""]
     lines.append(_usage_line(report))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -74,8 +77,40 @@ def _md_sentences(sentences: Iterable[Sentence], numbers: dict[str, int]) -> str
     parts = []
     for sentence in sentences:
         marks = "".join(f"[{n}]" for n in _marks(sentence, numbers))
-        parts.append(_flat(sentence.text) + (f" {marks}" if marks else ""))
+        flag = _flag(sentence)
+        parts.append(
+            _flat(sentence.text) + (f" {marks}" if marks else "") + (f" {flag}" if flag else "")
+        )
     return " ".join(parts)
+
+
+def _flag(sentence: Sentence) -> str:
+    """A visible mark for a sentence the audit did not find (fully) supported."""
+    if sentence.audit in (None, "supported"):
+        return ""
+    label = {
+        "partial": "partly supported",
+        "unsupported": "not supported",
+        "uncited": "no citation",
+    }
+    note = f": {sentence.audit_note}" if sentence.audit_note else ""
+    return f"⚠ [{label[sentence.audit]}{note}]"
+
+
+def audit_line(report: Report) -> str | None:
+    audit = report.audit
+    if audit is None or audit.policy == "off" or audit.method == "none":
+        return None
+    precision = (
+        f", citation precision {audit.citation_precision:.0%}"
+        if audit.citation_precision is not None
+        else ""
+    )
+    return (
+        f"Audit ({audit.policy}, {audit.method}): {audit.checked} sentences checked against their "
+        f"sources: {audit.supported} supported, {audit.partial} partly, {audit.unsupported} not "
+        f"supported; {audit.uncited_factual} factual without a citation; {audit.removed} removed{precision}."
+    )
 
 
 def _flat(text: str) -> str:
@@ -123,6 +158,9 @@ def to_html(report: Report) -> str:
         for ref in report.sources:
             body.append(_html_source(ref, by_source.get(ref.id, [])))
         body.append("</ol>")
+    line = audit_line(report)
+    if line:
+        body.append(f'<p class="audit-summary">{esc(line)}</p>')
     body.append(f'<p class="usage">{esc(_usage_line(report).strip("_"))}</p>')
     return _PAGE.format(title=esc(report.title), body="\n".join(body))
 
@@ -141,7 +179,11 @@ def _html_sentences(
                 f'<a class="cite" href="#src-{number}" title="{html.escape(quote, quote=True)}">'
                 f"[{number}]</a>"
             )
-        parts.append(html.escape(_flat(sentence.text)) + ("".join(links) if links else ""))
+        flag = _flag(sentence)
+        flagged = f' <mark class="audit">{html.escape(flag)}</mark>' if flag else ""
+        parts.append(
+            html.escape(_flat(sentence.text)) + ("".join(links) if links else "") + flagged
+        )
     return " ".join(parts)
 
 

@@ -3,12 +3,25 @@
 from deepresearch.models.events import EventType, RunEvent
 from deepresearch.models.evidence import Evidence, Verification
 from deepresearch.models.plan import Plan, SubQuestion, SubQuestionStatus
-from deepresearch.models.report import Paragraph, Report, ReportKind, Section, Sentence, SourceRef
+from deepresearch.models.report import (
+    Audit,
+    AuditPolicy,
+    AuditVerdict,
+    Paragraph,
+    Report,
+    ReportKind,
+    Section,
+    Sentence,
+    SourceRef,
+)
 from deepresearch.models.search import SearchHit
 from deepresearch.models.source import Passage, Source, SourceKind
 from deepresearch.models.usage import ModelCall, TokenCount, Usage
 
 __all__ = [
+    "Audit",
+    "AuditPolicy",
+    "AuditVerdict",
     "EventType",
     "Evidence",
     "ModelCall",

@@ -27,6 +27,7 @@ EventType = Literal[
     "model_call",
     "warning",
     "report_ready",
+    "audit_completed",
     "run_completed",
     "run_failed",
 ]

@@ -11,11 +11,18 @@ from deepresearch.models.evidence import Evidence
 from deepresearch.models.usage import Usage
 
 ReportKind = Literal["synthesized", "extractive", "abort", "chitchat", "refusal", "clarification"]
+AuditVerdict = Literal["supported", "partial", "unsupported", "uncited"]
+AuditPolicy = Literal["strict", "mark", "off"]
+SectionKind = Literal["body", "verified_findings"]
 
 
 class Sentence(BaseModel):
     text: str
     citations: list[str] = Field(default_factory=list, description="evidence ids")
+    audit: AuditVerdict | None = Field(
+        default=None, description="the audit's verdict; None when not checked (not factual)"
+    )
+    audit_note: str | None = None
 
 
 class Paragraph(BaseModel):
@@ -25,6 +32,30 @@ class Paragraph(BaseModel):
 class Section(BaseModel):
     heading: str
     paragraphs: list[Paragraph] = Field(default_factory=list)
+    kind: SectionKind = "body"
+
+
+class Audit(BaseModel):
+    """What the audit checked in the finished report, and what it did about it."""
+
+    policy: AuditPolicy
+    method: Literal["judge", "deterministic", "mixed", "none"] = "none"
+    sentences: int = 0
+    checked: int = 0
+    supported: int = 0
+    partial: int = 0
+    unsupported: int = 0
+    uncited_factual: int = 0
+    removed: int = 0
+    invented_citations: int = Field(
+        default=0, description="citations to evidence that does not exist, dropped"
+    )
+    findings_restored: int = 0
+    findings_dropped: int = 0
+    citation_precision: float | None = Field(
+        default=None,
+        description="share of checked cited sentences whose citations support them (fully or partly)",
+    )
 
 
 class SourceRef(BaseModel):
@@ -47,6 +78,7 @@ class Report(BaseModel):
     limitations: list[str] = Field(default_factory=list)
     suggestions: list[str] = Field(default_factory=list)
     notice: str | None = Field(default=None, description="a label shown above the report")
+    audit: Audit | None = None
     usage: Usage = Field(default_factory=Usage)
     created_at: datetime | None = None
 

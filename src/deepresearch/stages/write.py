@@ -1,11 +1,13 @@
 """Write: the report from verified evidence only, with inline numbered citations and a
 sources section. The writer model cites evidence by label; citations it invents are
-dropped, and sentences left without a citation are removed and counted. With no model
+dropped and counted; whether a sentence left without a citation may stay is the audit's
+decision. With no model
 (or when the writer fails twice, the second time with fewer notes, as seed 004 retries on
 token limits) the report is extractive: verified quotes only, labelled as such."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
@@ -18,6 +20,8 @@ from deepresearch.core.assemble import (
     limitations,
     number_sources,
 )
+from deepresearch.core.findings import HEADING as FINDINGS_HEADING
+from deepresearch.core.findings import MAX_FINDINGS, enforce_findings, findings_section, quote_text
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Paragraph, Report, Section, Sentence
@@ -38,6 +42,12 @@ evidence disagrees, say so. Write a title, a 2-4 sentence summary, and sections 
 and paragraphs. Prefer specific facts (names, numbers, dates) over generalities."""
 
 
+FINDINGS_CANDIDATES = 12
+FINDINGS_SYSTEM = f"""You select the verified findings of a research report. {DATA_RULE}
+Pick the 3 to 5 quotes that best answer the question. For each, give its label and copy the
+quote EXACTLY as written, character for character: do not shorten, fix or rephrase it."""
+
+
 class DraftSentence(BaseModel):
     text: str
     cite: list[str] = Field(default_factory=list)
@@ -46,6 +56,15 @@ class DraftSentence(BaseModel):
 class DraftSection(BaseModel):
     heading: str
     paragraphs: list[list[DraftSentence]]
+
+
+class FindingChoice(BaseModel):
+    label: str
+    quote: str
+
+
+class Selection(BaseModel):
+    findings: list[FindingChoice] = Field(default_factory=list)
 
 
 class Draft(BaseModel):
@@ -61,28 +80,21 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     sources = state.get("sources", {})
     by_id = {item.id: item for item in evidence}
 
-    draft = None
-    notes: list[Evidence] = []
-    if ctx.gateway.has_model("writer"):
-        for limit in (MAX_NOTES, RETRY_NOTES):
-            notes = best_evidence(evidence, limit)
-            draft = await ctx.gateway.structured(
-                "writer", Draft, system=SYSTEM, user=_notes(state, notes), stage=STAGE
-            )
-            if draft is not None:
-                break
+    draft, notes, picks = await _draft_and_findings(ctx, state, evidence)
 
-    dropped = 0
+    invented = 0
+    summary: list[Sentence] = []
+    sections: list[Section] = []
     if draft is not None:
         labels = {f"E{i}": item.id for i, item in enumerate(notes, start=1)}
-        summary, dropped_summary = _cited(draft.summary, labels)
-        sections = []
-        dropped = dropped_summary
+        summary, invented = _cited(draft.summary, labels)
         for part in draft.sections:
+            if part.heading.strip().lower() == FINDINGS_HEADING.lower():
+                continue  # the findings section is never the writer's to write
             paragraphs = []
             for raw in part.paragraphs:
-                sentences, lost = _cited(raw, labels)
-                dropped += lost
+                sentences, wrong = _cited(raw, labels)
+                invented += wrong
                 if sentences:
                     paragraphs.append(Paragraph(sentences=sentences))
             if paragraphs:
@@ -93,8 +105,13 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         if not sections and not summary:
             draft = None
     if draft is None:
-        summary, sections = extractive_sections(state["sub_questions"], evidence)
+        sections = extractive_sections(
+            state["sub_questions"], evidence, exclude={eid for eid, _ in picks}
+        )
         kind, title, notice = "extractive", state["question"], EXTRACTIVE_NOTICE
+    if picks:
+        sections = [findings_section(picks), *sections]
+    sections, restored, lost = enforce_findings(sections, by_id)
 
     all_sentences = [
         *summary,
@@ -115,7 +132,6 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             gate=state.get("gate"),
             sub_questions=state["sub_questions"],
             sources=sources,
-            dropped_sentences=dropped,
             model_errors=ctx.gateway.errors,
         ),
         notice=notice,
@@ -129,26 +145,80 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         kind=kind,
         sources=len(refs),
         evidence=len(cited),
-        dropped_sentences=dropped,
+        invented_citations=invented,
     )
     ctx.bus.emit("stage_completed", stage=STAGE)
-    return {"report": report, "usage": report.usage}
+    return {
+        "report": report,
+        "usage": report.usage,
+        "findings_restored": restored,
+        "findings_dropped": lost,
+        "invented_citations": invented,
+    }
+
+
+async def _draft_and_findings(
+    ctx: RunContext, state: RunState, evidence: list[Evidence]
+) -> tuple[Draft | None, list[Evidence], list[tuple[str, str]]]:
+    """The writer's draft and its choice of Verified Findings, asked for in parallel (the
+    second call does not lengthen the run). Without a writer: no draft, and the findings
+    are the best-scored quotes."""
+    candidates = best_evidence(evidence, FINDINGS_CANDIDATES)
+    if not ctx.gateway.has_model("writer"):
+        return None, [], [(item.id, quote_text(item)) for item in candidates[:MAX_FINDINGS]]
+    labels = {f"E{i}": item for i, item in enumerate(candidates, start=1)}
+    selection, (draft, notes) = await asyncio.gather(
+        ctx.gateway.structured(
+            "writer", Selection, system=FINDINGS_SYSTEM, user=_notes(state, candidates), stage=STAGE
+        ),
+        _draft(ctx, state, evidence),
+    )
+    if selection is None:
+        picks = [(item.id, quote_text(item)) for item in candidates[:MAX_FINDINGS]]
+    else:
+        picks = [
+            (labels[key].id, choice.quote.strip())
+            for choice in selection.findings[:MAX_FINDINGS]
+            if (key := choice.label.strip().strip("[]").upper()) in labels
+        ]
+    return draft, notes, picks
+
+
+async def _draft(
+    ctx: RunContext, state: RunState, evidence: list[Evidence]
+) -> tuple[Draft | None, list[Evidence]]:
+    """The writer's draft; on failure retried once with fewer notes (seed 004)."""
+    notes: list[Evidence] = []
+    for limit in (MAX_NOTES, RETRY_NOTES):
+        notes = best_evidence(evidence, limit)
+        draft = await ctx.gateway.structured(
+            "writer", Draft, system=SYSTEM, user=_notes(state, notes), stage=STAGE
+        )
+        if draft is not None:
+            return draft, notes
+    return None, notes
 
 
 def _cited(sentences: list[DraftSentence], labels: dict[str, str]) -> tuple[list[Sentence], int]:
-    out, dropped = [], 0
+    """The writer's sentences with their citations mapped to evidence ids. Citations to
+    labels that do not exist are dropped and counted (invented citations); a sentence left
+    with none stays, and the audit decides whether it states a fact without a source."""
+    out, invented = [], 0
     for sentence in sentences:
         text = " ".join(sentence.text.split())
+        if not text:
+            continue
         ids = []
         for label in sentence.cite:
             key = label.strip().strip("[]").upper()
-            if key in labels and labels[key] not in ids:
+            if not key:
+                continue
+            if key not in labels:
+                invented += 1
+            elif labels[key] not in ids:
                 ids.append(labels[key])
-        if text and ids:
-            out.append(Sentence(text=text, citations=ids))
-        elif text:
-            dropped += 1
-    return out, dropped
+        out.append(Sentence(text=text, citations=ids))
+    return out, invented
 
 
 def _notes(state: RunState, notes: list[Evidence]) -> str:

@@ -17,12 +17,18 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.core.lexical import overlap
 from deepresearch.core.planning import fallback_queries
+from deepresearch.core.support import check_support
 from deepresearch.core.text import keywords
-from deepresearch.stages import compress, intake, plan, reflect, write
+from deepresearch.stages import audit, compress, intake, plan, reflect, write
 
 _PASSAGE = re.compile(r"<passage ([^>]*)>\n(.*?)\n</passage>", re.S)
 _SOURCE = re.compile(r"<source ([^>]*)>\n(.*?)\n</source>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+BAD_INVENTED = "The Eiffel Tower was completed in 1889 by the company of Gustave Eiffel."
+BAD_UNCITED = "Mount Everest is 8,849 metres tall according to the 2020 survey."
+BAD_WRONG_SOURCE = "The Great Wall of China is 21,196 kilometres long, measured in 2012."
 
 
 def _first_line(text: str) -> str:
@@ -34,8 +40,11 @@ def _field(user: str, name: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def research_script(*, bad_citations: bool = False) -> Callable[[list[BaseMessage]], str]:
-    """A function from messages to a reply, for ``ScriptedChatModel``."""
+def research_script(
+    *, bad_citations: bool = False, alter_findings: bool = False
+) -> Callable[[list[BaseMessage]], str]:
+    """A function from messages to a reply, for ``ScriptedChatModel``. ``alter_findings``
+    makes the writer "improve" the first Verified Finding it copies."""
 
     def reply(messages: list[BaseMessage]) -> str:
         system = str(messages[0].content) if messages else ""
@@ -48,6 +57,10 @@ def research_script(*, bad_citations: bool = False) -> Callable[[list[BaseMessag
             return _digest(user)
         if system.startswith(_first_line(reflect.SYSTEM)):
             return json.dumps({"missing": [], "leads": [], "follow_ups": []})
+        if system.startswith(_first_line(audit.SYSTEM)):
+            return _judge(user)
+        if system.startswith(_first_line(write.FINDINGS_SYSTEM)):
+            return _findings(user, alter=alter_findings)
         if system.startswith(_first_line(write.SYSTEM)):
             return _report(user, bad_citations=bad_citations)
         return json.dumps({})
@@ -92,14 +105,39 @@ def _report(user: str, *, bad_citations: bool) -> str:
             notes.append((label, claim))
     summary = [{"text": claim, "cite": [label]} for label, claim in notes[:2]]
     paragraphs = [[{"text": claim, "cite": [label]}] for label, claim in notes]
-    if bad_citations:
+    if bad_citations and notes:
         paragraphs.append(
-            [{"text": "This sentence cites evidence that does not exist.", "cite": ["E999"]}]
-        )
-        paragraphs.append([{"text": "This sentence cites nothing at all.", "cite": []}])
+            [{"text": BAD_INVENTED, "cite": ["E999"]}]
+        )  # a citation that does not exist
+        paragraphs.append([{"text": BAD_UNCITED, "cite": []}])  # a fact with no citation
+        paragraphs.append(
+            [{"text": BAD_WRONG_SOURCE, "cite": [notes[0][0]]}]
+        )  # cites the wrong source
     report = {
         "title": f"Research report: {question}",
         "summary": summary,
         "sections": [{"heading": "Findings", "paragraphs": paragraphs}],
     }
     return json.dumps(report)
+
+
+def _findings(user: str, *, alter: bool) -> str:
+    chosen = []
+    for attrs, body in _SOURCE.findall(user)[:3]:
+        label = dict(_ATTR.findall(attrs)).get("label", "")
+        quote = body.split("\nQuote: ", 1)[-1].strip()
+        chosen.append({"label": label, "quote": f"“{quote}”"})
+    if alter and chosen:
+        chosen[0]["quote"] = chosen[0]["quote"].replace("“", "“Notably, ", 1)
+    return json.dumps({"findings": chosen})
+
+
+def _judge(user: str) -> str:
+    """A careful judge: the deterministic support check, reported in the judge's format."""
+    sentence = user.split("Sentence: ", 1)[-1].split("\n", 1)[0]
+    passages = [body for _, body in _PASSAGE.findall(user)]
+    verdict = check_support(sentence, passages)
+    passage = verdict.best_passage + 1 if verdict.best_passage is not None else None
+    return json.dumps(
+        {"verdict": verdict.verdict, "passage": passage, "note": "; ".join(verdict.reasons)}
+    )

@@ -1,0 +1,138 @@
+"""The report audit's policy, applied to verdicts the audit stage gathered. Pure.
+
+Every sentence that states a fact is checked against the passages it cites (by the judge
+model, or by ``core.support``'s deterministic checker). Policies:
+
+- ``strict`` (default): unsupported sentences, and factual sentences that cite nothing,
+  are removed; the report says how many;
+- ``mark``: they stay, each carrying its verdict so renderers flag it;
+- ``off``: nothing is checked.
+
+Sources are renumbered afterwards, so a source cited only by a removed sentence is no
+longer listed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from deepresearch.core.assemble import number_sources
+from deepresearch.core.findings import quote_text
+from deepresearch.models import (
+    Audit,
+    AuditPolicy,
+    AuditVerdict,
+    Evidence,
+    Paragraph,
+    Report,
+    Section,
+    Sentence,
+    Source,
+)
+
+Verdicts = Mapping[int, tuple[AuditVerdict, str | None]]
+
+
+def is_quote(sentence: Sentence, evidence: Mapping[str, Evidence]) -> bool:
+    """A sentence that is exactly the verified quote it cites needs no further check."""
+    if len(sentence.citations) != 1:
+        return False
+    item = evidence.get(sentence.citations[0])
+    return item is not None and item.verified and sentence.text == quote_text(item)
+
+
+def numbered_sentences(report: Report) -> list[Sentence]:
+    """The report's sentences in reading order; verdicts are keyed by this position."""
+    return report.all_sentences()
+
+
+def apply_audit(
+    report: Report,
+    verdicts: Verdicts,
+    *,
+    policy: AuditPolicy,
+    method: Literal["judge", "deterministic", "mixed", "none"],
+    sources: Mapping[str, Source],
+    findings_restored: int = 0,
+    findings_dropped: int = 0,
+    invented_citations: int = 0,
+) -> Report:
+    """The report with the policy applied to ``verdicts`` and its Audit filled in."""
+    counts = {"supported": 0, "partial": 0, "unsupported": 0, "uncited": 0}
+    for verdict, _ in verdicts.values():
+        counts[verdict] += 1
+    checked = counts["supported"] + counts["partial"] + counts["unsupported"]
+    removed = 0
+    index = 0
+
+    def keep(sentence: Sentence) -> Sentence | None:
+        nonlocal index, removed
+        found = verdicts.get(index)
+        index += 1
+        if found is None:
+            return sentence
+        verdict, note = found
+        if policy == "strict" and verdict in ("unsupported", "uncited"):
+            removed += 1
+            return None
+        return sentence.model_copy(update={"audit": verdict, "audit_note": note})
+
+    summary = [s for s in (keep(s) for s in report.summary) if s is not None]
+    sections: list[Section] = []
+    for section in report.sections:
+        paragraphs = []
+        for paragraph in section.paragraphs:
+            kept = [s for s in (keep(s) for s in paragraph.sentences) if s is not None]
+            if kept:
+                paragraphs.append(Paragraph(sentences=kept))
+        if paragraphs:
+            sections.append(section.model_copy(update={"paragraphs": paragraphs}))
+
+    evidence = {item.id: item for item in report.evidence}
+    remaining = [*summary, *(s for sec in sections for p in sec.paragraphs for s in p.sentences)]
+    cited = {cid for sentence in remaining for cid in sentence.citations}
+    audit = Audit(
+        policy=policy,
+        method=method if checked or counts["uncited"] else "none",
+        sentences=len(numbered_sentences(report)),
+        checked=checked,
+        supported=counts["supported"],
+        partial=counts["partial"],
+        unsupported=counts["unsupported"],
+        uncited_factual=counts["uncited"],
+        removed=removed,
+        findings_restored=findings_restored,
+        findings_dropped=findings_dropped,
+        invented_citations=invented_citations,
+        citation_precision=round((counts["supported"] + counts["partial"]) / checked, 4)
+        if checked
+        else None,
+    )
+    limitations = list(report.limitations)
+    if policy == "strict" and removed:
+        limitations.append(
+            f"The audit removed {removed} sentence(s) that their cited passages do not support "
+            "or that stated a fact without a citation."
+        )
+    if invented_citations:
+        limitations.append(
+            f"The writer cited {invented_citations} piece(s) of evidence that do not exist; those citations were dropped."
+        )
+    if findings_restored:
+        limitations.append(
+            f"{findings_restored} Verified Finding(s) altered by the writer were restored to the exact quote."
+        )
+    return report.model_copy(
+        update={
+            "summary": summary,
+            "sections": sections,
+            "sources": number_sources(remaining, evidence, sources),
+            "evidence": [item for item in report.evidence if item.id in cited],
+            "limitations": limitations,
+            "audit": audit,
+        }
+    )
+
+
+def cited_passages(sentence: Sentence, evidence: Mapping[str, Evidence]) -> list[str]:
+    return [evidence[cid].quote for cid in sentence.citations if cid in evidence]

@@ -1,0 +1,118 @@
+"""Audit: every sentence of the finished report that states a fact is checked against the
+passages it cites, by the judge model when one is configured (a structured verdict with the
+supporting passage), otherwise by the deterministic checker (``core.support``: lexical
+overlap, numbers, dates, named entities, embedding similarity). Sentences that are exactly
+the verified quote they cite pass as they are. The policy (``--audit``) is applied by the
+pure ``core.audit.apply_audit``. Every report leaves this stage with its Audit."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel
+
+from deepresearch.context import RunContext
+from deepresearch.core.audit import apply_audit, cited_passages, is_quote, numbered_sentences
+from deepresearch.core.support import check_support, is_factual
+from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.models import Audit, AuditVerdict, Evidence, Sentence
+from deepresearch.state import RunState
+
+STAGE = "audit"
+Method = Literal["judge", "deterministic"]
+
+SYSTEM = f"""You check whether a sentence of a research report is supported by the passages
+it cites. {DATA_RULE}
+"supported": the passages state everything the sentence says. "partial": they state some
+of it, or state it less strongly. "unsupported": they do not state it, or contradict it
+(a different number, date or name counts as a contradiction). Give the number of the
+passage that supports it best, and a short note when it is not fully supported."""
+
+
+class JudgeVerdict(BaseModel):
+    verdict: Literal["supported", "partial", "unsupported"]
+    passage: int | None = None
+    note: str = ""
+
+
+async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+    ctx = runtime.context
+    report = state["report"]
+    policy = ctx.settings.audit
+    if policy == "off" or report.kind not in ("synthesized", "extractive"):
+        return {"report": report.model_copy(update={"audit": Audit(policy=policy)})}
+    ctx.bus.emit(
+        "stage_started", stage=STAGE, message="Checking every sentence against its sources"
+    )
+    evidence = {item.id: item for item in state.get("evidence", []) if item.verified}
+    sentences = numbered_sentences(report)
+    verdicts: dict[int, tuple[AuditVerdict, str | None]] = {}
+    pending: dict[int, Sentence] = {}
+    for index, sentence in enumerate(sentences):
+        if is_quote(sentence, evidence):
+            verdicts[index] = ("supported", None)
+        elif not is_factual(sentence.text):
+            continue
+        elif not any(cid in evidence for cid in sentence.citations):
+            verdicts[index] = ("uncited", "states a fact without a citation")
+        else:
+            pending[index] = sentence
+    results = await asyncio.gather(*(_check(ctx, s, evidence) for s in pending.values()))
+    methods: set[Method] = set()
+    for index, (verdict, note, used) in zip(pending, results, strict=True):
+        verdicts[index] = (verdict, note)
+        methods.add(used)
+    method: Method | Literal["mixed"] = (
+        methods.pop() if len(methods) == 1 else ("mixed" if methods else "deterministic")
+    )
+    audited = apply_audit(
+        report,
+        verdicts,
+        policy=policy,
+        method=method,
+        sources=state.get("sources", {}),
+        findings_restored=state.get("findings_restored", 0),
+        findings_dropped=state.get("findings_dropped", 0),
+        invented_citations=state.get("invented_citations", 0),
+    )
+    result = audited.audit
+    assert result is not None
+    ctx.bus.emit(
+        "audit_completed",
+        stage=STAGE,
+        message=(
+            f"Audit: {result.supported} supported, {result.partial} partial, "
+            f"{result.unsupported} unsupported, {result.uncited_factual} uncited; "
+            f"{result.removed} removed"
+        ),
+        **result.model_dump(mode="json"),
+    )
+    ctx.bus.emit("stage_completed", stage=STAGE)
+    return {
+        "report": audited.model_copy(update={"usage": ctx.usage_snapshot()}),
+        "usage": ctx.usage_snapshot(),
+    }
+
+
+async def _check(
+    ctx: RunContext, sentence: Sentence, evidence: dict[str, Evidence]
+) -> tuple[AuditVerdict, str | None, Method]:
+    passages = cited_passages(sentence, evidence)
+    if ctx.gateway.has_model("judge"):
+        blocks = "\n".join(
+            data_block("passage", text, id=str(i)) for i, text in enumerate(passages, start=1)
+        )
+        judged = await ctx.gateway.structured(
+            "judge",
+            JudgeVerdict,
+            system=SYSTEM,
+            user=f"Sentence: {sentence.text}\n\nCited passages:\n{blocks}",
+            stage=STAGE,
+        )
+        if judged is not None:
+            return judged.verdict, (judged.note.strip() or None), "judge"
+    checked = await asyncio.to_thread(check_support, sentence.text, passages, embedder=ctx.embedder)
+    note = "; ".join(checked.reasons) or None
+    return checked.verdict, note, "deterministic"
