@@ -38,6 +38,8 @@ CHECKPOINT_TYPES: list[tuple[str, ...]] = [
     ("deepresearch.models.report", "Sentence"),
     ("deepresearch.models.report", "SourceRef"),
     ("deepresearch.models.report", "Audit"),
+    ("deepresearch.models.claims", "Claim"),
+    ("deepresearch.models.claims", "ClaimLedger"),
     ("deepresearch.models.usage", "Usage"),
     ("deepresearch.models.usage", "TokenCount"),
     ("deepresearch.core.gate", "GateResult"),

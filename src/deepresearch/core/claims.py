@@ -29,8 +29,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
-
 from deepresearch.core.confidence import (
     claim_confidence,
     clamp,
@@ -39,6 +37,7 @@ from deepresearch.core.confidence import (
 )
 from deepresearch.core.text import content_words
 from deepresearch.models import Evidence
+from deepresearch.models.claims import Claim, ClaimLedger
 
 GROUP_OVERLAP = 0.6
 SAME_TOPIC_OVERLAP = 0.7
@@ -100,47 +99,6 @@ def uncertainty_markers(text: str) -> list[str]:
     for match in UNCERTAINTY.finditer(text):
         found.setdefault(" ".join(match.group(0).lower().replace("’", "'").split()), None)
     return list(found)
-
-
-class Claim(BaseModel):
-    """An atomic claim, the evidence for and against it, and its seed 003 scores.
-
-    ``supporting[0]`` is the highest-scored record; ``text`` and ``sub_question_id`` are
-    its. ``source_ids`` are the distinct supporting sources; the contradiction count is
-    the number of distinct sources behind ``contradicting``."""
-
-    id: str
-    text: str
-    sub_question_id: str
-    sub_question_ids: list[str] = Field(default_factory=list)
-    supporting: list[str] = Field(default_factory=list, description="evidence ids")
-    contradicting: list[str] = Field(default_factory=list, description="evidence ids")
-    contradicting_claims: list[str] = Field(default_factory=list, description="claim ids")
-    source_ids: list[str] = Field(default_factory=list)
-    source_urls: list[str] = Field(default_factory=list)
-    support_strength: float = Field(default=0.0, ge=0.0, le=1.0)
-    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
-    contradiction: bool = False
-    uncertainty: list[str] = Field(default_factory=list)
-
-
-class ClaimLedger(BaseModel):
-    """Every claim of a run with seed 003's job confidence."""
-
-    claims: list[Claim] = Field(default_factory=list)
-    job_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
-    claim_count: int = 0
-    source_count: int = 0
-    has_contradictions: bool = False
-
-    @property
-    def contradicted(self) -> list[Claim]:
-        """The claims some evidence contradicts."""
-        return [claim for claim in self.claims if claim.contradiction]
-
-    def claim_of(self, evidence_id: str) -> Claim | None:
-        """The claim an evidence record supports."""
-        return next((c for c in self.claims if evidence_id in c.supporting), None)
 
 
 @dataclass(frozen=True)

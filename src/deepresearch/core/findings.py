@@ -56,3 +56,29 @@ def enforce_findings(
         if paragraphs:
             out.append(section.model_copy(update={"paragraphs": paragraphs, "heading": HEADING}))
     return out, restored, dropped
+
+
+CONTRADICTIONS_HEADING = "Where sources disagree"
+
+
+def contradictions_section(
+    pairs: Sequence[tuple[str, str]], evidence: Mapping[str, Evidence]
+) -> Section | None:
+    """Each contradiction as a paragraph of the two verified quotes that disagree, each
+    citing its own source: the reader sees both sides in the sources' own words."""
+    paragraphs = []
+    for first, second in pairs:
+        a, b = evidence.get(first), evidence.get(second)
+        if a is None or b is None or not (a.verified and b.verified):
+            continue
+        paragraphs.append(
+            Paragraph(
+                sentences=[
+                    Sentence(text=quote_text(a), citations=[a.id]),
+                    Sentence(text=quote_text(b), citations=[b.id]),
+                ]
+            )
+        )
+    if not paragraphs:
+        return None
+    return Section(heading=CONTRADICTIONS_HEADING, kind="contradictions", paragraphs=paragraphs)

@@ -46,6 +46,8 @@ def to_markdown(report: Report) -> str:
     lines = [f"# {report.title}", ""]
     if report.notice:
         lines += [f"> {report.notice}", ""]
+    for line in header_lines(report):
+        lines += [f"> {line}", ""]
     if report.summary:
         lines += [_md_sentences(report.summary, numbers), ""]
     for section in report.sections:
@@ -66,9 +68,9 @@ def to_markdown(report: Report) -> str:
             for item in quotes.get(ref.id, []):
                 lines.append(f"   > “{_flat(item.quote)}”")
         lines.append("")
-    line = audit_line(report)
-    if line:
-        lines += [f"_{line}_", ""]
+    summary = audit_line(report)
+    if summary:
+        lines += [f"_{summary}_", ""]
     lines.append(_usage_line(report))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -82,6 +84,21 @@ def _md_sentences(sentences: Iterable[Sentence], numbers: dict[str, int]) -> str
             _flat(sentence.text) + (f" {marks}" if marks else "") + (f" {flag}" if flag else "")
         )
     return " ".join(parts)
+
+
+def header_lines(report: Report) -> list[str]:
+    """Confidence and contradiction warnings for the top of a report (seed 003)."""
+    ledger = report.claims
+    if ledger is None or not ledger.claim_count:
+        return []
+    lines = [
+        f"Confidence {ledger.job_confidence:.0%}: {ledger.claim_count} claim(s) from "
+        f"{ledger.source_count} source(s), scored by seed 003's formulas."
+    ]
+    disputed = len(ledger.contradicted)
+    if disputed:
+        lines.append(f"⚠ Sources disagree on {disputed} claim(s): see “Where sources disagree”.")
+    return lines
 
 
 def _flag(sentence: Sentence) -> str:
@@ -138,6 +155,7 @@ def to_html(report: Report) -> str:
     body = [f"<h1>{esc(report.title)}</h1>"]
     if report.notice:
         body.append(f'<p class="notice">{esc(report.notice)}</p>')
+    body += [f'<p class="confidence">{esc(line)}</p>' for line in header_lines(report)]
     if report.summary:
         body.append(f'<p class="summary">{_html_sentences(report.summary, numbers, quotes)}</p>')
     for section in report.sections:
@@ -158,9 +176,9 @@ def to_html(report: Report) -> str:
         for ref in report.sources:
             body.append(_html_source(ref, by_source.get(ref.id, [])))
         body.append("</ol>")
-    line = audit_line(report)
-    if line:
-        body.append(f'<p class="audit-summary">{esc(line)}</p>')
+    summary = audit_line(report)
+    if summary:
+        body.append(f'<p class="audit-summary">{esc(summary)}</p>')
     body.append(f'<p class="usage">{esc(_usage_line(report).strip("_"))}</p>')
     return _PAGE.format(title=esc(report.title), body="\n".join(body))
 

@@ -1,5 +1,6 @@
 """Plain pydantic data shared by every layer. No I/O lives here."""
 
+from deepresearch.models.claims import Claim, ClaimLedger
 from deepresearch.models.events import EventType, RunEvent
 from deepresearch.models.evidence import Evidence, Verification
 from deepresearch.models.plan import Plan, SubQuestion, SubQuestionStatus
@@ -22,6 +23,8 @@ __all__ = [
     "Audit",
     "AuditPolicy",
     "AuditVerdict",
+    "Claim",
+    "ClaimLedger",
     "EventType",
     "Evidence",
     "ModelCall",

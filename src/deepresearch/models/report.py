@@ -7,13 +7,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from deepresearch.models.claims import ClaimLedger
 from deepresearch.models.evidence import Evidence
 from deepresearch.models.usage import Usage
 
 ReportKind = Literal["synthesized", "extractive", "abort", "chitchat", "refusal", "clarification"]
 AuditVerdict = Literal["supported", "partial", "unsupported", "uncited"]
 AuditPolicy = Literal["strict", "mark", "off"]
-SectionKind = Literal["body", "verified_findings"]
+SectionKind = Literal["body", "verified_findings", "contradictions"]
 
 
 class Sentence(BaseModel):
@@ -79,6 +80,10 @@ class Report(BaseModel):
     suggestions: list[str] = Field(default_factory=list)
     notice: str | None = Field(default=None, description="a label shown above the report")
     audit: Audit | None = None
+    claims: ClaimLedger | None = Field(
+        default=None,
+        description="claims with supporting and contradicting evidence, and confidence",
+    )
     usage: Usage = Field(default_factory=Usage)
     created_at: datetime | None = None
 

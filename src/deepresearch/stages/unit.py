@@ -67,7 +67,11 @@ async def run_unit(
         ],
         dropped=len(ranked) - len(chosen),
     )
-    sources = await asyncio.gather(*(reader.read(item.hit) for item in chosen))
+    read = await asyncio.gather(*(reader.read(item.hit) for item in chosen))
+    sources = [
+        source.model_copy(update={"rank_score": max(source.rank_score, item.score)})
+        for source, item in zip(read, chosen, strict=True)
+    ]
     budget = settings.preset.evidence_per_question
     readable = [s for s in sources if s.fetched and s.text]
     candidates = {s.id: candidate_passages(s, sub_question, question) for s in readable}

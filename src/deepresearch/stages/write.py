@@ -20,8 +20,15 @@ from deepresearch.core.assemble import (
     limitations,
     number_sources,
 )
+from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import HEADING as FINDINGS_HEADING
-from deepresearch.core.findings import MAX_FINDINGS, enforce_findings, findings_section, quote_text
+from deepresearch.core.findings import (
+    MAX_FINDINGS,
+    contradictions_section,
+    enforce_findings,
+    findings_section,
+    quote_text,
+)
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Paragraph, Report, Section, Sentence
@@ -112,6 +119,15 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     if picks:
         sections = [findings_section(picks), *sections]
     sections, restored, lost = enforce_findings(sections, by_id)
+    disagreements = detect_contradictions(evidence)
+    ledger = build_ledger(
+        evidence,
+        {sid: source.rank_score for sid, source in sources.items()},
+        contradictions=disagreements,
+    )
+    contradictions = contradictions_section(disagreements, by_id)
+    if contradictions is not None:
+        sections.append(contradictions)
 
     all_sentences = [
         *summary,
@@ -135,6 +151,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             model_errors=ctx.gateway.errors,
         ),
         notice=notice,
+        claims=ledger,
         usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
