@@ -3,7 +3,7 @@
 ``wordllama`` carries its 16 MB of weights inside the wheel, so it works with no network.
 Its default ``WordLlama.load()`` looks for the tokenizer in the wrong folder and then tries
 to download it; loading from the package folder with downloads disabled avoids that (see
-/work/shared/design/OFFLINE-MODELS.md). The package is imported lazily: without it,
+../shared/design/OFFLINE-MODELS.md). The package is imported lazily: without it,
 :func:`load_default_embedder` returns None and the checker runs on its other signals.
 """
 
