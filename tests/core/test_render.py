@@ -255,3 +255,56 @@ def test_marks_of_one_sentence_are_in_source_order() -> None:
     report = make_report(summary=[Sentence(text="Both.", citations=["e2", "e3", "e1"])])
     assert "Both. [1][2]\n" in to_markdown(report)
     assert [href for href, _, _ in parse(to_html(report)).cites] == ["#src-1", "#src-2", "#src-1"]
+
+
+def test_a_fail_quote_never_appears_in_any_format() -> None:
+    from deepresearch.models import (
+        Evidence,
+        Paragraph,
+        Report,
+        Section,
+        Sentence,
+        SourceRef,
+        Verification,
+    )
+
+    good = Evidence(
+        id="e1",
+        sub_question_id="q1",
+        claim="c",
+        quote="The verified words.",
+        source_id="s1",
+        source_url="https://a.example/x",
+        start=0,
+        end=19,
+        verification=Verification(status="PASS", method="exact", score=1.0, start=0, end=19),
+    )
+    bad = good.model_copy(
+        update={
+            "id": "e2",
+            "quote": "Words the source never said.",
+            "verification": Verification(status="FAIL", method="fuzzy", score=0.2),
+        }
+    )
+    report = Report(
+        run_id="r",
+        question="q",
+        title="t",
+        kind="synthesized",
+        sections=[
+            Section(
+                heading="h",
+                paragraphs=[
+                    Paragraph(sentences=[Sentence(text="A claim.", citations=["e1", "e2"])])
+                ],
+            )
+        ],
+        sources=[
+            SourceRef(id="s1", number=1, url="https://a.example/x", title="A", domain="a.example")
+        ],
+        evidence=[good, bad],
+    )
+    for fmt in ("md", "html", "json"):
+        out = render(report, fmt)
+        assert "never said" not in out, fmt
+        assert "verified words" in out, fmt

@@ -15,11 +15,11 @@ from deepresearch.models import Evidence, Report, Sentence, SourceRef
 
 
 def citation_numbers(report: Report) -> dict[str, int]:
-    """Evidence id -> source number ``n`` as shown in the text."""
+    """Evidence id -> source number ``n`` as shown in the text (verified evidence only)."""
     by_source = {ref.id: ref.number for ref in report.sources}
     out: dict[str, int] = {}
     for item in report.evidence:
-        if item.source_id in by_source:
+        if item.source_id in by_source and item.verified:
             out[item.id] = by_source[item.source_id]
     return out
 
@@ -36,7 +36,7 @@ def _quotes_by_source(report: Report) -> dict[str, list[Evidence]]:
     cited = set(report.cited_evidence_ids())
     out: dict[str, list[Evidence]] = {}
     for item in report.evidence:
-        if item.id in cited:
+        if item.id in cited and item.verified:  # a FAIL quote is never shown, whatever the input
             out.setdefault(item.source_id, []).append(item)
     return out
 
@@ -150,7 +150,7 @@ def _usage_line(report: Report) -> str:
 
 def to_html(report: Report) -> str:
     numbers = citation_numbers(report)
-    quotes = {item.id: item for item in report.evidence}
+    quotes = {item.id: item for item in report.evidence if item.verified}
     esc = html.escape
     body = [f"<h1>{esc(report.title)}</h1>"]
     if report.notice:
@@ -215,8 +215,12 @@ def _html_source(ref: SourceRef, items: list[Evidence]) -> str:
 
 
 def to_json(report: Report) -> str:
-    """The Report model as JSON, plus ``markdown``: the same report as readable text."""
+    """The Report model as JSON, plus ``markdown``: the same report as readable text.
+    Evidence that did not pass verification is left out."""
     data = report.model_dump(mode="json")
+    data["evidence"] = [
+        item for item, keep in zip(data["evidence"], report.evidence, strict=True) if keep.verified
+    ]
     data["markdown"] = to_markdown(report)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
