@@ -144,10 +144,14 @@ def run(options: Options) -> BenchResult:
             "Single-threaded; each figure is the fastest of 3 timed passes over the cases "
             "(perf_counter). Naive = seed "
             "002 S04: strict substring, then a from-scratch set Jaccard for every window of "
-            "len(quote words) source words. verify_quote = exact, normalized, then one-pass "
-            "running-count window. Exact quotes take the substring path in both, so their "
-            "ratio is ~1; edited and foreign quotes exercise the window search. agreement: "
-            "fraction of cases where PASS/FAIL match at Jaccard >= 0.8."
+            "len(quote words) source words. verify_quote = exact substring, normalized match "
+            "(C-speed folding, offsets mapped only for a match), then the fuzzy window: "
+            "whole-word str.find for the quote's longest rare words, running-count windows "
+            "only around pairs of them, and a prefilter (too few quote words in the source: "
+            "FAIL with the upper bound as score). Exact quotes take the same substring path "
+            "in both, so verify_quote only adds building its result there (ratio < 1); "
+            "edited and foreign quotes exercise the window search. agreement: fraction of "
+            "cases where PASS/FAIL match at Jaccard >= 0.8."
         ),
     )
     fast_s, fast = _time(fast_verify, items)

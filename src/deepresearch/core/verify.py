@@ -28,12 +28,14 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from itertools import filterfalse
+from collections.abc import Callable, Iterator
+from itertools import compress, filterfalse, islice
 
 from deepresearch.models import Verification
 
 FUZZY_FLOOR = 0.8
+
+_Span = tuple[int, int]
 
 # -- folding: one source character in, its normalized form out ----------------------------
 
@@ -48,6 +50,7 @@ _DROPPED = dict.fromkeys("\u00ad\u200b\u200c\u200d\ufeff", "")  # soft hyphen, z
 #: same as translating and lowering each character (tests/core/test_verify.py checks all
 #: code points).
 _FOLD = {**_QUOTES, **_DASHES, **_DROPPED, "…": "...", "\u03a3": "\u03c3", "\u0130": "i\u0307"}
+_ASCII_FOLD = [char for char in _FOLD if char.isascii()]
 #: the folded characters whose replacement is not one character long: the only places
 #: where folded and original offsets drift apart
 _RESIZED = "".join(char for char, folded in _FOLD.items() if len(folded) != 1)
@@ -65,8 +68,8 @@ def _fold(text: str) -> str:
     """``text`` with every character replaced by its normalized form (``_FOLD``, then
     lowercase), whitespace untouched. ``char in text`` is a C scan, far faster than a
     regex or ``str.translate`` with a dict; most texts hold one or two of these
-    characters."""
-    for char in [char for char in _FOLD if char in text]:
+    characters, an ASCII text at most the backtick."""
+    for char in [char for char in (_ASCII_FOLD if text.isascii() else _FOLD) if char in text]:
         text = text.replace(char, _FOLD[char])
     return text.lower()
 
@@ -196,7 +199,42 @@ def best_window(
 
 
 def verify_quote(quote: str, source_text: str, *, floor: float = FUZZY_FLOOR) -> Verification:
-    """Check ``quote`` against ``source_text``.
+    """Check ``quote`` against ``source_text``: where it is (``locate_quote``), then whether
+    the words just before it in the same sentence reverse its meaning ("It is not true
+    that ...", "the myth that ..."): such a truncated quote FAILs with method "context"."""
+    found = locate_quote(quote, source_text, floor=floor)
+    if (
+        found.status == "PASS"
+        and found.start is not None
+        and reverses_meaning(source_text, found.start)
+    ):
+        return Verification(
+            status="FAIL", method="context", score=found.score, start=found.start, end=found.end
+        )
+    return found
+
+
+_SENTENCE_START = re.compile(r"(?:[.!?][\"'”’)\]]*\s+|\n\s*\n)")
+_REVERSING_LEAD = re.compile(
+    r"(?:\b(?:not|never|no|nor|false|untrue|myth|myths|misconception|denied|denies|deny|"
+    r"rumou?red|rumou?rs?|allegedly|disproved|debunked|refuted)\s+(?:that\s+)?"
+    r"|\bit\s+is\s+not\s+(?:true|the\s+case)\s+that\s+)$",
+    re.I,
+)
+
+
+def reverses_meaning(source_text: str, start: int, *, reach: int = 80) -> bool:
+    """True when the quote at ``start`` begins mid-sentence right after words that deny or
+    disown what follows, so quoting it alone would say the opposite of the source."""
+    lead = source_text[max(0, start - reach) : start]
+    cuts = list(_SENTENCE_START.finditer(lead))
+    if cuts:
+        lead = lead[cuts[-1].end() :]
+    return bool(lead.strip()) and _REVERSING_LEAD.search(lead) is not None
+
+
+def locate_quote(quote: str, source_text: str, *, floor: float = FUZZY_FLOOR) -> Verification:
+    """Find ``quote`` in ``source_text``.
 
     PASS carries the method, the exact score (1.0 for exact and normalized matches, else
     the window's Jaccard, rounded to 4 places) and the matched span. FAIL carries the best
@@ -219,29 +257,21 @@ def verify_quote(quote: str, source_text: str, *, floor: float = FUZZY_FLOOR) ->
         start, end = origins[span[0]], origins[span[1] - 1] + 1
         return Verification(status="PASS", method="normalized", score=1.0, start=start, end=end)
     score, span = _fuzzy(plan, source)
-    if span is not None and score >= floor:
-        return Verification(
-            status="PASS",
-            method="fuzzy",
-            score=round(score, 4),
-            start=origins[span[0]],
-            end=origins[span[1] - 1] + 1,
-        )
-    return Verification(status="FAIL", method="fuzzy", score=round(score, 4))
+    if score < floor:
+        return Verification(status="FAIL", method="fuzzy", score=round(score, 4))
+    # (no span only for a floor of 0 or less and no shared word: an empty PASS)
+    start, end = (origins[span[0]], origins[span[1] - 1] + 1) if span else (0, 0)
+    return Verification(status="PASS", method="fuzzy", score=round(score, 4), start=start, end=end)
 
 
 # -- the quote's words ---------------------------------------------------------------------
 
 
 class _Plan:
-    """What the search needs from the quote alone.
-
-    A window scores ``inside / (|Q| + outside) <= inside / |Q|``, so to reach ``floor``
-    it needs ``need`` distinct quote words, the smallest count with
-    ``need / |Q| >= floor``, and misses at most ``|Q| - need`` of them: among any
-    ``|Q| - need + pair`` quote words it holds ``pair`` (pigeonhole). ``keys`` are that
-    many quote words, the longest (long words are rare, and an edited quote's stray word
-    is often one). With ``pair = 2``, a window that can pass holds two different keys."""
+    """The quote's side of the search: its words, the window size ``n``, its distinct
+    words Q, and ``need``: a window scores ``inside / (|Q| + outside) <= inside / |Q|``,
+    so it reaches ``floor`` only with ``need`` distinct quote words, the smallest count
+    with ``need / |Q| >= floor``."""
 
     def __init__(self, quote_words: list[str], floor: float) -> None:
         self.words = quote_words
@@ -250,9 +280,9 @@ class _Plan:
         self.size = len(self.wanted)
         self.floor = floor
         self.need = _words_needed(self.size, floor)
-        self.pair = min(2, self.need)
-        self.longest = sorted(self.wanted, key=lambda word: (-len(word), word))
-        self.keys = self.longest[: max(0, self.size - self.need + self.pair)]
+        #: long words first: they tend to be rare, and an edited quote's stray word is
+        #: often one
+        self.longest = sorted(sorted(self.wanted), key=len, reverse=True)
 
 
 def _words_needed(size: int, floor: float) -> int:
@@ -269,6 +299,10 @@ def _words_needed(size: int, floor: float) -> int:
 # -- the source's words --------------------------------------------------------------------
 
 
+#: a word found more often than this is too common to anchor a window search on
+_COMMON = 8
+
+
 class _Words:
     """Whole-word search in ``spaced`` (``_spaced`` of the folded source).
 
@@ -280,19 +314,29 @@ class _Words:
         self.spaced = spaced
         self._padded = f" {spaced} "
         self._found: dict[str, list[int]] = {}
+        self._reach: dict[tuple[int, int], int] = {}
 
     def occurrences(self, word: str) -> list[int]:
-        """Offsets in ``spaced`` where ``word`` starts, as a whole word."""
+        """Offsets in ``spaced`` where ``word`` starts as a whole word, in order: all of
+        them, or the first ``_COMMON + 1`` for a common word."""
         if word not in self._found:
             # the padded offset of the space before the word is the word's offset in
             # ``spaced``; the space after it may open the next occurrence
-            needle = f" {word} "
-            self._found[word] = list(_positions(self._padded, needle, len(word) + 1))
+            found = _positions(self._padded, f" {word} ", len(word) + 1)
+            self._found[word] = list(islice(found, _COMMON + 1))
         return self._found[word]
 
     def has(self, word: str) -> bool:
         found = self._found.get(word)
         return bool(found) if found is not None else f" {word} " in self._padded
+
+    def reach(self, at: int, n: int) -> int:
+        """Where the ``n``-th word after the word at ``at`` starts (or the text's end)."""
+        if (at, n) not in self._reach:
+            after = self.spaced[at:].split(None, n)  # [that word, n - 1 words, rest]
+            end = len(self.spaced) - len(after[n]) if len(after) > n else len(self.spaced)
+            self._reach[at, n] = end
+        return self._reach[at, n]
 
     def fewer_than(self, count: int) -> bool:
         """Whether the source has fewer than ``count`` words (``count >= 1``), splitting
@@ -313,9 +357,10 @@ def _normalized_span(
     # Collapsing the source's whitespace costs a split and a join of the whole text, so
     # first two cheap necessary conditions. Where the quote occurs, each of its words but
     # the first and the last (which may be cut) is a whole word of the source: check the
-    # keys, which the fuzzy search looks up anyway ...
+    # longest, which the fuzzy search looks up anyway ...
     inner = set(plan.words[1:-1])
-    if not all(source.occurrences(word) for word in plan.keys if word in inner):
+    longest = plan.longest[: plan.size - plan.need + 2]
+    if not all(source.occurrences(word) for word in longest if word in inner):
         return None
     # ... and every space-free chunk of the quote is in ``folded`` (a chunk cannot span
     # whitespace), longest first.
@@ -340,116 +385,148 @@ def _unsplit(norm_source: str, folded: str, index: int) -> int:
 
 # -- the fuzzy window ----------------------------------------------------------------------
 
-Span = tuple[int, int]
 
-
-def _fuzzy(plan: _Plan, source: _Words) -> tuple[float, Span | None]:
+def _fuzzy(plan: _Plan, source: _Words) -> tuple[float, _Span | None]:
     """(score, span in ``source.spaced``) of the first best window of ``plan.n`` source
     words by word-set Jaccard ``inside / (|Q| + outside)`` (Q the quote's distinct words,
-    inside the distinct window words in Q, outside the others), or (upper bound, None)
-    when no window can reach the floor.
+    inside the distinct window words in Q, outside the others); or, when fewer than
+    ``need`` of the quote's words occur in the source at all so that no window can reach
+    the floor (the prefilter), (found / |Q|, None): an upper bound on every window's
+    score, the ``inside / |Q|`` of a window holding every quote word found.
 
-    Only windows around keys (``_Plan``) can pass, so only those are scored (``_paired``,
-    ``_around``, ``_best_in``); every other window has fewer than ``need`` distinct quote
-    words and scores at most ``(need - 1) / |Q|``, below the floor. So:
-
-    - if the best scored window reaches the floor, it is the first best window: PASS;
-    - else, if fewer than ``need`` of the quote's words occur in the source at all, no
-      window passes: return found / |Q|, an upper bound on every window's score;
-    - else the best scored window is the exact best if it reaches ``(need - 1) / |Q|``;
-      if not, score every window (rare: a quote whose words are all around but never
-      together), so a FAIL that had a search carries the exact best score.
-    """
+    The window search goes by levels (``_Levels``): after level ``L`` every window not
+    scored has fewer than ``L`` distinct quote words, so scores at most ``(L - 1) / |Q|``.
+    Level ``need`` leaves only windows below the floor unscored, so if its best window
+    passes, it is the first best window. Otherwise the best so far is the best window
+    as soon as it reaches the next bound down: a FAIL past the prefilter carries the
+    exact best score. When a level would cost more than one pass over every window, that
+    pass is made instead."""
     if not plan.size:
         return 0.0, None
-    if plan.need == 0 or source.fewer_than(plan.n):  # every window passes, or just one
+    if plan.need == 0:  # a floor of 0 or less: every window passes
         return _every_window(plan.words, source.spaced)
-    anchors = sorted((at, word) for word in plan.keys for at in source.occurrences(word))
-    if plan.pair == 2:
-        anchors = _paired(source.spaced, anchors, plan.n)
-    best, span = 0.0, None
-    for lo, hi in _around(source.spaced, [at for at, _ in anchors], plan.n):
-        score, window = _best_in(source.spaced, lo, hi, plan)
-        if score > best:
-            best, span = score, window
-    if best >= plan.floor:
-        return best, span
+    search = _Levels(plan, source)
+    level = plan.need
+    # (a floor above 1 needs more words than the quote has; a source shorter than the
+    # quote has a single window, the whole text: one pass below)
+    searched = level <= plan.size and not source.fewer_than(plan.n) and search.run(level)
+    if searched and search.best >= plan.floor:
+        return search.best, search.span
+    # the prefilter: for a quote that is not there, the longest words were looked up
+    # above, and those missing are usually enough for found < need
     found = sum(map(source.has, plan.longest))
     if found < plan.need:
         return found / plan.size, None
-    if best >= (plan.need - 1) / plan.size:
-        return best, None
-    return _every_window(plan.words, source.spaced)[0], None
+    while searched:
+        if search.best >= (level - 1) / plan.size:
+            return search.best, None
+        level -= 1
+        searched = search.run(level)
+    return _every_window(plan.words, source.spaced)
 
 
-def _paired(spaced: str, anchors: list[tuple[int, str]], n: int) -> list[tuple[int, str]]:
-    """The anchors (offset, key), sorted, that have an anchor of another key less than
-    ``n`` words away, so that one window of ``n`` words can hold both."""
-    kept = [False] * len(anchors)
-    for i, (at, key) in enumerate(anchors):
-        for j in range(i + 1, len(anchors)):
-            other_at, other = anchors[j]
-            # n or more words from ``at`` up to ``other_at``: too far, and the anchors
-            # after ``j`` are farther still
-            if len(spaced[at:other_at].split(None, n - 1)) >= n:
-                break
-            if other != key:
-                kept[i] = kept[j] = True
-    return [anchor for anchor, keep in zip(anchors, kept, strict=True) if keep]
+class _Levels:
+    """The window search, one level at a time, keeping the first best window so far.
+
+    Level ``L``: a window with ``L`` distinct quote words misses at most ``|Q| - L`` of
+    them, so among any ``|Q| - L + pair`` quote words it holds ``pair`` (pigeonhole;
+    ``pair = 2``, 1 at level 1). Take that many rare quote words as keys and score the
+    windows that hold ``pair`` different keys and ``L`` quote-word tokens (``_regions``,
+    ``_best_in``): no other window has ``L`` distinct quote words."""
+
+    def __init__(self, plan: _Plan, source: _Words) -> None:
+        self.plan = plan
+        self.source = source
+        self.best = 0.0
+        self.span: _Span | None = None
+        self._candidates = iter(plan.longest)
+        self._rare: list[str] = []  # quote words found at most _COMMON times, longest first
+        self._budget = len(source.spaced)  # characters to score before one pass is cheaper
+
+    def run(self, level: int) -> bool:
+        """Score level ``level``; False, scoring nothing, if its keys would include a
+        common word or its windows would use up the budget."""
+        pair = min(2, level)
+        keys = self._keys(self.plan.size - level + pair)
+        if keys is None:
+            return False
+        anchors = sorted((at, key) for key in keys for at in self.source.occurrences(key))
+        regions = _regions(self.source, anchors, self.plan.n, pair)
+        self._budget -= sum(hi - lo for lo, hi in regions)
+        if self._budget < 0:
+            return False
+        for lo, hi in regions:
+            score, span = _best_in(self.source.spaced, lo, hi, self.plan, level)
+            if score > self.best:  # regions come in order: the first best stays
+                self.best, self.span = score, span
+        return True
+
+    def _keys(self, count: int) -> list[str] | None:
+        """The quote's ``count`` longest rare words, looked up only as far as needed."""
+        while len(self._rare) < count:
+            word = next(self._candidates, None)
+            if word is None:
+                return None
+            if len(self.source.occurrences(word)) <= _COMMON:
+                self._rare.append(word)
+        return self._rare[:count]
 
 
-def _around(spaced: str, anchors: list[int], n: int) -> Iterator[Span]:
-    """Character ranges of ``spaced``, in order, each holding some anchors (word starts)
-    with the ``n - 1`` words before the first and after the last (fewer at the ends of the
-    text): every window of ``n`` words that contains an anchor lies in one range. Anchors
-    inside a range share it; a window cannot hold anchors of two ranges."""
+def _regions(source: _Words, anchors: list[tuple[int, str]], n: int, pair: int) -> list[_Span]:
+    """Character ranges of ``source.spaced``, in order, holding every window of ``n`` words
+    that contains ``pair`` (1 or 2) different keys among the anchors (offset, key), sorted.
+
+    A range runs from the ``n - 1``-th word before its first anchor to the ``n - 1``-th
+    after its last one (or the ends of the text); anchors closer than that share a range,
+    so no window holds anchors of two ranges."""
+    # reach[i]: where the n-th word from anchor i starts; an anchor before it is within
+    # one window of anchor i
+    reach = [source.reach(at, n) for at, _ in anchors]
+    if pair == 2:
+        kept = [False] * len(anchors)
+        for i, (_, key) in enumerate(anchors):
+            j = i + 1
+            while j < len(anchors) and anchors[j][0] < reach[i]:
+                if anchors[j][1] != key:
+                    kept[i] = kept[j] = True
+                j += 1
+        anchors = list(compress(anchors, kept))
+        reach = list(compress(reach, kept))
+    regions = []
     i = 0
     while i < len(anchors):
-        at = anchors[i]
-        before = spaced[:at].rsplit(None, n - 1)  # [rest, the n - 1 words] or fewer
+        before = source.spaced[: anchors[i][0]].rsplit(None, n - 1)  # [rest, n - 1 words]
         lo = len(before[0]) if len(before) == n else 0
-        hi = _after(spaced, at, n)
+        hi = reach[i]
         i += 1
-        while i < len(anchors) and anchors[i] < hi:
-            hi = _after(spaced, anchors[i], n)
+        while i < len(anchors) and anchors[i][0] < hi:
+            hi = reach[i]
             i += 1
-        yield lo, hi
+        regions.append((lo, hi))
+    return regions
 
 
-def _after(spaced: str, at: int, n: int) -> int:
-    """The end of the ``n - 1``-th word after the word at ``at`` (or of the text)."""
-    after = spaced[at:].split(None, n)  # [that word, n - 1 words, rest] or fewer
-    return len(spaced) - len(after[n]) if len(after) > n else len(spaced)
-
-
-def _best_in(spaced: str, lo: int, hi: int, plan: _Plan) -> tuple[float, Span | None]:
-    """The first best window of ``plan.n`` words in ``spaced[lo:hi]`` among those holding
-    at least ``need`` quote-word tokens (fewer tokens, fewer distinct quote words)."""
-    wanted, n, need = plan.wanted, plan.n, plan.need
+def _best_in(spaced: str, lo: int, hi: int, plan: _Plan, need: int) -> tuple[float, _Span | None]:
+    """The first best window of ``plan.n`` words in ``spaced[lo:hi]``, scoring only from
+    the first window with ``need`` quote-word tokens to the last (a window with fewer
+    tokens has fewer distinct quote words)."""
+    wanted, n = plan.wanted, plan.n
     text = spaced[lo:hi]
     words = text.split()
     if len(wanted.intersection(words)) < need:
         return 0.0, None
-    hits = [k for k, word in enumerate(words) if word in wanted]
-    # a window starting at s holds the tokens hits[k] .. hits[k + need - 1] when
-    # hits[k + need - 1] - n + 1 <= s <= hits[k]
-    last = len(words) - n
-    starts = (
-        (max(0, hits[k + need - 1] - n + 1), min(hits[k], last))
-        for k in range(len(hits) - need + 1)
-    )
-    best, first = 0.0, -1
-    for start, end in _merged(span for span in starts if span[0] <= span[1]):
-        score, at = _scan(words, wanted, n, start, end)
-        if score > best:
-            best, first = score, at
-    if first < 0:
+    hits = list(compress(range(len(words)), map(wanted.__contains__, words)))
+    # the first window holding hits[0 .. need - 1] starts at hits[need - 1] - n + 1; the
+    # last holding hits[-need ..] starts at hits[-need]
+    start, end = max(0, hits[need - 1] - n + 1), min(hits[-need], len(words) - n)
+    if start > end:
         return 0.0, None
-    start, end = _word_span(text, words, first, n)
-    return best, (lo + start, lo + end)
+    best, first = _scan(words, wanted, n, start, end)
+    window = _word_span(text, words, first, n)
+    return best, (lo + window[0], lo + window[1])
 
 
-def _every_window(quote_words: list[str], spaced: str) -> tuple[float, Span | None]:
+def _every_window(quote_words: list[str], spaced: str) -> tuple[float, _Span | None]:
     """The first best window over all windows of ``min(len(quote_words), words)`` words:
     exact, one pass."""
     words = spaced.split()
@@ -458,21 +535,7 @@ def _every_window(quote_words: list[str], spaced: str) -> tuple[float, Span | No
         return 0.0, None
     n = min(len(quote_words), len(words))
     score, first = _scan(words, wanted, n, 0, len(words) - n)
-    return score, _word_span(spaced, words, first, n)
-
-
-def _merged(spans: Iterable[Span]) -> Iterator[Span]:
-    """Sorted inclusive ranges with overlapping or touching ones joined."""
-    current: Span | None = None
-    for lo, hi in spans:
-        if current is not None and lo <= current[1] + 1:
-            current = (current[0], max(current[1], hi))
-            continue
-        if current is not None:
-            yield current
-        current = (lo, hi)
-    if current is not None:
-        yield current
+    return score, _word_span(spaced, words, first, n) if score > 0 else None
 
 
 def _scan(words: list[str], wanted: set[str], n: int, lo: int, hi: int) -> tuple[float, int]:
@@ -510,7 +573,7 @@ def _scan(words: list[str], wanted: set[str], n: int, lo: int, hi: int) -> tuple
     return best, first
 
 
-def _word_span(spaced: str, words: list[str], first: int, n: int) -> Span:
+def _word_span(spaced: str, words: list[str], first: int, n: int) -> _Span:
     """Character offsets in ``spaced`` from the start of word ``first`` to the end of word
     ``first + n - 1`` (``words`` is ``spaced.split()``)."""
     start = _chunk_start(spaced, first)

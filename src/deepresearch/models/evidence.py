@@ -11,7 +11,7 @@ class Verification(BaseModel):
     """The result of checking a quote against its source's stored text."""
 
     status: Literal["PASS", "FAIL"]
-    method: Literal["exact", "normalized", "fuzzy", "none"]
+    method: Literal["exact", "normalized", "fuzzy", "context", "none"]
     score: float = Field(ge=0.0, le=1.0)
     start: int | None = None
     end: int | None = None
