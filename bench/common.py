@@ -25,6 +25,7 @@ class Options:
     latency_s: float = 0.5
     per_token_s: float = 0.01
     questions: int = 5
+    ranking_questions: int = 100
     depths: tuple[str, ...] = ("quick", "standard")
     quotes: int = 300
     pages: int | None = None

@@ -20,7 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from bench import end_to_end, extraction, quote_verification
+from bench import end_to_end, extraction, quote_verification, ranking
 from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
 from bench.machine import ROOT, describe, git_revision, now
 
@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "end_to_end": end_to_end.run,
     "quote_verification": quote_verification.run,
     "extraction": extraction.run,
+    "ranking": ranking.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -49,6 +50,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--per-token-s", type=float, default=0.01, help="scripted delay per output token"
     )
     parser.add_argument("--questions", type=int, default=5, help="HotpotQA questions per depth")
+    parser.add_argument(
+        "--ranking-questions", type=int, default=100, help="HotpotQA questions for ranking"
+    )
     parser.add_argument(
         "--depths", default="quick,standard", help="comma-separated: quick, standard, deep"
     )
@@ -125,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         latency_s=args.latency_s,
         per_token_s=args.per_token_s,
         questions=args.questions,
+        ranking_questions=args.ranking_questions,
         depths=args.depths,
         quotes=args.quotes,
         pages=args.pages,

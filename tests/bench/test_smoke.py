@@ -22,6 +22,7 @@ TINY = [
     "--quotes", "6",
     "--pages", "2",
     "--no-warmup",
+    "--ranking-questions", "2",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -34,6 +35,7 @@ POSITIVE = {
     ],
     "quote_verification": ["verify_quote_per_s", "naive_per_s", "speed_ratio", "agreement"],
     "extraction": ["pages_per_s", "mb_per_s", "mean_f1"],
+    "ranking": ["candidates_per_question"],
 }
 
 

@@ -36,3 +36,8 @@ def rank_hits(hits: Sequence[SearchHit], query: str) -> list[RankedHit]:
         ranked.append(RankedHit(hit=hit, score=round(score, 6), overlap=lexical, position=position))
     order = sorted(range(len(ranked)), key=lambda i: (-ranked[i].score, i))
     return [ranked[i] for i in order]
+
+
+def choose(hits: Sequence[SearchHit], query: str, *, limit: int) -> list[SearchHit]:
+    """The hits a sub-question reads: the best ``limit`` by ``rank_hits``."""
+    return [item.hit for item in rank_hits(hits, query)[:limit]]
