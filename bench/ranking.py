@@ -4,20 +4,22 @@ For each HotpotQA question (all 100 by default, ``--ranking-questions``), the de
 send without a model go through the real SearXNG adapter to the offline web (HotpotQA's
 994 gold and distractor paragraphs as pages, on loopback), the results are preprocessed
 as a run does, and the sources a sub-question would read (``sources_per_question`` at the
-standard depth) are chosen twice: by the pipeline's ranking (``core.ranking.choose``, the
-code the research stage runs) and by raw search order. Figure: recall of the gold
+standard depth) are chosen twice: by the pipeline's ranking (``core.ranking.rank_and_select``,
+the code the research stage runs) and by raw search order. Figure: recall of the gold
 supporting paragraphs among the chosen sources, for both, and their ratio. No model."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import httpx
 
 from bench.common import BenchResult, Options, mean, require
 from deepresearch.core.planning import fallback_queries
 from deepresearch.core.preprocess import preprocess
-from deepresearch.core.ranking import choose
+from deepresearch.core.ranking import rank_and_select
+from deepresearch.core.tiers import load_domain_rules, with_local_hosts
 from deepresearch.models import SearchHit
 from deepresearch.search.searxng import SearxngSearch
 from deepresearch.settings import DEPTHS
@@ -32,11 +34,14 @@ def _recall(chosen: list[SearchHit], question: HotpotQuestion) -> float:
 
 async def _measure(
     web: OfflineWeb, questions: list[HotpotQuestion]
-) -> tuple[list[float], list[float], int]:
+) -> tuple[list[float], list[float], int, list[int]]:
     preset = DEPTHS["standard"]
     ranked_recall: list[float] = []
     raw_recall: list[float] = []
+    read_counts: list[int] = []
     candidates = 0
+    rules = with_local_hosts(load_domain_rules(), [web.base_url.removeprefix("http://")])
+    now = datetime.now(UTC)
     async with httpx.AsyncClient() as client:
         search = SearxngSearch(client, base_url=web.base_url)
         for question in questions:
@@ -49,17 +54,22 @@ async def _measure(
             kept = preprocess([hit for batch in batches for hit in batch], limit=10_000).hits
             candidates += len(kept)
             raw = sorted(kept, key=lambda hit: hit.rank)[: preset.sources_per_question]
-            ranked = choose(kept, question.question, limit=preset.sources_per_question)
+            selection = rank_and_select(
+                kept, question.question, rules, now=now, limit=preset.sources_per_question
+            )
+            by_url = {hit.url: hit for hit in kept}
+            ranked = [by_url[s.url] for s in selection.read]
             raw_recall.append(_recall(raw, question))
+            read_counts.append(len(ranked))
             ranked_recall.append(_recall(ranked, question))
-    return ranked_recall, raw_recall, candidates
+    return ranked_recall, raw_recall, candidates, read_counts
 
 
 def run(options: Options) -> BenchResult:
     data = require(options.data_dir / "qa" / "hotpotqa")
     questions = hotpotqa_questions(data.parent.parent)[: options.ranking_questions]
     with OfflineWeb(hotpotqa_documents(data.parent.parent)) as web:
-        ranked, raw, candidates = asyncio.run(_measure(web, questions))
+        ranked, raw, candidates, read = asyncio.run(_measure(web, questions))
     preset = DEPTHS["standard"]
     result = BenchResult(
         params={
@@ -71,7 +81,7 @@ def run(options: Options) -> BenchResult:
         },
         notes=(
             "Recall of HotpotQA gold supporting paragraphs (by title) among the sources chosen "
-            "for reading. 'ranked' = core.ranking.choose (the research stage's choice); 'raw' = "
+            "for reading. 'ranked' = core.ranking.rank_and_select (the research stage's choice: signal score, multipliers, adaptive threshold); 'raw' = "
             "the provider's order (best rank first, across the deterministic queries). Real "
             "SearXNG adapter and preprocessing over a loopback offline web of HotpotQA "
             "paragraphs; no model."
@@ -81,4 +91,15 @@ def run(options: Options) -> BenchResult:
     result.add("raw_recall", mean(raw), "fraction")
     result.add("ratio", mean(ranked) / mean(raw) if mean(raw) else 0.0, "x", digits=3)
     result.add("candidates_per_question", candidates / len(questions), "sources", digits=1)
+    result.add("ranked_sources_read", mean(read), "sources", digits=2)
+    result.add("raw_sources_read", preset.sources_per_question, "sources", digits=2)
+    gold = mean([len(q.supporting_titles) for q in questions])
+    result.add(
+        "ranked_gold_per_source_read",
+        mean(ranked) * gold / mean(read) if read else 0.0,
+        "gold/source",
+    )
+    result.add(
+        "raw_gold_per_source_read", mean(raw) * gold / preset.sources_per_question, "gold/source"
+    )
     return result

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from deepresearch.core.support import Embedder
+from deepresearch.core.tiers import DomainRules, load_domain_rules, with_local_hosts
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
@@ -27,11 +28,14 @@ class RunContext:
     embedder_factory: Callable[[], Embedder | None] | None = None
     fetches: int = 0
     fetch_semaphore: asyncio.Semaphore = field(init=False)
+    domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
         self.fetch_semaphore = asyncio.Semaphore(self.settings.fetch_concurrency)
         self.summarizer_semaphore = asyncio.Semaphore(self.settings.summarizer_concurrency)
+        rules = load_domain_rules(self.settings.domain_rules_file)
+        self.domain_rules = with_local_hosts(rules, self.settings.allow_hosts)
 
     @cached_property
     def embedder(self) -> Embedder | None:

@@ -39,6 +39,7 @@ CHECKPOINT_TYPES: list[tuple[str, ...]] = [
     ("deepresearch.models.report", "SourceRef"),
     ("deepresearch.models.report", "Audit"),
     ("deepresearch.models.claims", "Claim"),
+    ("deepresearch.models.scores", "SourceScores"),
     ("deepresearch.models.claims", "ClaimLedger"),
     ("deepresearch.models.usage", "Usage"),
     ("deepresearch.models.usage", "TokenCount"),

@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     depth: Depth = "standard"
     no_clarify: bool = False
     audit: Literal["strict", "mark", "off"] = "strict"
+    domain_rules_file: Path | None = Field(
+        default=None, description="a TOML file of your own trusted, blocked and tiered domains"
+    )
     max_sub_questions: int | None = Field(default=None, ge=1, le=8)
     max_waves: int | None = Field(default=None, ge=1, le=10)
     max_units_total: int | None = Field(default=None, ge=1, le=100)

@@ -7,6 +7,7 @@ from typing import Literal, TypedDict
 
 from deepresearch.core.gate import GateResult
 from deepresearch.models import Evidence, Plan, Report, Source, SubQuestion, Usage
+from deepresearch.models.scores import SourceScores
 
 Intent = Literal["research", "chitchat", "clarify", "malicious"]
 
@@ -21,6 +22,7 @@ class RunState(TypedDict, total=False):
     wave: int
     units_used: int
     sources: dict[str, Source]
+    considered: dict[str, SourceScores]
     evidence: list[Evidence]
     gate: GateResult
     reflections: list[str]

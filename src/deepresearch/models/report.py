@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from deepresearch.models.claims import ClaimLedger
 from deepresearch.models.evidence import Evidence
+from deepresearch.models.scores import SourceScores
 from deepresearch.models.usage import Usage
 
 ReportKind = Literal["synthesized", "extractive", "abort", "chitchat", "refusal", "clarification"]
@@ -80,6 +81,10 @@ class Report(BaseModel):
     suggestions: list[str] = Field(default_factory=list)
     notice: str | None = Field(default=None, description="a label shown above the report")
     audit: Audit | None = None
+    considered: list[SourceScores] = Field(
+        default_factory=list,
+        description="every candidate source with its scores and why it was read or dropped",
+    )
     claims: ClaimLedger | None = Field(
         default=None,
         description="claims with supporting and contradicting evidence, and confidence",

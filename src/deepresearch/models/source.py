@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from deepresearch.models.scores import SourceScores
+
 SourceKind = Literal["html", "pdf", "text", "snippet"]
 
 
@@ -27,6 +29,9 @@ class Source(BaseModel):
     rank_score: float = 0.0
     summary: str | None = None
     fetch_error: str | None = None
+    scores: SourceScores | None = Field(
+        default=None, description="every ranking dimension, the threshold and the decision"
+    )
 
 
 class Passage(BaseModel):

@@ -47,6 +47,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     evidence: list[Evidence] = list(state.get("evidence", []))
     known_ids = {item.id for item in evidence}
     warnings = list(state.get("warnings", []))
+    considered = dict(state.get("considered", {}))
     done: dict[str, SubQuestion] = {}
     for result in results:
         for source in result.sources:
@@ -66,6 +67,10 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
                 known_ids.add(item.id)
                 evidence.append(item)
         warnings.extend(result.warnings)
+        for scores in result.considered:
+            known = considered.get(scores.url)
+            if known is None or known.decision != "read":  # a read decision is never undone
+                considered[scores.url] = scores
         sq = result.sub_question
         status = "covered" if result.evidence else "weak"
         done[sq.id] = sq.model_copy(
@@ -88,6 +93,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         "sources": sources,
         "evidence": evidence,
         "warnings": warnings,
+        "considered": considered,
         "usage": ctx.usage_snapshot(),
     }
 

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from deepresearch.context import RunContext
 from deepresearch.core.passages import pooled_relevant
 from deepresearch.core.preprocess import preprocess
-from deepresearch.core.ranking import rank_hits
 from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
+from deepresearch.models.scores import SourceScores
 from deepresearch.stages.compress import candidate_passages, digest_source
+from deepresearch.stages.rank import rank_candidates
 from deepresearch.stages.reading import SourceReader
 
 STAGE = "research"
@@ -29,6 +30,7 @@ class UnitResult:
     hits: int = 0
     warnings: list[str] = field(default_factory=list)
     errors: list[ProviderError] = field(default_factory=list)
+    considered: list[SourceScores] = field(default_factory=list)
 
 
 async def run_unit(
@@ -54,23 +56,31 @@ async def run_unit(
         invalid=kept.invalid,
         kept=kept.kept,
     )
-    ranked = rank_hits(kept.hits, sub_question.text)
-    fresh = [item for item in ranked if item.hit.url not in seen_urls]
-    chosen = fresh[: settings.limit("sources_per_question")]
+    fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
+    selection = await rank_candidates(
+        ctx, fresh, sub_question, limit=settings.limit("sources_per_question")
+    )
+    by_url = {hit.url: hit for hit in fresh}
+    chosen = [(by_url[scores.url], scores) for scores in selection.read]
+    result.considered = list(selection.decisions)
     ctx.bus.emit(
         "sources_ranked",
         stage=STAGE,
-        message=f"{sub_question.id}: reading {len(chosen)} of {len(ranked)} sources",
+        message=f"{sub_question.id}: reading {len(chosen)} of {len(fresh)} sources (threshold {selection.threshold:.2f})",
         sub_question=sub_question.id,
+        threshold=selection.threshold,
+        candidates=[scores.model_dump(mode="json") for scores in selection.decisions],
         chosen=[
-            {"url": item.hit.url, "title": item.hit.title, "score": item.score} for item in chosen
+            {"url": hit.url, "title": hit.title, "score": scores.final} for hit, scores in chosen
         ],
-        dropped=len(ranked) - len(chosen),
+        dropped=len(selection.dropped),
     )
-    read = await asyncio.gather(*(reader.read(item.hit) for item in chosen))
+    read = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
     sources = [
-        source.model_copy(update={"rank_score": max(source.rank_score, item.score)})
-        for source, item in zip(read, chosen, strict=True)
+        source.model_copy(
+            update={"rank_score": max(source.rank_score, scores.final), "scores": scores}
+        )
+        for source, (_, scores) in zip(read, chosen, strict=True)
     ]
     budget = settings.preset.evidence_per_question
     readable = [s for s in sources if s.fetched and s.text]

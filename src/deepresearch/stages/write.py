@@ -152,6 +152,9 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         ),
         notice=notice,
         claims=ledger,
+        considered=sorted(
+            state.get("considered", {}).values(), key=lambda s: (s.decision != "read", -s.final)
+        ),
         usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )

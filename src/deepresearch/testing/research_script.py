@@ -19,7 +19,7 @@ from deepresearch.core.lexical import overlap
 from deepresearch.core.planning import fallback_queries
 from deepresearch.core.support import check_support
 from deepresearch.core.text import keywords
-from deepresearch.stages import audit, compress, intake, plan, reflect, write
+from deepresearch.stages import audit, compress, intake, plan, rank, reflect, write
 
 _PASSAGE = re.compile(r"<passage ([^>]*)>\n(.*?)\n</passage>", re.S)
 _SOURCE = re.compile(r"<source ([^>]*)>\n(.*?)\n</source>", re.S)
@@ -57,6 +57,8 @@ def research_script(
             return _digest(user)
         if system.startswith(_first_line(reflect.SYSTEM)):
             return json.dumps({"missing": [], "leads": [], "follow_ups": []})
+        if system.startswith(_first_line(rank.SYSTEM)):
+            return _rate(user)
         if system.startswith(_first_line(audit.SYSTEM)):
             return _judge(user)
         if system.startswith(_first_line(write.FINDINGS_SYSTEM)):
@@ -141,3 +143,10 @@ def _judge(user: str) -> str:
     return json.dumps(
         {"verdict": verdict.verdict, "passage": passage, "note": "; ".join(verdict.reasons)}
     )
+
+
+def _rate(user: str) -> str:
+    """Relevance and usefulness from how much of the sub-question the result covers."""
+    sub_question = _field(user, "Sub-question")
+    covered = overlap(sub_question, _field(user, "Title") + " " + _field(user, "Snippet"))
+    return json.dumps({"relevance": covered, "quality": 0.7, "usefulness": covered})

@@ -1,0 +1,71 @@
+"""Ranking a sub-question's candidates before anything is fetched (seeds 001 and 003).
+
+Every candidate gets the signal score (domain authority, recency, retrieval relevance,
+credibility tier); with a judge model, the best candidates are also scored by the model on
+relevance, quality and usefulness, in parallel (bounded), with the neutral score when a
+call fails. Both schemes, the extractability and query-relevance multipliers, the adaptive
+threshold and the decision with its reason come from the pure cores; this module only
+gathers the model's judgments."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field
+
+from deepresearch.context import RunContext
+from deepresearch.core.ranking import rank_and_select
+from deepresearch.core.scoring import ModelDims
+from deepresearch.core.text import clip
+from deepresearch.core.threshold import Selection
+from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.models import SearchHit, SubQuestion
+
+STAGE = "rank"
+MODEL_SCORING_CONCURRENCY = 8
+MODEL_SCORED_PER_READ = 2  # the model scores twice as many candidates as will be read
+
+SYSTEM = f"""You rate a search result for a research sub-question. {DATA_RULE}
+Give three numbers from 0 to 1: relevance (does it directly answer the sub-question?),
+quality (is the source credible and well written?), usefulness (does it give specific,
+citable facts?). Judge only from the title, address and snippet."""
+
+
+class Rating(BaseModel):
+    relevance: float = Field(ge=0.0, le=1.0)
+    quality: float = Field(ge=0.0, le=1.0)
+    usefulness: float = Field(ge=0.0, le=1.0)
+
+
+async def rank_candidates(
+    ctx: RunContext, hits: Sequence[SearchHit], sub_question: SubQuestion, *, limit: int
+) -> Selection:
+    now = datetime.now(UTC)
+    ratings: dict[str, ModelDims | None] = {}
+    if ctx.gateway.has_model("judge") and hits:
+        first = rank_and_select(hits, sub_question.text, ctx.domain_rules, now=now, limit=None)
+        best = sorted(first.decisions, key=lambda s: -s.final)[: limit * MODEL_SCORED_PER_READ]
+        by_url = {hit.url: hit for hit in hits}
+        semaphore = asyncio.Semaphore(MODEL_SCORING_CONCURRENCY)
+
+        async def rate(hit: SearchHit) -> ModelDims | None:
+            async with semaphore:
+                rating = await ctx.gateway.structured(
+                    "judge", Rating, system=SYSTEM, user=_prompt(hit, sub_question), stage=STAGE
+                )
+            return (
+                ModelDims(rating.relevance, rating.quality, rating.usefulness) if rating else None
+            )
+
+        found = await asyncio.gather(*(rate(by_url[s.url]) for s in best))
+        ratings = {s.url: dims for s, dims in zip(best, found, strict=True)}
+    return rank_and_select(
+        hits, sub_question.text, ctx.domain_rules, now=now, limit=limit, ratings=ratings
+    )
+
+
+def _prompt(hit: SearchHit, sub_question: SubQuestion) -> str:
+    body = f"Title: {clip(hit.title, 200)}\nAddress: {hit.url}\nSnippet: {clip(hit.snippet, 400)}"
+    return f"Sub-question: {sub_question.text}\n\n" + data_block("source", body)
