@@ -176,6 +176,8 @@ def to_html(report: Report) -> str:
         for ref in report.sources:
             body.append(_html_source(ref, by_source.get(ref.id, [])))
         body.append("</ol>")
+    if report.considered:
+        body.append(_html_considered(report))
     summary = audit_line(report)
     if summary:
         body.append(f'<p class="audit-summary">{esc(summary)}</p>')
@@ -214,6 +216,36 @@ def _html_source(ref: SourceRef, items: list[Evidence]) -> str:
     )
 
 
+def _html_considered(report: Report) -> str:
+    """Every candidate source with each ranking dimension and why it was read or dropped."""
+    esc = html.escape
+
+    def num(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
+    rows = []
+    for s in report.considered:
+        rows.append(
+            "<tr>"
+            f'<td><a href="{esc(s.url, quote=True)}" rel="noopener noreferrer">{esc(s.domain or s.url)}</a></td>'
+            f"<td>{esc(s.tier)}</td><td>{esc(s.source_type)}</td>"
+            f"<td>{s.domain_authority}</td><td>{num(s.recency)}</td><td>{num(s.retrieval_relevance)}</td>"
+            f"<td>{num(s.credibility)}</td><td>{num(s.signal_score)}</td><td>{num(s.model_score)}</td>"
+            f"<td>{num(s.extractability)}</td><td>{num(s.query_multiplier)}</td>"
+            f"<td><strong>{num(s.final)}</strong></td><td>{esc(s.reason)}</td>"
+            "</tr>"
+        )
+    head = (
+        "<tr><th>source</th><th>tier</th><th>type</th><th>authority</th><th>recency</th>"
+        "<th>retrieval</th><th>credibility</th><th>signal</th><th>model</th>"
+        "<th>extractability</th><th>query ×</th><th>final</th><th>decision</th></tr>"
+    )
+    return (
+        '<h2>Sources considered</h2><div class="considered"><table>'
+        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
 def to_json(report: Report) -> str:
     """The Report model as JSON, plus ``markdown``: the same report as readable text.
     Evidence that did not pass verification is left out."""
@@ -247,6 +279,9 @@ body {{ font: 16px/1.6 system-ui, sans-serif; max-width: 48rem; margin: 2rem aut
 a.cite {{ text-decoration: none; font-size: .8em; vertical-align: super; color: #0645ad; }}
 blockquote {{ margin: .25rem 0 .5rem 1rem; color: #444; border-left: 3px solid #ccc; padding-left: .75rem; }}
 .domain, .usage {{ color: #555; font-size: .9em; }}
+.considered {{ overflow-x: auto; }}
+.considered table {{ border-collapse: collapse; font-size: .8em; }}
+.considered th, .considered td {{ border-bottom: 1px solid #ddd; padding: .2rem .4rem; text-align: left; }}
 </style>
 </head>
 <body>
