@@ -114,6 +114,15 @@ class Settings(BaseSettings):
     min_cited_evidence: int = Field(default=5, ge=0)
     min_domains: int = Field(default=3, ge=0)
     min_evidence_per_question: int = Field(default=1, ge=0)
+    min_passing_sources: int = Field(
+        default=1, ge=0, description="sources above the threshold a sub-question needs"
+    )
+    max_refinements: int = Field(
+        default=3,
+        ge=0,
+        le=6,
+        description="retries of a weak sub-question (broaden, narrow, synonyms)",
+    )
     summarizer_concurrency: int = Field(default=16, ge=1, le=64)
 
     # storage

@@ -48,16 +48,19 @@ def test_narrow_without_operators_has_no_operator_syntax() -> None:
 
 
 @pytest.mark.parametrize("operators", [True, False])
-def test_synonyms_rephrase_the_head_terms(operators: bool) -> None:
-    out = reformulate(Q, attempt=3, operators=operators)
+def test_synonyms_rephrase_the_head_terms_and_ask_other_kinds_of_sources(operators: bool) -> None:
+    out = reformulate(Q, attempt=3, operators=operators, count=10)
+    head = "intermittent fasting affect insulin"
+    paper = f"{head} research paper" + (" filetype:pdf" if operators else "")
     assert out == [
-        "intermittent fasting affect insulin overview",
-        "intermittent fasting affect insulin explained",
-        "what is intermittent fasting affect insulin",
+        f"{head} overview",
+        f"what is {head}",
+        f"{head} encyclopedia",
+        paper,
+        f"{head} news report",
+        f"{head} official site",
     ]
-    assert reformulate(Q, attempt=3, operators=operators, count=10)[-1] == (
-        "intermittent fasting affect insulin facts"
-    )
+    assert reformulate(Q, attempt=3, operators=operators) == out[:3]
 
 
 @pytest.mark.parametrize("attempt", [1, 2, 3])

@@ -7,7 +7,7 @@ import pytest
 
 from deepresearch.core.reformulate import reformulate
 from deepresearch.models import SubQuestion
-from deepresearch.stages.reflect import MAX_ATTEMPTS, FollowUp, Reflection, _follow_ups, _retry_weak
+from deepresearch.stages.reflect import FollowUp, Reflection, _follow_ups, _retry_weak, _stop_empty
 
 
 def existing() -> list[SubQuestion]:
@@ -106,7 +106,7 @@ def weak(
 
 def test_weak_sub_questions_are_retried_with_reformulated_queries() -> None:
     subs = [weak("q1", 1), weak("q2", 2), SubQuestion(id="q3", text="Covered?", status="covered")]
-    out = _retry_weak(subs, ["q1", "q2", "q3"], operators=True, count=3)
+    out = _retry_weak(subs, operators=True, count=3)
     assert [sq.id for sq in out] == ["q1", "q2"]
     assert all(sq.status == "pending" for sq in out)
     assert out[0].queries == reformulate(subs[0].text, attempt=1, operators=True, count=3)
@@ -116,39 +116,54 @@ def test_weak_sub_questions_are_retried_with_reformulated_queries() -> None:
     assert subs[0].status == "weak" and subs[0].attempts == 1
 
 
-def test_retries_stop_at_the_attempts_cap() -> None:
-    # the first search, then broaden, narrow and synonyms (seed 001): four attempts
-    assert MAX_ATTEMPTS == 4
-    subs = [weak("q1", MAX_ATTEMPTS - 1), weak("q2", MAX_ATTEMPTS), weak("q3", MAX_ATTEMPTS + 1)]
-    out = _retry_weak(subs, ["q1", "q2", "q3"], operators=False, count=3)
-    assert [sq.id for sq in out] == ["q1"]
+def test_retries_stop_after_max_refinements() -> None:
+    # the first search, then broaden, narrow and synonyms (seed 001): three refinements
+    subs = [weak("q1", 2), weak("q2", 3), weak("q3", 4)]
+    out = _retry_weak(subs, operators=False, count=3)
+    assert [sq.id for sq in out] == ["q1", "q2"]
+    assert [sq.id for sq in _retry_weak(subs, operators=False, count=3, max_refinements=4)] == [
+        "q1",
+        "q2",
+        "q3",
+    ]
 
 
-def test_only_sub_questions_the_gate_named_and_marked_weak_are_retried() -> None:
-    subs = [weak("q1", 1), weak("q2", 1), weak("q3", 1, status="pending")]
-    out = _retry_weak(subs, ["q2", "q3"], operators=False, count=3)
-    assert [sq.id for sq in out] == ["q2"]
+def test_only_weak_sub_questions_are_retried() -> None:
+    subs = [
+        weak("q1", 1),
+        weak("q2", 1),
+        weak("q3", 1, status="pending"),
+        weak("q4", 1, status="covered"),
+    ]
+    out = _retry_weak(subs, operators=False, count=3)
+    assert [sq.id for sq in out] == ["q1", "q2"]
+
+
+def test_a_second_empty_iteration_stops_the_sub_question() -> None:
+    from collections import Counter
+
+    subs = [weak("q1", 1), weak("q2", 2), weak("q3", 2)]
+    subs[2] = subs[2].model_copy(update={"passing": 1})
+    out, stopped = _stop_empty(subs, Counter({"q1": 0}))
+    assert [sq.id for sq in stopped] == ["q2"]  # q1 gets its second try, q3 had sources
+    assert [sq.status for sq in out] == ["weak", "failed", "weak"]
 
 
 def test_retry_drops_queries_already_tried() -> None:
     text = weak("q1", 1).text
     tried = reformulate(text, attempt=1, operators=False, count=3)[:2]
-    out = _retry_weak([weak("q1", 1, queries=tried)], ["q1"], operators=False, count=3)
+    out = _retry_weak([weak("q1", 1, queries=tried)], operators=False, count=3)
     assert out[0].queries == reformulate(text, attempt=1, operators=False, count=3)[2:]
 
 
 def test_retry_keeps_all_queries_when_every_one_was_tried() -> None:
     text = weak("q1", 1).text
     tried = reformulate(text, attempt=1, operators=False, count=3)
-    out = _retry_weak([weak("q1", 1, queries=tried)], ["q1"], operators=False, count=3)
+    out = _retry_weak([weak("q1", 1, queries=tried)], operators=False, count=3)
     assert out[0].queries == tried
 
 
 def test_every_reformulation_strategy_is_reachable() -> None:
     """Attempts 1, 2 and 3 are retried, so broaden, narrow and synonyms all get used."""
-    retried = [
-        n
-        for n in range(1, MAX_ATTEMPTS + 1)
-        if _retry_weak([weak("q1", n)], ["q1"], operators=False, count=3)
-    ]
+    retried = [n for n in range(1, 6) if _retry_weak([weak("q1", n)], operators=False, count=3)]
     assert retried == [1, 2, 3]

@@ -92,11 +92,18 @@ def limitations(
     sub_questions: Sequence[SubQuestion],
     sources: Mapping[str, Source],
     model_errors: Sequence[str],
+    answered: Collection[str] | None = None,
 ) -> list[str]:
+    """What the run could not do. ``answered``: ids of sub-questions with verified
+    evidence (else a sub-question's status decides)."""
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
-    unanswered = [sq.text for sq in sub_questions if sq.status != "covered"]
+    unanswered = [
+        sq.text
+        for sq in sub_questions
+        if (sq.id not in answered if answered is not None else sq.status != "covered")
+    ]
     if unanswered:
         out.append("No verified evidence was found for: " + "; ".join(unanswered) + ".")
     unread = [s for s in sources.values() if not s.fetched]

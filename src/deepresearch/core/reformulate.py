@@ -1,5 +1,6 @@
 """Query reformulation for weak sub-questions (seed 001): first broaden, then narrow, then
-synonyms. Deterministic: used when no model proposes better queries."""
+synonyms; the synonyms round also asks for alternative kinds of sources (seed 000's
+enhancement queries). Deterministic: used when no model proposes better queries."""
 
 from __future__ import annotations
 
@@ -45,5 +46,22 @@ def reformulate(text: str, *, attempt: int, operators: bool, count: int = 3) -> 
         queries.append(" ".join(terms))
     else:
         head = " ".join(terms[:4])
-        queries = [f"{head} overview", f"{head} explained", f"what is {head}", f"{head} facts"]
+        queries = [
+            f"{head} overview",
+            f"what is {head}",
+            *alternative_sources(head, operators=operators),
+        ]
     return [query for query in dedupe_queries(queries) if query.strip()][:count]
+
+
+def alternative_sources(head: str, *, operators: bool) -> list[str]:
+    """Seed 000's enhancement queries, made general: the same subject from other kinds of
+    sources (reference works, papers, news, official pages)."""
+    paper = f"{head} research paper" + (" filetype:pdf" if operators else "")
+    return [f"{head} encyclopedia", paper, f"{head} news report", f"{head} official site"]
+
+
+def stop_early(*, attempts: int, evidence: int, passing: int) -> bool:
+    """Seed 001: a sub-question whose second search iteration still found nothing (no
+    source passed the threshold and nothing was verified) is not retried again."""
+    return attempts >= 2 and evidence == 0 and passing == 0

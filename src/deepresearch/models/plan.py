@@ -18,6 +18,7 @@ class SubQuestion(BaseModel):
         default=None, description="the sub-question a follow-up came from"
     )
     attempts: int = 0
+    passing: int = Field(default=0, description="sources that passed the threshold, last wave")
     status: SubQuestionStatus = "pending"
 
 

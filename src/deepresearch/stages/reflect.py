@@ -5,6 +5,7 @@ itself is the pure ``route_after_wave``: the model proposes, the gate and caps d
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -14,14 +15,13 @@ from pydantic import BaseModel, Field
 from deepresearch.context import RunContext
 from deepresearch.core.gate import route_after_wave
 from deepresearch.core.planning import dedupe_queries, fallback_queries
-from deepresearch.core.reformulate import reformulate
+from deepresearch.core.reformulate import reformulate, stop_early
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import SubQuestion
 from deepresearch.state import RunState
 
 STAGE = "reflect"
-MAX_ATTEMPTS = 4  # the first search, then broaden, narrow, synonyms (seed 001)
 FINDINGS_PER_QUESTION = 6
 
 SYSTEM = f"""You supervise a research run. {DATA_RULE}
@@ -61,7 +61,17 @@ async def reflect(
 
     queued: list[SubQuestion] = []
     if wave < max_waves and room > 0:
-        queued = _retry_weak(sub_questions, gate.weak_sub_questions, operators, per_question)
+        evidence_by_question = Counter(
+            e.sub_question_id for e in state.get("evidence", []) if e.verified
+        )
+        sub_questions, stopped = _stop_empty(sub_questions, evidence_by_question)
+        for sq in stopped:
+            message = f"{sq.id}: nothing found after {sq.attempts} search iterations; stopped early"
+            ctx.bus.emit("warning", stage=STAGE, message=message, sub_question=sq.id)
+            notes.append(message)
+        queued = _retry_weak(
+            sub_questions, operators, per_question, max_refinements=settings.max_refinements
+        )
         sub_questions = [next((q for q in queued if q.id == sq.id), sq) for sq in sub_questions]
         room -= len(queued)
         if room > 0 and ctx.gateway.has_model("researcher"):
@@ -104,12 +114,34 @@ async def reflect(
     return Command(goto=route, update=update)
 
 
+def _stop_empty(
+    sub_questions: list[SubQuestion], evidence: Counter[str]
+) -> tuple[list[SubQuestion], list[SubQuestion]]:
+    """Weak sub-questions whose second iteration still found nothing become ``failed``."""
+    out, stopped = [], []
+    for sq in sub_questions:
+        if sq.status == "weak" and stop_early(
+            attempts=sq.attempts, evidence=evidence[sq.id], passing=sq.passing
+        ):
+            sq = sq.model_copy(update={"status": "failed"})
+            stopped.append(sq)
+        out.append(sq)
+    return out, stopped
+
+
 def _retry_weak(
-    sub_questions: list[SubQuestion], weak: list[str], operators: bool, count: int
+    sub_questions: list[SubQuestion],
+    operators: bool,
+    count: int,
+    *,
+    max_refinements: int = 3,
 ) -> list[SubQuestion]:
+    """Weak sub-questions (no verified evidence, or too few sources above the threshold)
+    queued again with reformulated queries: broaden, then narrow, then synonyms and other
+    kinds of sources, at most ``max_refinements`` times."""
     out = []
     for sq in sub_questions:
-        if sq.id in weak and sq.status == "weak" and sq.attempts < MAX_ATTEMPTS:
+        if sq.status == "weak" and 1 <= sq.attempts <= max_refinements:
             queries = reformulate(sq.text, attempt=sq.attempts, operators=operators, count=count)
             fresh = [q for q in queries if q not in sq.queries] or queries
             out.append(sq.model_copy(update={"status": "pending", "queries": fresh}))

@@ -72,9 +72,15 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             if known is None or known.decision != "read":  # a read decision is never undone
                 considered[scores.url] = scores
         sq = result.sub_question
-        status = "covered" if result.evidence else "weak"
+        enough = result.evidence and result.passing >= settings.min_passing_sources
+        status = "covered" if enough else "weak"
         done[sq.id] = sq.model_copy(
-            update={"status": status, "wave": wave, "attempts": sq.attempts + 1}
+            update={
+                "status": status,
+                "wave": wave,
+                "attempts": sq.attempts + 1,
+                "passing": result.passing,
+            }
         )
     updated = [done.get(sq.id, sq) for sq in sub_questions]
     ctx.bus.emit(

@@ -31,6 +31,7 @@ class UnitResult:
     warnings: list[str] = field(default_factory=list)
     errors: list[ProviderError] = field(default_factory=list)
     considered: list[SourceScores] = field(default_factory=list)
+    passing: int = 0
 
 
 async def run_unit(
@@ -63,6 +64,9 @@ async def run_unit(
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
     result.considered = list(selection.decisions)
+    result.passing = sum(
+        1 for s in selection.read if s.threshold is not None and s.final >= s.threshold
+    )
     ctx.bus.emit(
         "sources_ranked",
         stage=STAGE,

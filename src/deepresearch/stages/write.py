@@ -149,6 +149,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             sub_questions=state["sub_questions"],
             sources=sources,
             model_errors=ctx.gateway.errors,
+            answered={item.sub_question_id for item in evidence},
         ),
         notice=notice,
         claims=ledger,

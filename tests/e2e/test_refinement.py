@@ -1,0 +1,34 @@
+"""A sub-question that finds nothing is retried with reformulated queries, and stopped
+early (and said so) when its second iteration still finds nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deepresearch.models import RunEvent
+from deepresearch.runner import run_research
+from deepresearch.settings import load_settings
+from deepresearch.testing.web import OfflineWeb
+
+
+async def test_empty_sub_question_is_refined_then_stopped_early(
+    offline_web: OfflineWeb, tmp_path: Path
+) -> None:
+    settings = load_settings(
+        model="none",
+        search="searxng",
+        searxng_url=offline_web.base_url,
+        allow_hosts=[offline_web.base_url.removeprefix("http://")],
+        data_dir=tmp_path / "data",
+        depth="deep",  # five waves allowed: the early stop, not the cap, must end it
+    )
+    events: list[RunEvent] = []
+    offline_web.reset_log()
+    report = await run_research("zxqv wplmk qqqj vrrrt?", settings, sinks=[events.append])
+    assert report is not None and report.kind == "abort"
+    waves = [e for e in events if e.type == "wave_started"]
+    assert len(waves) == 2  # the first search and one refinement, then the early stop
+    stopped = [e for e in events if e.type == "warning" and "stopped early" in e.message]
+    assert stopped and stopped[0].data["sub_question"] == "q1"
+    first, second = (e.data["queries"] for e in events if e.type == "search_completed")
+    assert first != second  # the retry used reformulated queries
