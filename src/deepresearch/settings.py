@@ -41,7 +41,7 @@ class DepthPreset:
 
 
 DEPTHS: dict[str, DepthPreset] = {
-    "quick": DepthPreset(3, 2, 5, 3, 2, 6, 3, 4),
+    "quick": DepthPreset(3, 3, 5, 3, 2, 6, 3, 4),
     "standard": DepthPreset(5, 3, 8, 5, 3, 12, 4, 6),
     "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8),
 }
@@ -116,6 +116,10 @@ class Settings(BaseSettings):
     min_evidence_per_question: int = Field(default=1, ge=0)
     min_passing_sources: int = Field(
         default=1, ge=0, description="sources above the threshold a sub-question needs"
+    )
+    apply_threshold: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="filter sources by seed 001's adaptive threshold: with a model (auto), always, never",
     )
     max_refinements: int = Field(
         default=3,

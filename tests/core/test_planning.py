@@ -199,3 +199,11 @@ def test_fallback_sub_questions_feed_clean_sub_questions() -> None:
     out = clean_sub_questions(fallback_sub_questions(question), question, cap=8)
     assert out[0] == question
     assert len(out) == 3
+
+
+def test_operators_are_removed_for_providers_without_them() -> None:
+    from deepresearch.core.planning import usable_queries
+
+    queries = ['"Crimean Bridge" explosion site:bbc.com', "intitle:bridge attack -site:x.com"]
+    assert usable_queries(queries, operators=True) == queries
+    assert usable_queries(queries, operators=False) == ["Crimean Bridge explosion", "bridge attack"]

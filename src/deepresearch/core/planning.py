@@ -82,3 +82,18 @@ def fallback_sub_questions(question: str) -> list[str]:
         text = clause[0].upper() + clause[1:]
         out.append(f"{text} ({' '.join(extra)})?" if extra else f"{text}?")
     return out
+
+
+def usable_queries(queries: Sequence[str], *, operators: bool) -> list[str]:
+    """Queries as the provider can take them: search operators (quotes, intitle:, site:,
+    -site:) are removed for providers that do not understand them (seed 001)."""
+    if operators:
+        return dedupe_queries(queries)
+    return dedupe_queries([strip_operators(query) for query in queries])
+
+
+_OPERATOR = re.compile(r'(?:-?site:\S+|intitle:|inurl:|filetype:\S+|["()])', re.I)
+
+
+def strip_operators(query: str) -> str:
+    return " ".join(_OPERATOR.sub(" ", query).split())

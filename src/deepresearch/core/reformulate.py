@@ -4,14 +4,12 @@ enhancement queries). Deterministic: used when no model proposes better queries.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-from deepresearch.core.planning import dedupe_queries
+from deepresearch.core.planning import dedupe_queries, strip_operators
 from deepresearch.core.text import keywords
 
 Strategy = Literal["broaden", "narrow", "synonyms"]
-_OPERATOR = re.compile(r'(?:-?site:\S+|intitle:|inurl:|filetype:\S+|["()])', re.I)
 
 
 def strategy_for(attempt: int) -> Strategy:
@@ -21,10 +19,6 @@ def strategy_for(attempt: int) -> Strategy:
     if attempt == 2:
         return "narrow"
     return "synonyms"
-
-
-def strip_operators(query: str) -> str:
-    return " ".join(_OPERATOR.sub(" ", query).split())
 
 
 def reformulate(text: str, *, attempt: int, operators: bool, count: int = 3) -> list[str]:

@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field
 from deepresearch.context import RunContext
 from deepresearch.core.planning import (
     clean_sub_questions,
-    dedupe_queries,
     fallback_queries,
     fallback_sub_questions,
     strip_numbering,
+    usable_queries,
 )
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.state import RunState
@@ -75,8 +75,9 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     sub_questions = []
     for index, text in enumerate(texts, start=1):
         queries = model_queries.get(_key(text), [])
-        queries = dedupe_queries(
-            [*queries, *fallback_queries(text, count=per_question, operators=operators)]
+        queries = usable_queries(
+            [*queries, *fallback_queries(text, count=per_question, operators=operators)],
+            operators=operators,
         )[:per_question]
         sub_questions.append(SubQuestion(id=f"q{index}", text=text, queries=queries))
     brief = draft.brief.strip() if draft is not None and draft.brief.strip() else question

@@ -62,7 +62,13 @@ async def rank_candidates(
         found = await asyncio.gather(*(rate(by_url[s.url]) for s in best))
         ratings = {s.url: dims for s, dims in zip(best, found, strict=True)}
     return rank_and_select(
-        hits, sub_question.text, ctx.domain_rules, now=now, limit=limit, ratings=ratings
+        hits,
+        sub_question.text,
+        ctx.domain_rules,
+        now=now,
+        limit=limit,
+        ratings=ratings,
+        threshold=ctx.settings.apply_threshold,
     )
 
 

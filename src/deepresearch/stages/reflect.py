@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
 from deepresearch.core.gate import route_after_wave
-from deepresearch.core.planning import dedupe_queries, fallback_queries
+from deepresearch.core.planning import fallback_queries, usable_queries
 from deepresearch.core.reformulate import reformulate, stop_early
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
@@ -164,8 +164,9 @@ def _follow_ups(
         if not text or text.lower().rstrip("?") in known or len(out) >= room:
             continue
         known.add(text.lower().rstrip("?"))
-        queries = dedupe_queries(
-            [*item.queries, *fallback_queries(text, count=per_question, operators=operators)]
+        queries = usable_queries(
+            [*item.queries, *fallback_queries(text, count=per_question, operators=operators)],
+            operators=operators,
         )[:per_question]
         out.append(SubQuestion(id=f"q{next_id}", text=text, queries=queries, wave=wave + 1))
         next_id += 1
