@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.core.render import to_html, to_json
+from deepresearch.core.render import to_html, to_json, to_markdown
 from deepresearch.models import RunEvent
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, load_settings
@@ -46,6 +46,7 @@ async def test_scores_and_reasons_reach_every_output(
     assert {"relevance", "quality", "usefulness", "signal_score", "final", "reason"} <= set(
         payload["considered"][0]
     )
+    assert "## Sources considered" in to_markdown(report)
     page = to_html(report)
     assert "Sources considered" in page and dropped[0].reason.split(":")[0] in page
     ranked = [e for e in events if e.type == "sources_ranked"]

@@ -68,6 +68,8 @@ def to_markdown(report: Report) -> str:
             for item in quotes.get(ref.id, []):
                 lines.append(f"   > “{_flat(item.quote)}”")
         lines.append("")
+    if report.considered:
+        lines += _md_considered(report)
     summary = audit_line(report)
     if summary:
         lines += [f"_{summary}_", ""]
@@ -214,6 +216,24 @@ def _html_source(ref: SourceRef, items: list[Evidence]) -> str:
         f'<li id="src-{ref.number}"><a href="{esc(ref.url, quote=True)}" rel="noopener noreferrer">'
         f'{esc(ref.title or ref.url)}</a> <span class="domain">{esc(ref.domain)}</span>{quotes}</li>'
     )
+
+
+def _md_considered(report: Report) -> list[str]:
+    """The sources considered, one row each: tier, signal, model, final score, decision."""
+    lines = [
+        "## Sources considered",
+        "",
+        "| source | tier | signal | model | final | decision |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in report.considered:
+        model = "–" if s.model_score is None else f"{s.model_score:.2f}"
+        reason = s.reason.replace("|", "/")
+        lines.append(
+            f"| [{_md_escape(s.domain or s.url)}]({s.url}) | {s.tier} | {s.signal_score:.2f} "
+            f"| {model} | {s.final:.2f} | {reason} |"
+        )
+    return [*lines, ""]
 
 
 def _html_considered(report: Report) -> str:
