@@ -46,7 +46,8 @@ async def rank_candidates(
     ratings: dict[str, ModelDims | None] = {}
     if ctx.gateway.has_model("judge") and hits:
         first = rank_and_select(hits, sub_question.text, ctx.domain_rules, now=now, limit=None)
-        best = sorted(first.decisions, key=lambda s: -s.final)[: limit * MODEL_SCORED_PER_READ]
+        rated = min(limit * MODEL_SCORED_PER_READ, MODEL_SCORING_CONCURRENCY)  # one round of calls
+        best = sorted(first.decisions, key=lambda s: -s.final)[:rated]
         by_url = {hit.url: hit for hit in hits}
         semaphore = asyncio.Semaphore(MODEL_SCORING_CONCURRENCY)
 
