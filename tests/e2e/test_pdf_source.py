@@ -41,3 +41,28 @@ async def test_pdf_source_is_read_and_quoted(tmp_path: Path) -> None:
     assert [ref.url for ref in report.sources] == [url]
     for item in report.evidence:
         assert verify_quote(item.quote, TEXT).status == "PASS"
+
+
+async def test_long_provider_text_is_cut_without_adding_words(tmp_path: Path) -> None:
+    """Stored text is what the source says: a cut never appends an ellipsis that a quote
+    could then carry."""
+    body = " ".join(
+        f"Sentence number {i} says that the Rosetta Stone has three scripts." for i in range(400)
+    )
+    hit = SearchHit(
+        url="file:///corpus/rosetta.md",
+        title="Rosetta",
+        snippet=body[:60],
+        provider="local",
+        content=body,
+    )
+    settings = load_settings(
+        model="none", data_dir=tmp_path / "data", depth="quick", min_domains=1, max_text_chars=1000
+    )
+    report = await run_research(
+        "Which scripts are on the Rosetta Stone?", settings, search=StaticSearch([hit])
+    )
+    assert report is not None and report.evidence
+    for item in report.evidence:
+        assert "…" not in item.quote
+        assert item.quote in body

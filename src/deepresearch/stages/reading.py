@@ -9,9 +9,8 @@ import asyncio
 from deepresearch.context import RunContext
 from deepresearch.core.gate import domain_of
 from deepresearch.core.ids import source_id
-from deepresearch.core.text import clip
 from deepresearch.errors import FetchError
-from deepresearch.fetch.extract import extract
+from deepresearch.fetch.extract import extract, truncate
 from deepresearch.models import SearchHit, Source
 
 STAGE = "research"
@@ -47,7 +46,7 @@ class SourceReader:
             provider=hit.provider,
         )
         if hit.content:
-            text = clip(hit.content.strip(), settings.max_text_chars)
+            text = truncate(hit.content.strip(), settings.max_text_chars)
             source = base.model_copy(update={"text": text, "kind": "text"})
             self._emit_fetched(source, cached=True)
             return source
