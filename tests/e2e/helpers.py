@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from deepresearch.core.verify import verify_quote
 from deepresearch.models import Report
+from deepresearch.settings import Settings, load_settings
 from deepresearch.testing.web import OfflineWeb
 
 
@@ -32,3 +35,17 @@ def assert_citations_hold(report: Report, web: OfflineWeb) -> None:
             f"quote not found in {item.source_url}: {item.quote!r}"
         )
         assert item.verified
+
+
+def offline_settings(web: OfflineWeb, tmp_path: Path, **extra: Any) -> Settings:
+    """Settings for a quick run over ``web``: its SearXNG endpoint, its host allowed, a
+    fresh data folder, and a gate that accepts one domain (the offline web is one host)."""
+    options: dict[str, Any] = {
+        "search": "searxng",
+        "searxng_url": web.base_url,
+        "allow_hosts": [web.base_url.removeprefix("http://")],
+        "data_dir": tmp_path / "data",
+        "depth": "quick",
+        "min_domains": 1,
+    }
+    return load_settings(**{**options, **extra})

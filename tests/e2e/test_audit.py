@@ -11,7 +11,7 @@ from langchain_core.language_models import BaseChatModel
 from deepresearch.core.render import to_html, to_markdown
 from deepresearch.models import Report
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Role, load_settings
+from deepresearch.settings import ROLES, Role
 from deepresearch.testing.research_script import (
     BAD_INVENTED,
     BAD_UNCITED,
@@ -21,7 +21,7 @@ from deepresearch.testing.research_script import (
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
-from .helpers import assert_citations_hold
+from .helpers import assert_citations_hold, offline_settings
 
 
 async def _run(
@@ -31,15 +31,7 @@ async def _run(
     models: dict[Role, BaseChatModel | None] = dict.fromkeys(ROLES, model)
     if not judge:
         models["judge"] = None
-    settings = load_settings(
-        search="searxng",
-        searxng_url=web.base_url,
-        allow_hosts=[web.base_url.removeprefix("http://")],
-        data_dir=tmp_path / "data",
-        depth="quick",
-        min_domains=1,
-        **extra,
-    )
+    settings = offline_settings(web, tmp_path, **extra)
     report = await run_research(question, settings, models=models)
     assert report is not None
     return report
@@ -88,15 +80,7 @@ async def test_audit_off_checks_nothing(
 async def test_extractive_reports_pass_their_own_audit(
     offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
 ) -> None:
-    settings = load_settings(
-        model="none",
-        search="searxng",
-        searxng_url=offline_web.base_url,
-        allow_hosts=[offline_web.base_url.removeprefix("http://")],
-        data_dir=tmp_path / "data",
-        depth="quick",
-        min_domains=1,
-    )
+    settings = offline_settings(offline_web, tmp_path, model="none")
     report = await run_research(hotpot_question, settings)
     assert report is not None and report.audit is not None
     assert report.audit.checked == report.audit.supported == report.audit.sentences > 0

@@ -9,10 +9,12 @@ from pathlib import Path
 from deepresearch.core.render import to_html, to_json, to_markdown
 from deepresearch.models import RunEvent
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
+
+from .helpers import offline_settings
 
 
 async def test_scores_and_reasons_reach_every_output(
@@ -20,14 +22,7 @@ async def test_scores_and_reasons_reach_every_output(
 ) -> None:
     events: list[RunEvent] = []
     model = ScriptedChatModel(research_script())
-    settings = load_settings(
-        search="searxng",
-        searxng_url=offline_web.base_url,
-        allow_hosts=[offline_web.base_url.removeprefix("http://")],
-        data_dir=tmp_path / "data",
-        depth="quick",
-        min_domains=1,
-    )
+    settings = offline_settings(offline_web, tmp_path)
     report = await run_research(
         hotpot_question, settings, models=dict.fromkeys(ROLES, model), sinks=[events.append]
     )

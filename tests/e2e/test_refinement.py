@@ -7,21 +7,16 @@ from pathlib import Path
 
 from deepresearch.models import RunEvent
 from deepresearch.runner import run_research
-from deepresearch.settings import load_settings
 from deepresearch.testing.web import OfflineWeb
+
+from .helpers import offline_settings
 
 
 async def test_empty_sub_question_is_refined_then_stopped_early(
     offline_web: OfflineWeb, tmp_path: Path
 ) -> None:
-    settings = load_settings(
-        model="none",
-        search="searxng",
-        searxng_url=offline_web.base_url,
-        allow_hosts=[offline_web.base_url.removeprefix("http://")],
-        data_dir=tmp_path / "data",
-        depth="deep",  # five waves allowed: the early stop, not the cap, must end it
-    )
+    # five waves allowed and the default gate: the early stop, not the cap, must end it
+    settings = offline_settings(offline_web, tmp_path, model="none", depth="deep", min_domains=3)
     events: list[RunEvent] = []
     offline_web.reset_log()
     report = await run_research("zxqv wplmk qqqj vrrrt?", settings, sinks=[events.append])

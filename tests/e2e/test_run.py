@@ -19,20 +19,7 @@ from deepresearch.testing.research_script import (
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
-from .helpers import assert_citations_hold
-
-
-def _settings(web: OfflineWeb, tmp_path: Path, **extra: object) -> object:
-    host = web.base_url.removeprefix("http://")
-    return load_settings(
-        search="searxng",
-        searxng_url=web.base_url,
-        allow_hosts=[host],
-        data_dir=tmp_path / "data",
-        depth="quick",
-        min_domains=1,
-        **extra,
-    )
+from .helpers import assert_citations_hold, offline_settings
 
 
 async def test_scripted_model_run_cites_only_fetched_sources(
@@ -42,7 +29,7 @@ async def test_scripted_model_run_cites_only_fetched_sources(
     model = ScriptedChatModel(research_script(bad_citations=True))
     report = await run_research(
         hotpot_question,
-        _settings(offline_web, tmp_path),  # type: ignore[arg-type]
+        offline_settings(offline_web, tmp_path),
         models=dict.fromkeys(ROLES, model),
         sinks=[events.append],
     )
@@ -81,7 +68,7 @@ async def test_model_none_run_is_extractive_and_verified(
 ) -> None:
     report = await run_research(
         hotpot_question,
-        _settings(offline_web, tmp_path, model="none"),  # type: ignore[arg-type]
+        offline_settings(offline_web, tmp_path, model="none"),
     )
     assert report is not None
     assert report.kind == "extractive"
@@ -98,7 +85,7 @@ async def test_nothing_found_ends_in_an_honest_abort(
 ) -> None:
     report = await run_research(
         "zxqv wplmk qqqj vrrrt?",
-        _settings(offline_web, tmp_path, model="none"),  # type: ignore[arg-type]
+        offline_settings(offline_web, tmp_path, model="none"),
     )
     assert report is not None
     assert report.kind == "abort"
@@ -110,13 +97,13 @@ async def test_nothing_found_ends_in_an_honest_abort(
 async def test_resume_after_research_wave_does_not_fetch_again(
     offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
 ) -> None:
-    settings = _settings(offline_web, tmp_path, model="none")
+    settings = offline_settings(offline_web, tmp_path, model="none")
     offline_web.reset_log()
     paused = await run_research(
         hotpot_question,
         settings,
         run_id="run-resume",
-        stop_after="research",  # type: ignore[arg-type]
+        stop_after="research",
     )
     assert paused is None
     pages_before = [r.path for r in offline_web.requests if r.path.startswith("/page/")]
@@ -128,7 +115,7 @@ async def test_resume_after_research_wave_does_not_fetch_again(
         settings,
         run_id="run-resume",
         resume=True,
-        sinks=[events.append],  # type: ignore[arg-type]
+        sinks=[events.append],
     )
     assert report is not None and report.kind in ("extractive", "abort")
     assert events[0].type == "run_resumed"
