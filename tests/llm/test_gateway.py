@@ -302,3 +302,25 @@ async def test_a_success_resets_the_breaker() -> None:
     results = [await gateway.text("writer", system="s", user="u", stage="w") for _ in range(9)]
     assert results == [None, None, "ok"] * 3
     assert gateway.has_model("writer")
+
+
+async def test_a_step_can_have_its_own_shorter_timeout() -> None:
+    from pydantic import BaseModel as _BaseModel
+
+    from deepresearch.llm.gateway import Gateway as _Gateway
+    from deepresearch.testing.scripted import ScriptedChatModel as _Scripted
+
+    class Answer(_BaseModel):
+        ok: bool
+
+    slow = _Scripted(lambda messages: '{"ok": true}', latency_s=0.3)
+    gateway = _Gateway({"judge": slow}, model_names={"judge": "slow"}, timeout_s=5.0, max_retries=0)
+    assert (
+        await gateway.structured(
+            "judge", Answer, system="s", user="u", stage="rank", timeout_s=0.05
+        )
+        is None
+    )
+    assert await gateway.structured("judge", Answer, system="s", user="u2", stage="rank") == Answer(
+        ok=True
+    )

@@ -148,9 +148,17 @@ class Gateway:
         return answer
 
     async def structured(
-        self, role: Role, schema: type[T], *, system: str, user: str, stage: str
+        self,
+        role: Role,
+        schema: type[T],
+        *,
+        system: str,
+        user: str,
+        stage: str,
+        timeout_s: float | None = None,
     ) -> T | None:
-        """An instance of ``schema``, or None for the fallback.
+        """An instance of ``schema``, or None for the fallback. ``timeout_s`` overrides the
+        gateway's per-call timeout for this step (seed 001's per-operation table).
 
         The schema is requested in the prompt (works with any provider and small local
         models), the reply is repaired and validated, and an invalid reply gets one
@@ -164,7 +172,7 @@ class Gateway:
         if hit is not None:
             return hit
         messages = _prompt(f"{system}\n\n{schema_instructions(schema)}".strip(), user)
-        reply = await self._call(role, model, messages, stage)
+        reply = await self._call(role, model, messages, stage, timeout_s=timeout_s)
         if reply is None:
             return None
         try:
@@ -174,7 +182,7 @@ class Gateway:
                 AIMessage(content=reply[:_MAX_ECHO_CHARS]),
                 HumanMessage(content=_CORRECTION.format(problem=first.problem)),
             ]
-            reply = await self._call(role, model, messages, stage)
+            reply = await self._call(role, model, messages, stage, timeout_s=timeout_s)
             if reply is None:
                 return None
             try:
@@ -193,7 +201,13 @@ class Gateway:
 
     # one counted call, with timeout and retries ------------------------------------
     async def _call(
-        self, role: Role, model: BaseChatModel, messages: list[BaseMessage], stage: str
+        self,
+        role: Role,
+        model: BaseChatModel,
+        messages: list[BaseMessage],
+        stage: str,
+        *,
+        timeout_s: float | None = None,
     ) -> str | None:
         name = self.model_name(role)
         started = time.monotonic()
@@ -201,7 +215,9 @@ class Gateway:
         while True:
             attempts += 1
             try:
-                message = await asyncio.wait_for(model.ainvoke(messages), timeout=self.timeout_s)
+                message = await asyncio.wait_for(
+                    model.ainvoke(messages), timeout=timeout_s or self.timeout_s
+                )
             except Exception as exc:
                 failure = classify(exc)
                 logger.debug(

@@ -24,6 +24,7 @@ from deepresearch.models import Evidence, Passage, Source, SubQuestion
 STAGE = "research"
 CANDIDATES_PER_SOURCE = 8
 FALLBACK_MIN_OVERLAP = 0.25
+SUMMARY_TIMEOUT_S = 45.0  # seed 001: summarization times out at 45 s, then raw passages pass
 
 SYSTEM = f"""You read one source for a research sub-question. {DATA_RULE}
 Summarize what the source says that bears on the sub-question (at most 4 sentences, only
@@ -73,7 +74,12 @@ async def digest_source(
             "source", blocks, title=clip(source.title, 120), url=source.url
         )
         digest = await ctx.gateway.structured(
-            "summarizer", SourceDigest, system=SYSTEM, user=user, stage="summarize"
+            "summarizer",
+            SourceDigest,
+            system=SYSTEM,
+            user=user,
+            stage="summarize",
+            timeout_s=min(SUMMARY_TIMEOUT_S, ctx.settings.model_timeout_s),
         )
     if digest is not None:
         picks = [

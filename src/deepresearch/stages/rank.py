@@ -25,6 +25,7 @@ from deepresearch.models import SearchHit, SubQuestion
 
 STAGE = "rank"
 MODEL_SCORING_CONCURRENCY = 8
+SCORING_TIMEOUT_S = 30.0  # seed 001: LLM scoring times out at 30 s, then the neutral score
 MODEL_SCORED_PER_READ = 2  # the model scores twice as many candidates as will be read
 
 SYSTEM = f"""You rate a search result for a research sub-question. {DATA_RULE}
@@ -54,7 +55,12 @@ async def rank_candidates(
         async def rate(hit: SearchHit) -> ModelDims | None:
             async with semaphore:
                 rating = await ctx.gateway.structured(
-                    "judge", Rating, system=SYSTEM, user=_prompt(hit, sub_question), stage=STAGE
+                    "judge",
+                    Rating,
+                    system=SYSTEM,
+                    user=_prompt(hit, sub_question),
+                    stage=STAGE,
+                    timeout_s=min(SCORING_TIMEOUT_S, ctx.settings.model_timeout_s),
                 )
             return (
                 ModelDims(rating.relevance, rating.quality, rating.usefulness) if rating else None
