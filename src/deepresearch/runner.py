@@ -98,6 +98,9 @@ async def run_research(
             timeout_s=settings.fetch_timeout_s,
             max_bytes=settings.max_page_bytes,
             user_agent=settings.user_agent,
+            respect_robots=settings.respect_robots,
+            max_per_host=settings.fetch_per_host,
+            min_interval_s=settings.fetch_min_interval_s,
         )
 
         def on_call(call: ModelCall) -> None:

@@ -94,6 +94,11 @@ class Settings(BaseSettings):
     allow_hosts: list[str] = Field(default_factory=list)
     fetch_timeout_s: float = Field(default=10.0, gt=0)
     fetch_concurrency: int = Field(default=5, ge=1, le=64)
+    fetch_per_host: int = Field(default=2, ge=1, le=16, description="requests in flight per host")
+    fetch_min_interval_s: float = Field(
+        default=0.25, ge=0.0, le=30.0, description="minimum gap between request starts to one host"
+    )
+    respect_robots: bool = Field(default=True, description="obey each site's robots.txt (RFC 9309)")
     max_page_bytes: int = Field(default=5_000_000, ge=1_000)
     max_text_chars: int = Field(default=8_000, ge=500)
     user_agent: str = "deepresearch/0.1 (+https://github.com/deepresearch/deepresearch)"

@@ -114,8 +114,14 @@ def server() -> Iterator[str]:
     httpd.server_close()
 
 
+async def _no_sleep(seconds: float) -> None:
+    pass
+
+
 def _fetcher(server: str, **kwargs: object) -> HttpFetcher:
     kwargs.setdefault("allow_hosts", [server])
+    kwargs.setdefault("min_interval_s", 0.0)
+    kwargs.setdefault("sleep", _no_sleep)  # retries of 5xx and refused connections: no waits
     return HttpFetcher(**kwargs)  # type: ignore[arg-type]
 
 
@@ -327,7 +333,7 @@ BLOCKED_ANSWERS = [
 async def test_non_public_answers_are_refused_without_traffic(answer: list[str]) -> None:
     rec = _Recorder({"example.org": answer})
     async with httpx.AsyncClient(transport=rec.transport({})) as client:
-        fetcher = HttpFetcher(client, resolver=rec.resolve)
+        fetcher = HttpFetcher(client, resolver=rec.resolve, respect_robots=False)
         with pytest.raises(FetchBlocked, match="non-public address") as info:
             await fetcher.fetch("https://example.org/article")
     assert rec.sent == []
@@ -340,7 +346,9 @@ async def test_public_answers_are_fetched_through_the_client() -> None:
     rec = _Recorder({"example.org": ["93.184.216.34", "2606:2800:220:1::1"]})
     routes = {"http://example.org:8080/a": httpx.Response(200, content=b"ok")}
     async with httpx.AsyncClient(transport=rec.transport(routes)) as client:
-        page = await HttpFetcher(client, resolver=rec.resolve).fetch("http://example.org:8080/a")
+        page = await HttpFetcher(client, resolver=rec.resolve, respect_robots=False).fetch(
+            "http://example.org:8080/a"
+        )
     assert page.content == b"ok"
     assert rec.lookups == [("example.org", 8080)]
     assert len(rec.sent) == 1
@@ -354,7 +362,7 @@ async def test_each_hop_is_resolved_once_and_checked() -> None:
         )
     }
     async with httpx.AsyncClient(transport=rec.transport(routes)) as client:
-        fetcher = HttpFetcher(client, resolver=rec.resolve)
+        fetcher = HttpFetcher(client, resolver=rec.resolve, respect_robots=False)
         with pytest.raises(FetchBlocked, match="redirect target"):
             await fetcher.fetch("https://public.example/")
     assert rec.lookups == [("public.example", 443), ("internal.example", 80)]
@@ -365,7 +373,7 @@ async def test_ip_literals_are_judged_without_a_lookup() -> None:
     rec = _Recorder({})
     routes = {"http://93.184.216.34/": httpx.Response(200, content=b"public")}
     async with httpx.AsyncClient(transport=rec.transport(routes)) as client:
-        fetcher = HttpFetcher(client, resolver=rec.resolve)
+        fetcher = HttpFetcher(client, resolver=rec.resolve, respect_robots=False)
         for url in ("http://10.0.0.1/", "http://[fd00::1]:8080/", "http://[::ffff:a00:1]/"):
             with pytest.raises(FetchBlocked, match="non-public address"):
                 await fetcher.fetch(url)
@@ -378,7 +386,9 @@ async def test_unresolvable_host_is_a_fetch_error() -> None:
     rec = _Recorder({"nowhere.example": []})
     async with httpx.AsyncClient(transport=rec.transport({})) as client:
         with pytest.raises(FetchError, match="could not resolve") as info:
-            await HttpFetcher(client, resolver=rec.resolve).fetch("http://nowhere.example/")
+            await HttpFetcher(client, resolver=rec.resolve, respect_robots=False).fetch(
+                "http://nowhere.example/"
+            )
     assert not isinstance(info.value, FetchBlocked)
 
 
