@@ -22,6 +22,7 @@ from deepresearch.core.ids import new_run_id
 from deepresearch.errors import ConfigError, DeepResearchError, RunError, RunNotFound
 from deepresearch.events import EventBus, Sink
 from deepresearch.fetch.base import Fetcher
+from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.graph import build_graph, checkpoint_serde
 from deepresearch.llm.cache import ResponseCache
@@ -111,6 +112,10 @@ async def run_research(
                 **call.model_dump(mode="json", exclude={"stage"}),
             )
 
+        if settings.page_cache_ttl_s > 0:
+            pages = PageCache(settings.data_dir / "pages.sqlite3", ttl_s=settings.page_cache_ttl_s)
+            stack.callback(pages.close)
+            fetcher = CachingFetcher(fetcher, pages)
         cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
         if models is not None:
             names = {role: _model_name(models.get(role)) for role in ROLES}

@@ -99,6 +99,9 @@ class Settings(BaseSettings):
         default=0.25, ge=0.0, le=30.0, description="minimum gap between request starts to one host"
     )
     respect_robots: bool = Field(default=True, description="obey each site's robots.txt (RFC 9309)")
+    page_cache_ttl_s: float = Field(
+        default=86_400, ge=0, description="how long a fetched page is reused (0: no page cache)"
+    )
     max_page_bytes: int = Field(default=5_000_000, ge=1_000)
     max_text_chars: int = Field(default=8_000, ge=500)
     user_agent: str = "deepresearch/0.1 (+https://github.com/deepresearch/deepresearch)"

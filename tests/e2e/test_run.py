@@ -133,3 +133,17 @@ async def test_resume_unknown_run_is_a_clear_error(tmp_path: Path) -> None:
     settings = load_settings(model="none", search="none", data_dir=tmp_path / "data")
     with pytest.raises(RunNotFound, match="no run 'run-nope'"):
         await run_research(None, settings, run_id="run-nope", resume=True)
+
+
+async def test_a_repeated_run_reads_its_pages_from_the_page_cache(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    settings = offline_settings(offline_web, tmp_path, model="none")
+    offline_web.reset_log()
+    first = await run_research(hotpot_question, settings)
+    fetched = [r.path for r in offline_web.requests if r.path.startswith("/page/")]
+    assert first is not None and fetched
+    second = await run_research(hotpot_question, settings)
+    again = [r.path for r in offline_web.requests if r.path.startswith("/page/")][len(fetched) :]
+    assert second is not None and again == []
+    assert [s.url for s in second.sources] == [s.url for s in first.sources]
