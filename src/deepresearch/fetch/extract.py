@@ -16,7 +16,6 @@ and page chrome.
 from __future__ import annotations
 
 import codecs
-import io
 import logging
 import re
 from datetime import UTC, datetime
@@ -26,10 +25,10 @@ import lxml.html
 import trafilatura
 from lxml import etree
 from pydantic import BaseModel, ConfigDict
-from pypdf import PdfReader
 
-from deepresearch.errors import FetchBlocked, FetchError
+from deepresearch.errors import FetchBlocked
 from deepresearch.fetch.base import FetchedPage
+from deepresearch.fetch.pdf_sandbox import read_pdf
 
 DocKind = Literal["html", "pdf", "text"]
 
@@ -236,50 +235,20 @@ def _lxml_fallback(html: str) -> tuple[str, str]:
 def extract_pdf(data: bytes, max_chars: int, *, max_pages: int = MAX_PDF_PAGES) -> ExtractedDoc:
     """Text of the first ``max_pages`` pages, and the title and date from the metadata.
 
-    Raises FetchError when the bytes are not a readable PDF (or it is encrypted).
+    The PDF is parsed in a child process with memory, CPU and time limits
+    (``deepresearch.fetch.pdf_sandbox``). Raises FetchError when the bytes are not a
+    readable PDF, it is encrypted, or reading it exceeds those limits.
     """
     _check_max(max_chars)
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise FetchError("the PDF is encrypted")
-        parts: list[str] = []
-        length = 0
-        for page in reader.pages[:max_pages]:
-            page_text = page.extract_text() or ""
-            parts.append(page_text)
-            length += len(page_text)
-            if length > 2 * max_chars + 1_000:  # enough to cut at a boundary
-                break
-        title, published = _pdf_metadata(reader)
-    except FetchError:
-        raise
-    except Exception as exc:  # pypdf raises many types on damaged files
-        raise FetchError("could not read the PDF") from exc
-    text = clean_text("\n\n".join(parts))
+    # enough raw text to cut at a boundary after cleaning
+    result = read_pdf(data, max_pages=max_pages, max_chars=2 * max_chars + 1_000)
+    text = clean_text(result.text)
     return ExtractedDoc(
-        text=truncate(text, max_chars), title=title, published=published, kind="pdf"
+        text=truncate(text, max_chars),
+        title=_one_line(result.title or ""),
+        published=result.published,
+        kind="pdf",
     )
-
-
-def _pdf_metadata(reader: PdfReader) -> tuple[str, datetime | None]:
-    try:
-        meta = reader.metadata
-    except Exception:  # damaged info dictionary: the text is still worth having
-        return "", None
-    if meta is None:
-        return "", None
-    title = _one_line(str(meta.title or ""))
-    if title.lower() in ("untitled", "untitled document"):  # tools' placeholder titles
-        title = ""
-    published: datetime | None = None
-    try:
-        created = meta.creation_date
-    except Exception:  # unparsable date string
-        created = None
-    if isinstance(created, datetime):
-        published = created if created.tzinfo else created.replace(tzinfo=UTC)
-    return title, published
 
 
 # --- plain text ------------------------------------------------------------------------
