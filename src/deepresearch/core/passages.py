@@ -100,20 +100,28 @@ def rank_passages(passages: Sequence[Passage], query: str) -> list[Passage]:
     return [scored[i] for i in order]
 
 
-def pooled_relevant(
-    groups: Sequence[Sequence[Passage]], query: str, *, ratio: float = 0.3
-) -> set[str]:
-    """Ids of the passages, from every source a sub-question read (one group per source),
-    that score at least ``ratio`` of the best BM25 score against ``query``, with term
-    weights (IDF) taken across the sources: a word every source shares (a "bridge" in a
+def pooled_scores(groups: Sequence[Sequence[Passage]], query: str) -> dict[str, float]:
+    """BM25 of every passage a sub-question read (one group per source) against
+    ``query``, divided by the best, so scores compare across sources (0..1). Term weights
+    (IDF) are taken across the sources: a word every source shares (a "bridge" in a
     question about one bridge) weighs little, the entity only some sources name weighs
-    much, so a passage that shares only common words with the question does not pass."""
+    much."""
     passages = [passage for group in groups for passage in group]
     if not passages:
-        return set()
+        return {}
     across_sources = BM25([" ".join(p.text for p in group) for group in groups]).idf
     scores = BM25([p.text for p in passages], idf=across_sources).scores(query)
     best = max(scores)
     if best <= 0:
-        return set()
-    return {p.id for p, score in zip(passages, scores, strict=True) if score >= ratio * best}
+        return {p.id: 0.0 for p in passages}
+    return {p.id: round(score / best, 6) for p, score in zip(passages, scores, strict=True)}
+
+
+def pooled_relevant(
+    groups: Sequence[Sequence[Passage]], query: str, *, ratio: float = 0.3
+) -> set[str]:
+    """Ids of the passages scoring at least ``ratio`` of the best (``pooled_scores``), so a
+    passage that shares only common words with the question does not pass."""
+    return {
+        pid for pid, score in pooled_scores(groups, query).items() if score > 0 and score >= ratio
+    }

@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from deepresearch.context import RunContext
-from deepresearch.core.passages import pooled_relevant
+from deepresearch.core.passages import pooled_scores
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import ProviderError
@@ -19,6 +19,7 @@ from deepresearch.stages.reading import SourceReader
 
 STAGE = "research"
 EVIDENCE_PER_SOURCE = 3
+RELEVANT_RATIO = 0.3  # of the best pooled score: the no-model evidence floor
 
 
 @dataclass
@@ -89,7 +90,13 @@ async def run_unit(
     budget = settings.preset.evidence_per_question
     readable = [s for s in sources if s.fetched and s.text]
     candidates = {s.id: candidate_passages(s, sub_question, question) for s in readable}
-    relevant = pooled_relevant(list(candidates.values()), sub_question.text)
+    # scores that compare across sources, so the best evidence of the run can be chosen
+    pooled = pooled_scores(list(candidates.values()), sub_question.text)
+    candidates = {
+        sid: [p.model_copy(update={"score": pooled.get(p.id, 0.0)}) for p in ps]
+        for sid, ps in candidates.items()
+    }
+    relevant = {pid for pid, score in pooled.items() if score > 0 and score >= RELEVANT_RATIO}
     digests = await asyncio.gather(
         *(
             _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
