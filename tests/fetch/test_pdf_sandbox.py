@@ -19,6 +19,7 @@ from deepresearch.fetch.pdf_sandbox import (
     pdf_text,
     read_pdf,
 )
+from deepresearch.testing.pdf import assemble
 
 
 def _pdf(pages: list[str], title: str = "", encrypt: str | None = None) -> bytes:
@@ -45,18 +46,7 @@ def _one_page_pdf(content: bytes) -> bytes:
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1)
-    out += b"startxref\n%d\n%%%%EOF\n" % xref
-    return bytes(out)
+    return assemble(objects)
 
 
 @cache

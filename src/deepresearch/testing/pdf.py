@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 PAGE_WIDTH = 612.0
@@ -191,6 +192,12 @@ def make_pdf(text: str, *, title: str | None = None) -> bytes:
             % (int(PAGE_WIDTH), int(PAGE_HEIGHT), content_ref)
         )
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    return assemble(objects, info=5)
+
+
+def assemble(objects: Sequence[bytes], *, info: int | None = None) -> bytes:
+    """A PDF file from its numbered objects (1-based; object 1 is the catalog): header,
+    objects, cross-reference table and trailer."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets: list[int] = []
     for number, body in enumerate(objects, start=1):
@@ -200,6 +207,7 @@ def make_pdf(text: str, *, title: str | None = None) -> bytes:
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     for offset in offsets:
         out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 5 0 R >>\n" % (len(objects) + 1)
+    extra = b" /Info %d 0 R" % info if info is not None else b""
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\n" % (len(objects) + 1, extra)
     out += b"startxref\n%d\n%%%%EOF\n" % xref
     return bytes(out)
