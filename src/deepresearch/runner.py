@@ -11,20 +11,20 @@ from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
-import aiosqlite
 import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from deepresearch.checkpoints import describe, open_checkpointer, sqlite_checkpoint_path
 from deepresearch.context import RunContext
 from deepresearch.core.ids import new_run_id
 from deepresearch.errors import ConfigError, DeepResearchError, RunError, RunNotFound
 from deepresearch.events import EventBus, Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.fetch.cache import CachingFetcher, PageCache
+from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.http_fetcher import HttpFetcher
-from deepresearch.graph import build_graph, checkpoint_serde
+from deepresearch.graph import build_graph
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.redact import redact
@@ -38,7 +38,7 @@ RECURSION_LIMIT = 200
 
 
 def checkpoint_path(settings: Settings) -> Path:
-    return settings.data_dir / "checkpoints.sqlite3"
+    return sqlite_checkpoint_path(settings)
 
 
 async def run_research(
@@ -66,10 +66,7 @@ async def run_research(
     bus = EventBus(run_id, list(sinks))
 
     async with AsyncExitStack() as stack:
-        conn = await aiosqlite.connect(str(checkpoint_path(settings)))
-        stack.push_async_callback(conn.close)
-        await conn.execute("PRAGMA journal_mode=WAL")
-        saver = AsyncSqliteSaver(conn, serde=checkpoint_serde())
+        saver = await stack.enter_async_context(open_checkpointer(settings))
         graph = build_graph(saver)
         config: RunnableConfig = {
             "configurable": {"thread_id": run_id},
@@ -79,7 +76,7 @@ async def run_research(
         values: RunState = snapshot.values  # type: ignore[assignment]
         if resume and not values:
             raise RunNotFound(
-                f"no run {run_id!r} in {checkpoint_path(settings)}",
+                f"no run {run_id!r} in {describe(settings)}",
                 hint="check the id, and that DEEPRESEARCH_DATA_DIR is the one the run used",
             )
         if not resume and values:
@@ -93,16 +90,20 @@ async def run_research(
             )
         )
         search = search or build_search_provider(settings, client)
-        fetcher = fetcher or HttpFetcher(
-            client,
-            allow_hosts=settings.allow_hosts,
-            timeout_s=settings.fetch_timeout_s,
-            max_bytes=settings.max_page_bytes,
-            user_agent=settings.user_agent,
-            respect_robots=settings.respect_robots,
-            max_per_host=settings.fetch_per_host,
-            min_interval_s=settings.fetch_min_interval_s,
-        )
+        if settings.debug_log is not None:
+            stack.enter_context(fetch_debug_log(settings.debug_log))
+        if fetcher is None:  # its own pinned client: never the shared one above
+            fetcher = await stack.enter_async_context(
+                HttpFetcher(
+                    allow_hosts=settings.allow_hosts,
+                    timeout_s=settings.fetch_timeout_s,
+                    max_bytes=settings.max_page_bytes,
+                    user_agent=settings.user_agent,
+                    respect_robots=settings.respect_robots,
+                    max_per_host=settings.fetch_per_host,
+                    min_interval_s=settings.fetch_min_interval_s,
+                )
+            )
 
         def on_call(call: ModelCall) -> None:
             bus.emit(
@@ -233,11 +234,10 @@ def load_run_record(settings: Settings, run_id: str) -> dict[str, object] | None
 
 async def load_report(settings: Settings, run_id: str) -> Report | None:
     """The report of a finished run from its checkpoint; None while it is unfinished."""
-    path = checkpoint_path(settings)
-    if not path.is_file():
+    if not settings.database_url and not checkpoint_path(settings).is_file():
         raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")
-    async with aiosqlite.connect(str(path)) as conn:
-        graph = build_graph(AsyncSqliteSaver(conn, serde=checkpoint_serde()))
+    async with open_checkpointer(settings) as saver:
+        graph = build_graph(saver)
         snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
     values: RunState = snapshot.values  # type: ignore[assignment]
     if not values:

@@ -105,6 +105,10 @@ class Settings(BaseSettings):
     max_page_bytes: int = Field(default=5_000_000, ge=1_000)
     max_text_chars: int = Field(default=8_000, ge=500)
     user_agent: str = "deepresearch/0.1 (+https://github.com/deepresearch/deepresearch)"
+    debug_log: Path | None = Field(
+        default=None,
+        description="append the fetcher's DEBUG log (resolved addresses, error details) here",
+    )
 
     # the run
     depth: Depth = "standard"
@@ -139,6 +143,26 @@ class Settings(BaseSettings):
 
     # storage
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".deepresearch")
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL for the service's jobs and the run checkpoints "
+        "(postgresql+psycopg://...); default: SQLite files in data_dir",
+    )
+
+    # the service (deepresearch serve)
+    serve_host: str = "127.0.0.1"
+    serve_port: int = Field(default=8000, ge=0, le=65535)
+    max_concurrent_jobs: int = Field(default=3, ge=1, le=64, description="runs at once")
+    job_ttl_s: float = Field(default=86_400, gt=0, description="results expire after this")
+    job_lease_s: float = Field(
+        default=30.0, ge=1.0, description="a running job unclaimed this long is taken over"
+    )
+    submissions_per_window: int = Field(default=10, ge=1, description="per key")
+    submission_window_s: float = Field(default=900.0, gt=0)
+    active_runs_per_key: int = Field(
+        default=1, ge=1, description="more submissions attach to the active run"
+    )
+    sse_heartbeat_s: float = Field(default=10.0, gt=0)
 
     @field_validator("search")
     @classmethod

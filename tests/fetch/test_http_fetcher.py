@@ -1,5 +1,6 @@
 """HttpFetcher against a loopback server (real sockets, 127.0.0.1 only) and, for the
-address policy, a stubbed resolver plus httpx.MockTransport so nothing leaves the host."""
+address policy, a stubbed resolver plus a network backend that routes every pinned
+connection to loopback, so nothing leaves the host."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ import gzip
 import threading
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
 
 from deepresearch.errors import FetchBlocked, FetchError
 from deepresearch.fetch.base import Fetcher
 from deepresearch.fetch.http_fetcher import HttpFetcher, is_public_ip, parse_allow_hosts
+
+from .netstub import LoopServer, RoutingBackend, StubResolver, canary, send
 
 PAGE = b"<html><head><title>Hello</title></head><body><p>Hello, loopback.</p></body></html>"
 BIG = b"x" * 200_000
@@ -73,8 +75,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, body, {"Content-Encoding": "gzip, gzip"})
         elif route == "/stacked":
             self._send(200, gzip.compress(gzip.compress(PAGE)), {"Content-Encoding": "gzip, gzip"})
-        elif route == "/brotli":
-            self._send(200, b"not really brotli", {"Content-Encoding": "br"})
+        elif route == "/zstd":
+            self._send(200, b"not really zstd", {"Content-Encoding": "zstd"})
         elif route == "/slow":
             time.sleep(1.0)
             self._send(200, PAGE)
@@ -145,14 +147,6 @@ async def test_decodes_compressed_bodies(server: str, route: str) -> None:
     assert page.content == PAGE
 
 
-async def test_shared_client_is_not_closed(server: str) -> None:
-    async with httpx.AsyncClient(follow_redirects=True) as client:
-        async with _fetcher(server, client=client) as fetcher:
-            page = await fetcher.fetch(f"http://{server}/chain/2")
-        assert page.final_url == f"http://{server}/chain/0"
-        assert not client.is_closed
-
-
 # --- redirects ------------------------------------------------------------------------
 
 
@@ -216,7 +210,7 @@ async def test_compression_bombs_stop_at_the_cap(server: str, route: str) -> Non
 async def test_unknown_content_encoding_is_an_error(server: str) -> None:
     async with _fetcher(server) as fetcher:
         with pytest.raises(FetchError, match="content encoding"):
-            await fetcher.fetch(f"http://{server}/brotli")
+            await fetcher.fetch(f"http://{server}/zstd")
 
 
 @pytest.mark.parametrize("status", [404, 403, 500, 503])
@@ -292,24 +286,16 @@ async def test_loopback_spellings_are_refused(server: str, host: str) -> None:
             await fetcher.fetch(f"http://{host}:{port}/page")
 
 
-class _Recorder:
-    """A resolver with canned answers and a transport that records what would be sent."""
+def _public_site() -> LoopServer:
+    """Where connections to the stub "public" addresses really go (loopback)."""
 
-    def __init__(self, answers: dict[str, Sequence[str]]) -> None:
-        self.answers = answers
-        self.lookups: list[tuple[str, int]] = []
-        self.sent: list[httpx.Request] = []
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        if handler.path == "/redirect-internal":
+            send(handler, 301, b"", {"Location": "http://internal.example/secret"})
+        else:
+            send(handler, 200, b"ok", {"Content-Type": "text/plain"})
 
-    async def resolve(self, host: str, port: int) -> Sequence[str]:
-        self.lookups.append((host, port))
-        return self.answers[host]
-
-    def transport(self, routes: dict[str, httpx.Response]) -> httpx.MockTransport:
-        def handle(request: httpx.Request) -> httpx.Response:
-            self.sent.append(request)
-            return routes.get(str(request.url), httpx.Response(404))
-
-        return httpx.MockTransport(handle)
+    return LoopServer(handle)
 
 
 BLOCKED_ANSWERS = [
@@ -331,65 +317,71 @@ BLOCKED_ANSWERS = [
 
 @pytest.mark.parametrize("answer", BLOCKED_ANSWERS)
 async def test_non_public_answers_are_refused_without_traffic(answer: list[str]) -> None:
-    rec = _Recorder({"example.org": answer})
-    async with httpx.AsyncClient(transport=rec.transport({})) as client:
-        fetcher = HttpFetcher(client, resolver=rec.resolve, respect_robots=False)
-        with pytest.raises(FetchBlocked, match="non-public address") as info:
-            await fetcher.fetch("https://example.org/article")
-    assert rec.sent == []
-    assert rec.lookups == [("example.org", 443)]
+    resolver = StubResolver({"example.org": answer})
+    with canary() as bird:
+        backend = RoutingBackend(default=bird.route)
+        fetcher = HttpFetcher(resolver=resolver, respect_robots=False, network_backend=backend)
+        async with fetcher:
+            with pytest.raises(FetchBlocked, match="non-public address") as info:
+                await fetcher.fetch("https://example.org/article")
+    assert backend.connects == []
+    assert bird.hits == 0
+    assert resolver.lookups == [("example.org", 443)]
     for address in answer:
         assert address not in str(info.value)
 
 
-async def test_public_answers_are_fetched_through_the_client() -> None:
-    rec = _Recorder({"example.org": ["93.184.216.34", "2606:2800:220:1::1"]})
-    routes = {"http://example.org:8080/a": httpx.Response(200, content=b"ok")}
-    async with httpx.AsyncClient(transport=rec.transport(routes)) as client:
-        page = await HttpFetcher(client, resolver=rec.resolve, respect_robots=False).fetch(
-            "http://example.org:8080/a"
-        )
+async def test_public_answers_are_fetched_over_a_pinned_connection() -> None:
+    resolver = StubResolver({"example.org": ["93.184.216.34", "2606:2800:220:1::1"]})
+    with _public_site() as site:
+        backend = RoutingBackend(default=site.route)
+        fetcher = HttpFetcher(resolver=resolver, respect_robots=False, network_backend=backend)
+        async with fetcher:
+            page = await fetcher.fetch("http://example.org:8080/a")
     assert page.content == b"ok"
-    assert rec.lookups == [("example.org", 8080)]
-    assert len(rec.sent) == 1
+    assert resolver.lookups == [("example.org", 8080)]
+    assert backend.connects == [("93.184.216.34", 8080)]
+    assert site.requests == [("/a", "example.org:8080")]
 
 
 async def test_each_hop_is_resolved_once_and_checked() -> None:
-    rec = _Recorder({"public.example": ["8.8.8.8"], "internal.example": ["10.9.8.7"]})
-    routes = {
-        "https://public.example/": httpx.Response(
-            301, headers={"Location": "http://internal.example/secret"}
-        )
-    }
-    async with httpx.AsyncClient(transport=rec.transport(routes)) as client:
-        fetcher = HttpFetcher(client, resolver=rec.resolve, respect_robots=False)
-        with pytest.raises(FetchBlocked, match="redirect target"):
-            await fetcher.fetch("https://public.example/")
-    assert rec.lookups == [("public.example", 443), ("internal.example", 80)]
-    assert [str(r.url) for r in rec.sent] == ["https://public.example/"]
+    resolver = StubResolver({"public.example": ["8.8.8.8"], "internal.example": ["10.9.8.7"]})
+    with _public_site() as site:
+        backend = RoutingBackend(default=site.route)
+        fetcher = HttpFetcher(resolver=resolver, respect_robots=False, network_backend=backend)
+        async with fetcher:
+            with pytest.raises(FetchBlocked, match="redirect target"):
+                await fetcher.fetch("http://public.example:8443/redirect-internal")
+    assert resolver.lookups == [("public.example", 8443), ("internal.example", 80)]
+    assert backend.connects == [("8.8.8.8", 8443)]
+    assert site.requests == [("/redirect-internal", "public.example:8443")]
 
 
 async def test_ip_literals_are_judged_without_a_lookup() -> None:
-    rec = _Recorder({})
-    routes = {"http://93.184.216.34/": httpx.Response(200, content=b"public")}
-    async with httpx.AsyncClient(transport=rec.transport(routes)) as client:
-        fetcher = HttpFetcher(client, resolver=rec.resolve, respect_robots=False)
-        for url in ("http://10.0.0.1/", "http://[fd00::1]:8080/", "http://[::ffff:a00:1]/"):
-            with pytest.raises(FetchBlocked, match="non-public address"):
-                await fetcher.fetch(url)
-        assert rec.sent == []
-        assert (await fetcher.fetch("http://93.184.216.34/")).content == b"public"
-    assert rec.lookups == []
+    resolver = StubResolver({})
+    with _public_site() as site:
+        backend = RoutingBackend(default=site.route)
+        fetcher = HttpFetcher(resolver=resolver, respect_robots=False, network_backend=backend)
+        async with fetcher:
+            for url in ("http://10.0.0.1/", "http://[fd00::1]:8080/", "http://[::ffff:a00:1]/"):
+                with pytest.raises(FetchBlocked, match="non-public address"):
+                    await fetcher.fetch(url)
+            assert backend.connects == []
+            assert (await fetcher.fetch("http://93.184.216.34/")).content == b"ok"
+    assert resolver.lookups == []
+    assert backend.connects == [("93.184.216.34", 80)]
 
 
 async def test_unresolvable_host_is_a_fetch_error() -> None:
-    rec = _Recorder({"nowhere.example": []})
-    async with httpx.AsyncClient(transport=rec.transport({})) as client:
-        with pytest.raises(FetchError, match="could not resolve") as info:
-            await HttpFetcher(client, resolver=rec.resolve, respect_robots=False).fetch(
-                "http://nowhere.example/"
-            )
+    resolver = StubResolver({"nowhere.example": []})
+    with canary() as bird:
+        backend = RoutingBackend(default=bird.route)
+        fetcher = HttpFetcher(resolver=resolver, respect_robots=False, network_backend=backend)
+        async with fetcher:
+            with pytest.raises(FetchError, match="could not resolve") as info:
+                await fetcher.fetch("http://nowhere.example/")
     assert not isinstance(info.value, FetchBlocked)
+    assert bird.hits == 0
 
 
 # --- pure helpers ---------------------------------------------------------------------

@@ -6,6 +6,15 @@ bytes. Every result is cleaned the same way (whitespace collapsed within lines, 
 separated by one blank line, invisible characters dropped) and capped to ``max_chars`` at
 a sentence or word boundary.
 
+Text a browser does not show never becomes source text: before extraction, elements
+hidden by inline CSS (``display:none``, ``visibility:hidden``, ``font-size:0``,
+``opacity:0``, off-screen, text coloured like its background or white on no background),
+by a class that a ``<style>`` block or a common utility class hides, by the ``hidden`` or
+``aria-hidden`` attributes, and ``<template>`` content are removed. Their text, the HTML
+comments, ``alt`` / ``title`` / ``aria-label`` attributes and any Unicode tag characters
+are returned as ``ExtractedDoc.hidden_text``: never quoted, only scanned for injected
+instructions (``deepresearch.core.injection``).
+
 HTML uses trafilatura with comments off and ``favor_precision``: the best setting measured
 on the ScrapingHub article-extraction benchmark. A precision result that looks like a mere
 teaser is checked against a wider pass (mean token F1 0.969 over its 181 pages). When
@@ -18,14 +27,16 @@ from __future__ import annotations
 import codecs
 import logging
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 import lxml.html
 import trafilatura
 from lxml import etree
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from deepresearch.core.injection import decode_tags
 from deepresearch.errors import FetchBlocked
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.pdf_sandbox import read_pdf
@@ -124,6 +135,11 @@ class ExtractedDoc(BaseModel):
     published: datetime | None = None
     kind: DocKind
     language: str | None = None
+    hidden_text: str = Field(
+        default="",
+        description="text a browser would not show (hidden elements, comments, alt text, "
+        "Unicode tag characters): never quotable, kept only to be scanned for instructions",
+    )
 
 
 # --- entry point -----------------------------------------------------------------------
@@ -157,6 +173,7 @@ def extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
     """Main text, title, date and language of an HTML page."""
     _check_max(max_chars)
     text, title, published = "", "", None
+    html, hidden = strip_hidden(html)
     document = _trafilatura(html, url, precise=True)
     if document is not None:
         text = _document_text(document)
@@ -180,6 +197,7 @@ def extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
         published=published,
         kind="html",
         language=language,
+        hidden_text=hidden,
     )
 
 
@@ -229,6 +247,137 @@ def _lxml_fallback(html: str) -> tuple[str, str]:
     return clean_text("\n\n".join(paragraphs)), title
 
 
+# --- hidden text ---------------------------------------------------------------------
+
+_HIDING_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
+    r"|font-size\s*:\s*0*(?:\.0+)?(?:px|pt|em|rem|%|vw)?\s*(?:!important\s*)?(?:;|$)"
+    r"|opacity\s*:\s*0*(?:\.0+)?\s*(?:!important\s*)?(?:;|$)"
+    r"|(?<![\w-])color\s*:\s*transparent"
+    r"|(?<![\w-])(?:left|top|right|text-indent)\s*:\s*-\d{3,}|clip\s*:\s*rect\(\s*0"
+    r"|clip-path\s*:\s*inset\(\s*50%",
+    re.I,
+)
+_ZERO_BOX = re.compile(r"(?:^|;)\s*(?:max-)?(?:height|width)\s*:\s*0(?:px)?\s*(?:;|$)", re.I)
+_OVERFLOW_HIDDEN = re.compile(r"overflow\s*:\s*hidden", re.I)
+_DECLARATION = re.compile(r"(?<![\w-])([a-z-]+)\s*:\s*([^;]+)", re.I)
+_WHITE = frozenset({"#fff", "#ffffff", "white", "rgb(255,255,255)", "rgba(255,255,255,1)"})
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_SIMPLE_SELECTOR = re.compile(r"^\s*([.#])([\w-]+)\s*$")
+# utility classes that hide text in common CSS frameworks (Bootstrap, WordPress, Tailwind)
+_HIDING_CLASSES = frozenset(
+    {"sr-only", "visually-hidden", "screen-reader-text", "d-none", "hidden", "invisible", "hide"}
+)
+_TEXT_ATTRIBUTES = ("alt", "title", "aria-label", "aria-description")
+#: hidden text kept for scanning, at most
+MAX_HIDDEN_CHARS = 20_000
+
+
+def strip_hidden(html: str) -> tuple[str, str]:
+    """``html`` without the elements a browser would not show, and the hidden text: those
+    elements' text, comments, ``alt`` / ``title`` / ``aria-label`` attributes and Unicode
+    tag characters. Unparsable HTML comes back unchanged, with only its tag characters."""
+    tags = decode_tags(html)
+    try:
+        root = lxml.html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        return html, tags[:MAX_HIDDEN_CHARS]
+    classes, ids = _hidden_selectors(root)
+    parts: list[str] = []
+    for element in list(root.iter()):
+        if not isinstance(element.tag, str):  # comments and processing instructions
+            if isinstance(element, etree._Comment) and element.text and element.text.strip():
+                parts.append(element.text.strip())
+            continue
+        parts += [element.get(name, "") for name in _TEXT_ATTRIBUTES if element.get(name)]
+        if element.getparent() is not None and _is_hidden(element, classes, ids):
+            parts.append(element.text_content())
+            element.drop_tree()
+    parts.append(tags)
+    hidden = clean_text("\n".join(part for part in parts if part.strip()))
+    if not hidden:
+        return html, ""
+    return lxml.html.tostring(root, encoding="unicode"), hidden[:MAX_HIDDEN_CHARS]
+
+
+def _hidden_selectors(root: Any) -> tuple[set[str], set[str]]:
+    """Classes and ids that the page's ``<style>`` blocks hide (plain ``.x`` / ``#y``
+    selectors outside ``@media`` blocks)."""
+    classes, ids = set(_HIDING_CLASSES), set[str]()
+    for style in root.iter("style"):
+        for selectors, body in _top_level_rules(style.text or ""):
+            if "@" in selectors or not _hides(body):
+                continue
+            for selector in selectors.split(","):
+                match = _SIMPLE_SELECTOR.match(selector)
+                if match:
+                    (classes if match.group(1) == "." else ids).add(match.group(2))
+    return classes, ids
+
+
+def _top_level_rules(css: str) -> Iterator[tuple[str, str]]:
+    """(selectors, declarations) of each top-level rule; an ``@media`` block is one rule."""
+    css = _CSS_COMMENT.sub("", css)
+    depth, selector_start, body_start = 0, 0, 0
+    for index, char in enumerate(css):
+        if char == "{":
+            if depth == 0:
+                body_start = index + 1
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                yield css[selector_start : body_start - 1], css[body_start:index]
+                selector_start = index + 1
+
+
+def _is_hidden(element: Any, classes: set[str], ids: set[str]) -> bool:
+    if element.tag == "template" or element.get("hidden") is not None:
+        return True
+    if (element.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    names = (element.get("class") or "").split()
+    # "hidden md:block": hidden on small screens only (Tailwind's responsive variants)
+    if any(name in classes for name in names) and not any(":" in name for name in names):
+        return True
+    if element.get("id") in ids:
+        return True
+    style = element.get("style") or ""
+    return bool(style) and (_hides(style) or _invisible_colour(element, style))
+
+
+def _hides(style: str) -> bool:
+    if _HIDING_STYLE.search(style):
+        return True
+    return bool(_ZERO_BOX.search(style) and _OVERFLOW_HIDDEN.search(style))
+
+
+def _invisible_colour(element: Any, style: str) -> bool:
+    """Text coloured like its own background, or white with no background set on it or
+    on any ancestor (the page background is white by default)."""
+    declared = _declarations(style)
+    colour = declared.get("color")
+    if not colour:
+        return False
+    background = declared.get("background-color") or declared.get("background")
+    if background:
+        return background == colour
+    if colour not in _WHITE:
+        return False
+    for ancestor in element.iterancestors():
+        upper = _declarations(ancestor.get("style") or "")
+        if upper.get("background-color") or upper.get("background"):
+            return False
+    return True
+
+
+def _declarations(style: str) -> dict[str, str]:
+    return {
+        name.lower(): "".join(value.lower().replace("!important", "").split())
+        for name, value in _DECLARATION.findall(style)
+    }
+
+
 # --- PDF -------------------------------------------------------------------------------
 
 
@@ -248,6 +397,7 @@ def extract_pdf(data: bytes, max_chars: int, *, max_pages: int = MAX_PDF_PAGES) 
         title=_one_line(result.title or ""),
         published=result.published,
         kind="pdf",
+        hidden_text=decode_tags(result.text)[:MAX_HIDDEN_CHARS],
     )
 
 
@@ -258,7 +408,10 @@ def extract_plain(text: str, max_chars: int) -> ExtractedDoc:
     """Plain text or markdown, kept as written; the title is the first ``# `` heading."""
     _check_max(max_chars)
     return ExtractedDoc(
-        text=truncate(clean_text(text), max_chars), title=markdown_title(text), kind="text"
+        text=truncate(clean_text(text), max_chars),
+        title=markdown_title(text),
+        kind="text",
+        hidden_text=decode_tags(text)[:MAX_HIDDEN_CHARS],
     )
 
 

@@ -6,11 +6,13 @@ Policy, applied to the first URL and again to every redirect hop:
 * the host resolves (through an injectable resolver) only to global unicast addresses.
   Loopback, private, link-local, CGNAT, multicast, reserved, unspecified and documentation
   ranges are refused, including IPv4 hidden in IPv4-mapped, IPv4-compatible, NAT64 and
-  6to4 IPv6 addresses. A host listed in ``allow_hosts`` (``HOST`` or ``HOST:PORT``) skips
-  this check, and only on the listed port when one is given;
+  6to4 IPv6 addresses, and so are local-only names (``localhost``, ``*.internal`` ...).
+  A host listed in ``allow_hosts`` (``HOST`` or ``HOST:PORT``) skips this check, and only
+  on the listed port when one is given (``deepresearch.fetch.guard``);
 * at most ``max_redirects`` redirects are followed;
-* the body is read as a stream and decompressed here (gzip / deflate, stacked codings too),
-  counting decoded bytes, and the fetch stops once it passes ``max_bytes``;
+* the body is read as a stream and decompressed here (gzip / deflate / br, stacked codings
+  too; ``deepresearch.fetch.decoding``), counting decoded bytes, and the fetch stops once it
+  passes ``max_bytes``; a ``Content-Length`` above ``max_bytes`` is refused up front;
 * the whole fetch (resolving, connecting, every hop, the body) runs under one deadline;
   each retry gets a fresh deadline, the waits between retries are outside it.
 
@@ -30,31 +32,47 @@ Politeness and resilience (defaults from seed 001):
   process) counts fetches that failed after their retries (and timeouts); while it is open
   fetches to that host fail fast with "host temporarily unavailable (circuit open)".
 
-Known gap, closed by the hardening issue: the connection is not pinned to the vetted
-address. httpx resolves the host again when it connects, so a DNS-rebinding host can answer
-a public address to our check and a private one to the connect.
+Connections are pinned (``deepresearch.fetch.transport``): each hop is resolved exactly
+once, and the socket connects to one of the vetted addresses while the ``Host`` header and
+the TLS SNI / certificate check keep the host name. No lookup happens at connect time, a
+pooled connection is never reused for a different vetted address, and the fetcher's own
+connection pool ignores proxy environment variables. Allowed hosts are pinned too.
 
-Error messages are safe to show: they never contain resolved or internal addresses.
+Bodies (``deepresearch.fetch.sniff``): the declared content type must be HTML, XHTML,
+plain text or PDF (a missing or generic ``application/octet-stream`` type is sniffed), and
+the first decoded KiB must agree with it: binary data (image, archive, executable magic
+bytes, NUL bytes) served as a page is refused. robots.txt is exempt from the type check.
+
+Error messages are safe to show: they never contain resolved or internal addresses,
+exception text or server bodies. The details are logged at DEBUG on ``deepresearch.fetch``
+(the ``debug_log`` setting writes them to a file).
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import random
-import re
-import socket
 import time
-import zlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Protocol
 
+import httpcore
 import httpx
 
 from deepresearch.errors import FetchBlocked, FetchError
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.breaker import SHARED_BREAKERS, BreakerRegistry, CircuitBreaker
+from deepresearch.fetch.decoding import ACCEPT_ENCODING, BodyDecoder
+from deepresearch.fetch.guard import (
+    DEFAULT_PORTS,
+    LOG,
+    AddressGuard,
+    Resolver,
+    Target,
+    is_public_ip,
+    parse_allow_hosts,
+    system_resolver,
+)
 from deepresearch.fetch.politeness import (
     Clock,
     Politeness,
@@ -68,120 +86,36 @@ from deepresearch.fetch.robots import (
     RobotsRules,
     product_token,
 )
+from deepresearch.fetch.sniff import SNIFF_BYTES, check_declared, check_head
+from deepresearch.fetch.transport import Pin, PinnedTransport, pinned_request
 
-#: ``resolver(host, port)`` returns the IP addresses (as text) the host resolves to
-Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
+__all__ = [
+    "DEFAULT_USER_AGENT",
+    "HttpFetcher",
+    "Resolver",
+    "is_public_ip",
+    "parse_allow_hosts",
+    "system_resolver",
+]
 
 DEFAULT_USER_AGENT = "deepresearch/0.1 (+https://github.com/deepresearch/deepresearch)"
 _ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
-_ALLOW_HINT = "add HOST or HOST:PORT to allow_hosts to permit it"
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _CIRCUIT_OPEN = "host temporarily unavailable (circuit open)"
 _NETWORK_ERROR = "network error while fetching URL"
-
-_BLOCKED_V4 = tuple(
-    ipaddress.IPv4Network(net)
-    for net in (
-        "0.0.0.0/8",  # "this network", unspecified
-        "10.0.0.0/8",
-        "100.64.0.0/10",  # carrier-grade NAT
-        "127.0.0.0/8",
-        "169.254.0.0/16",  # link-local, cloud metadata
-        "172.16.0.0/12",
-        "192.0.0.0/24",  # IETF protocol assignments
-        "192.0.2.0/24",  # TEST-NET-1
-        "192.88.99.0/24",  # 6to4 relay anycast
-        "192.168.0.0/16",
-        "198.18.0.0/15",  # benchmarking
-        "198.51.100.0/24",  # TEST-NET-2
-        "203.0.113.0/24",  # TEST-NET-3
-        "224.0.0.0/4",  # multicast
-        "240.0.0.0/4",  # reserved, broadcast
-    )
-)
-_BLOCKED_V6 = tuple(
-    ipaddress.IPv6Network(net)
-    for net in (
-        "::/96",  # unspecified, loopback, deprecated IPv4-compatible
-        "64:ff9b:1::/48",  # local-use NAT64
-        "100::/64",  # discard-only
-        "2001::/23",  # IETF protocol assignments, Teredo
-        "2001:db8::/32",  # documentation
-        "3fff::/20",  # documentation
-        "5f00::/16",  # segment routing
-        "fc00::/7",  # unique local
-        "fe80::/10",  # link-local
-        "fec0::/10",  # deprecated site-local
-        "ff00::/8",  # multicast
-    )
-)
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-# a DNS name (IDN already in xn-- form) or an IP literal; no escapes, spaces or zone ids
-_HOST_CHARS = re.compile(r"[a-z0-9_.-]+|[0-9a-f:.]+")
-
-
-def is_public_ip(address: str) -> bool:
-    """True when ``address`` is a global unicast IP we may connect to.
-
-    Anything that does not parse as an IP address is not public. IPv6 forms that embed an
-    IPv4 address (mapped, NAT64, 6to4) are judged by that IPv4 address.
-    """
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address):
-        embedded = ip.ipv4_mapped or ip.sixtofour
-        if embedded is None and ip in _NAT64:
-            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if embedded is not None:
-            return is_public_ip(str(embedded))
-        return ip.is_global and not any(ip in net for net in _BLOCKED_V6)
-    return ip.is_global and not any(ip in net for net in _BLOCKED_V4)
-
-
-async def system_resolver(host: str, port: int) -> list[str]:
-    """Resolve with the event loop's ``getaddrinfo``. Non-IP answers (``AF_UNIX``) are
-    passed on as text that will not parse, so the policy refuses them."""
-    loop = asyncio.get_running_loop()
-    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [
-        str(info[4][0]) if info[0] in (socket.AF_INET, socket.AF_INET6) else "?" for info in infos
-    ]
-
-
-def parse_allow_hosts(entries: Sequence[str]) -> frozenset[tuple[str, int | None]]:
-    """``["example.org", "127.0.0.1:8899", "[::1]:8080", "::1"]`` → {(host, port or None)}."""
-    allowed: set[tuple[str, int | None]] = set()
-    for raw in entries:
-        entry = raw.strip().lower()
-        if not entry:
-            continue
-        host, port = entry, None
-        if entry.startswith("["):
-            host, _, rest = entry[1:].partition("]")
-            port = int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else None
-        elif entry.count(":") == 1:
-            name, _, digits = entry.partition(":")
-            if not digits.isdigit():
-                raise ValueError(f"invalid allow_hosts entry: {raw!r}")
-            host, port = name, int(digits)
-        if not host.isascii():  # URLs carry IDN hosts in their xn-- form
-            host = host.encode("idna").decode("ascii")
-        allowed.add((host.rstrip("."), port))
-    return frozenset(allowed)
+_TIMED_OUT = "request timed out"
 
 
 class HttpFetcher:
     """Fetches one URL at a time under the policy in the module docstring.
 
-    Pass ``client`` to share a connection pool (its redirect setting is overridden per
-    request); otherwise the fetcher owns one, closed by ``aclose()`` or ``async with``.
+    The fetcher owns its connection pool (a ``PinnedTransport``; no ``httpx`` client, so no
+    environment proxies, cookies or automatic redirects), closed by ``aclose()`` or
+    ``async with``. ``network_backend`` is for tests: it is where pinned connections
+    really go (an ``httpcore`` backend that routes them to loopback servers).
     """
 
     def __init__(
         self,
-        client: httpx.AsyncClient | None = None,
         *,
         allow_hosts: Sequence[str] = (),
         timeout_s: float = 10.0,
@@ -201,24 +135,21 @@ class HttpFetcher:
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         if timeout_s <= 0 or max_bytes < 1 or max_redirects < 0:
             raise ValueError("timeout_s and max_bytes must be positive, max_redirects >= 0")
         if max_retries < 0 or backoff_base_s < 0 or backoff_cap_s < 0 or max_retry_after_s < 0:
             raise ValueError("retry settings must not be negative")
-        self._owns_client = client is None
-        self._client = client or httpx.AsyncClient(
-            follow_redirects=False, trust_env=False, timeout=httpx.Timeout(timeout_s)
-        )
-        self._allowed = parse_allow_hosts(allow_hosts)
+        self._guard = AddressGuard(allow_hosts, resolver)
+        self._transport = PinnedTransport(network_backend)
         self._timeout_s = timeout_s
         self._max_bytes = max_bytes
         self._max_redirects = max_redirects
-        self._resolve = resolver or system_resolver
         self._headers = {
             "User-Agent": user_agent,
             "Accept": _ACCEPT,
-            "Accept-Encoding": "gzip, deflate",
+            "Accept-Encoding": ACCEPT_ENCODING,
         }
         self._agent = product_token(user_agent)
         self._respect_robots = respect_robots
@@ -247,9 +178,8 @@ class HttpFetcher:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the HTTP client if this fetcher created it."""
-        if self._owns_client:
-            await self._client.aclose()
+        """Close the fetcher's connections."""
+        await self._transport.aclose()
 
     async def fetch(self, url: str) -> FetchedPage:
         """Fetch ``url``; raise FetchBlocked (policy) or FetchError (anything else)."""
@@ -273,7 +203,7 @@ class HttpFetcher:
             except _TimedOut:
                 if breaker is not None:
                     breaker.record_failure(self._clock())
-                raise FetchError("request timed out") from None
+                raise FetchError(_TIMED_OUT) from None
             except FetchError:
                 if breaker is not None:  # the host answered (4xx, an undecodable body)
                     breaker.record_success(self._clock())
@@ -286,11 +216,11 @@ class HttpFetcher:
         try:
             parsed = httpx.URL(url)
         except (httpx.InvalidURL, ValueError, TypeError):
-            return None  # _vet refuses it
-        if parsed.scheme not in _DEFAULT_PORTS or not parsed.raw_host:
+            return None  # the guard refuses it
+        if parsed.scheme not in DEFAULT_PORTS or not parsed.raw_host:
             return None
         host = parsed.raw_host.decode("ascii", errors="replace").lower().rstrip(".")
-        return self._breakers.get(f"{host}:{parsed.port or _DEFAULT_PORTS[parsed.scheme]}")
+        return self._breakers.get(f"{host}:{parsed.port or DEFAULT_PORTS[parsed.scheme]}")
 
     def _retry_delay(self, retry: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -308,13 +238,17 @@ class HttpFetcher:
             if error.status == 429 or error.status >= 500:
                 raise _Retryable(error.message, error.retry_after) from None
             raise FetchError(error.message) from None
-        except (TimeoutError, httpx.TimeoutException):
-            raise _TimedOut("request timed out") from None
-        except httpx.InvalidURL:
+        except (TimeoutError, httpx.TimeoutException) as error:
+            LOG.debug("fetching %s timed out: %r", url, error)
+            raise _TimedOut(_TIMED_OUT) from None
+        except httpx.InvalidURL as error:
+            LOG.debug("fetching %s: invalid URL: %r", url, error)
             raise FetchBlocked("invalid URL") from None
-        except httpx.TransportError:
+        except httpx.TransportError as error:
+            LOG.debug("fetching %s failed: %r", url, error)
             raise _Retryable(_NETWORK_ERROR, None) from None
-        except httpx.HTTPError:
+        except httpx.HTTPError as error:
+            LOG.debug("fetching %s failed: %r", url, error)
             raise FetchError(_NETWORK_ERROR) from None
 
     async def _fetch(
@@ -322,51 +256,56 @@ class HttpFetcher:
     ) -> FetchedPage:
         current = url
         for hop in range(self._max_redirects + 1):
-            target = await self._vet(current, redirected=hop > 0)
+            target = await self._guard.vet(current, redirected=hop > 0)
             if robots and self._respect_robots:
                 await self._check_robots(target)
-            gate = self._politeness.gate(target.raw_host.decode("ascii", errors="replace"))
-            async with gate.slot(self._clock, self._sleep):
-                request = self._client.build_request("GET", target, headers=self._headers)
-                response = await self._client.send(request, stream=True, follow_redirects=False)
+            async with self._politeness.gate(target.host).slot(self._clock, self._sleep):
+                response = await self._send(target)
                 try:
                     if response.is_redirect:
-                        location = response.headers["location"]
-                        current = str(target.join(location))
+                        current = _redirect_target(target.url, response.headers["location"])
                         continue
                     if response.status_code >= 300:
                         raise _StatusError(
                             response.status_code,
                             parse_retry_after(response.headers.get("retry-after", "")),
                         )
-                    content = await self._read_body(response, max_bytes or self._max_bytes)
+                    limit = max_bytes or self._max_bytes
+                    content = await _read_body(response, limit, check_type=robots)
                 finally:
                     await response.aclose()
             return FetchedPage(
                 url=url,
-                final_url=str(target),
+                final_url=str(target.url),
                 status=response.status_code,
                 content_type=response.headers.get("content-type", ""),
                 content=content,
             )
         raise FetchBlocked(f"too many redirects (more than {self._max_redirects})")
 
-    async def _check_robots(self, url: httpx.URL) -> None:
+    async def _send(self, target: Target) -> httpx.Response:
+        """GET ``target`` over a connection pinned to its vetted addresses."""
+        pin = Pin(target.host, target.addresses)
+        request = pinned_request(target.url, pin, headers=self._headers, timeout_s=self._timeout_s)
+        response = await self._transport.handle_async_request(request)
+        response.request = request
+        return response
+
+    async def _check_robots(self, target: Target) -> None:
         """Raise FetchBlocked unless the origin's robots.txt lets our product token in."""
-        host = url.raw_host.decode("ascii", errors="replace").lower()
-        origin = f"{url.scheme}://{host}:{url.port or _DEFAULT_PORTS[url.scheme]}"
+        origin = f"{target.url.scheme}://{target.host}:{target.port}"
         lock = self._robots_locks.setdefault(origin, asyncio.Lock())
         async with lock:  # concurrent fetches to one origin load robots.txt once
             rules = self._robots.get(origin)
             if rules is None or not rules.fresh(self._clock()):
-                rules = await self._load_robots(url)
+                rules = await self._load_robots(target.url)
                 self._robots[origin] = rules
         if rules.unreachable:
             raise FetchBlocked(
                 "disallowed: the site's robots.txt could not be fetched",
                 hint="robots.txt answered a server error; it is retried later",
             )
-        if not rules.can_fetch(self._agent, str(url)):
+        if not rules.can_fetch(self._agent, str(target.url)):
             raise FetchBlocked("disallowed by the site's robots.txt")
 
     async def _load_robots(self, url: httpx.URL) -> RobotsRules:
@@ -388,61 +327,45 @@ class HttpFetcher:
     def _robots_unreachable(self) -> RobotsRules:
         return RobotsRules.disallowing_all(self._clock() + self._robots_error_ttl_s)
 
-    async def _vet(self, raw_url: str, *, redirected: bool) -> httpx.URL:
-        """Parse ``raw_url`` and apply the scheme and address policy to it."""
-        where = "redirect target" if redirected else "URL"
-        try:
-            url = httpx.URL(raw_url)
-        except (httpx.InvalidURL, ValueError, TypeError):
-            raise FetchBlocked(f"invalid {where}") from None
-        if url.scheme not in _DEFAULT_PORTS:
-            raise FetchBlocked(f"refused {where}: only http and https URLs can be fetched")
-        host = url.raw_host.decode("ascii", errors="replace").lower().rstrip(".")
-        if not _HOST_CHARS.fullmatch(host):
-            raise FetchBlocked(f"invalid {where}: bad host name")
-        port = url.port or _DEFAULT_PORTS[url.scheme]
-        if (host, None) in self._allowed or (host, port) in self._allowed:
-            return url
-        try:
-            addresses = [str(ipaddress.ip_address(host))]  # an IP literal needs no lookup
-        except ValueError:
-            try:
-                addresses = list(await self._resolve(host, port))
-            except (OSError, UnicodeError):
-                raise FetchError("could not resolve the host name") from None
-        if not addresses:
-            raise FetchError("could not resolve the host name")
-        if not all(is_public_ip(address) for address in addresses):
-            raise FetchBlocked(
-                f"refused {where}: the host resolves to a non-public address", hint=_ALLOW_HINT
-            )
-        return url
 
-    async def _read_body(self, response: httpx.Response, limit: int) -> bytes:
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise self._too_big(limit)
-        if response.is_stream_consumed:  # a mock transport's ready-made response
-            if len(response.content) > limit:
-                raise self._too_big(limit)
-            return response.content
-        decoder = _BodyDecoder(response.headers.get("content-encoding", ""))
-        chunks: list[bytes] = []
-        total = 0
-        async for raw in response.aiter_raw():
-            data = decoder.feed(raw, limit - total)
-            total += len(data)
-            if decoder.overflow or total > limit:
-                raise self._too_big(limit)
-            chunks.append(data)
-        tail = decoder.flush(limit - total)
-        if decoder.overflow or total + len(tail) > limit:
-            raise self._too_big(limit)
-        chunks.append(tail)
-        return b"".join(chunks)
+def _redirect_target(base: httpx.URL, location: str) -> str:
+    try:
+        return str(base.join(location))
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise FetchBlocked("invalid redirect target") from None
 
-    def _too_big(self, limit: int) -> FetchBlocked:
-        return FetchBlocked(f"page is larger than the limit of {limit} bytes")
+
+async def _read_body(response: httpx.Response, limit: int, *, check_type: bool) -> bytes:
+    """The decoded body, at most ``limit`` bytes; with ``check_type``, only if the content
+    type is allowed and the first bytes agree with it (``deepresearch.fetch.sniff``)."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_big(limit)
+    content_type = response.headers.get("content-type", "")
+    if check_type:
+        check_declared(content_type)
+    decoder = BodyDecoder(response.headers.get("content-encoding", ""))
+    body = bytearray()
+    sniffed = not check_type
+    async for raw in response.aiter_raw():
+        _append(body, decoder.feed(raw, limit - len(body)), decoder, limit)
+        if not sniffed and len(body) >= SNIFF_BYTES:
+            check_head(content_type, bytes(body[:SNIFF_BYTES]))
+            sniffed = True
+    _append(body, decoder.flush(limit - len(body)), decoder, limit)
+    if not sniffed:
+        check_head(content_type, bytes(body))
+    return bytes(body)
+
+
+def _append(body: bytearray, data: bytes, decoder: BodyDecoder, limit: int) -> None:
+    if decoder.overflow or len(body) + len(data) > limit:
+        raise _too_big(limit)
+    body += data
+
+
+def _too_big(limit: int) -> FetchBlocked:
+    return FetchBlocked(f"page is larger than the limit of {limit} bytes")
 
 
 class _StatusError(FetchError):
@@ -465,81 +388,3 @@ class _Retryable(Exception):
         super().__init__(message)
         self.message = message
         self.retry_after = retry_after
-
-
-class _Decompressor(Protocol):
-    @property
-    def unconsumed_tail(self) -> bytes: ...
-
-    def decompress(self, data: bytes, max_length: int = ...) -> bytes: ...
-
-    def flush(self, length: int = ...) -> bytes: ...
-
-
-class _BodyDecoder:
-    """Undo ``Content-Encoding`` (gzip, deflate, stacked) without ever producing much more
-    than the room left under the limit from one input chunk, so a compression bomb cannot
-    balloon memory. ``overflow`` turns True once the output would pass the limit."""
-
-    def __init__(self, content_encoding: str) -> None:
-        codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
-        self._stages: list[_Decompressor] = []
-        for coding in reversed(codings):  # the last coding applied is undone first
-            if coding in ("gzip", "x-gzip"):
-                self._stages.append(zlib.decompressobj(16 + zlib.MAX_WBITS))
-            elif coding == "deflate":
-                self._stages.append(_Deflate())
-            elif coding != "identity":
-                raise FetchError("the page uses an unsupported content encoding")
-        self.overflow = False
-
-    def feed(self, data: bytes, room: int) -> bytes:
-        """Decode one raw chunk; ``room`` is how many more decoded bytes are allowed."""
-        return self._run(data, max(room, 0), final=False)
-
-    def flush(self, room: int) -> bytes:
-        """Decode what the decompressors still hold at the end of the body."""
-        return self._run(b"", max(room, 0), final=True)
-
-    def _run(self, data: bytes, room: int, *, final: bool) -> bytes:
-        try:
-            for index, stage in enumerate(self._stages):
-                # an inner (still compressed) stream can be slightly larger than its output
-                last = index == len(self._stages) - 1
-                cap = room + 1 if last else room + 1 + 65_536 + room // 100
-                out = stage.decompress(data, cap) if data else b""
-                if final:
-                    out += stage.flush()
-                if stage.unconsumed_tail or len(out) > cap:
-                    self.overflow = True
-                    return b""
-                data = out
-        except zlib.error:
-            raise FetchError("the page's compressed body is corrupt") from None
-        return data
-
-
-class _Deflate:
-    """``deflate`` is zlib-wrapped by the spec but raw in many servers: try both."""
-
-    def __init__(self) -> None:
-        self._inner = zlib.decompressobj()
-        self._started = False
-        self.unconsumed_tail = b""
-
-    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
-        if not self._started and data:
-            self._started = True
-            try:
-                return self._run(data, max_length)
-            except zlib.error:
-                self._inner = zlib.decompressobj(-zlib.MAX_WBITS)
-        return self._run(data, max_length)
-
-    def flush(self, length: int = zlib.DEF_BUF_SIZE) -> bytes:
-        return self._inner.flush(length)
-
-    def _run(self, data: bytes, max_length: int) -> bytes:
-        out = self._inner.decompress(data, max_length)
-        self.unconsumed_tail = self._inner.unconsumed_tail
-        return out

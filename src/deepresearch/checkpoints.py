@@ -1,0 +1,77 @@
+"""Where run checkpoints live: SQLite in the data folder by default, PostgreSQL when
+``database_url`` names one (the service's database). Both are LangGraph savers with our
+allow-listed serializer, written synchronously after every stage."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiosqlite
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from deepresearch.errors import ConfigError
+from deepresearch.graph import checkpoint_serde
+from deepresearch.settings import Settings
+
+_ready: set[str] = set()
+_setup_lock = asyncio.Lock()
+
+
+def is_postgres(url: str | None) -> bool:
+    return bool(url) and str(url).startswith(("postgresql", "postgres:"))
+
+
+def libpq_url(url: str) -> str:
+    """``postgresql+psycopg://u@h/db`` (SQLAlchemy) → ``postgresql://u@h/db`` (libpq)."""
+    scheme, rest = url.split("://", 1)
+    return f"{scheme.split('+', 1)[0]}://{rest}"
+
+
+def sqlite_checkpoint_path(settings: Settings) -> Path:
+    return settings.data_dir / "checkpoints.sqlite3"
+
+
+def describe(settings: Settings) -> str:
+    """Where checkpoints are, for messages (no password)."""
+    if is_postgres(settings.database_url):
+        return "the PostgreSQL database"
+    return str(sqlite_checkpoint_path(settings))
+
+
+@asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[str]]:
+    if is_postgres(settings.database_url):
+        async with _postgres(str(settings.database_url)) as saver:
+            yield saver
+        return
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    conn = await aiosqlite.connect(str(sqlite_checkpoint_path(settings)))
+    try:
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA busy_timeout=10000")
+        yield AsyncSqliteSaver(conn, serde=checkpoint_serde())
+    finally:
+        await conn.close()
+
+
+@asynccontextmanager
+async def _postgres(url: str) -> AsyncIterator[BaseCheckpointSaver[str]]:
+    try:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    except ImportError:
+        raise ConfigError(
+            "PostgreSQL checkpoints need the postgres extra",
+            hint="pip install 'deepresearch[postgres]'",
+        ) from None
+    async with AsyncPostgresSaver.from_conn_string(
+        libpq_url(url), serde=checkpoint_serde()
+    ) as saver:
+        async with _setup_lock:
+            if url not in _ready:
+                await saver.setup()
+                _ready.add(url)
+        yield saver
