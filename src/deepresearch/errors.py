@@ -3,7 +3,8 @@ nothing downstream inspects error strings.
 
     DeepResearchError
     ├── ConfigError                 the user must act: bad flag, missing key, unknown provider
-    │   └── MissingKeyError
+    │   ├── MissingKeyError
+    │   └── SuspiciousInput         the question holds a template placeholder or active markup
     └── RunError                    something failed while running
         ├── ProviderError           a search provider or model service failed
         │   ├── ProviderUnavailable     unreachable, timed out, 5xx after retries
@@ -41,6 +42,11 @@ class ConfigError(DeepResearchError):
 
 class MissingKeyError(ConfigError):
     """A provider needs an API key that is not configured."""
+
+
+class SuspiciousInput(ConfigError):
+    """The question looks like an unfilled template or carries markup (seed 000's
+    suspicious-input screen); nothing was researched."""
 
 
 class RunError(DeepResearchError):

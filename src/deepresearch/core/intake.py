@@ -1,11 +1,16 @@
 """Deterministic intake rules: screening for prompt injection and obvious chitchat. Used
-before any model sees the question, and as the whole intake when there is no model."""
+before any model sees the question, and as the whole intake when there is no model.
+Injection attempts are ``malicious`` (a refusal); a question that is an unfilled template
+or carries active markup is refused with an error by the intake stage (``input_problem``,
+seed 000's suspicious-input screen in ``core.suspicious``)."""
 
 from __future__ import annotations
 
 import re
 from typing import Literal
 
+from deepresearch.core.injection import scan
+from deepresearch.core.suspicious import suspicious_reason
 from deepresearch.core.text import words
 
 Screen = Literal["research", "chitchat", "malicious"]
@@ -62,7 +67,7 @@ _GREETINGS = frozenset(
 def screen_question(question: str) -> Screen:
     """``malicious`` for prompt-injection attempts, ``chitchat`` for greetings and thanks
     with nothing to research, else ``research``."""
-    if _INJECTION.search(question):
+    if _INJECTION.search(question) or scan(question):
         return "malicious"
     tokens = words(question)
     if not tokens:
@@ -70,6 +75,12 @@ def screen_question(question: str) -> Screen:
     if len(tokens) <= 5 and all(token in _GREETINGS for token in tokens):
         return "chitchat"
     return "research"
+
+
+def input_problem(question: str) -> str | None:
+    """Why the question cannot be researched as written (a template placeholder, a script
+    or embedding tag, an injection attempt), or None."""
+    return suspicious_reason(question, kind="question")
 
 
 def chitchat_reply(question: str) -> str:

@@ -3,15 +3,60 @@
 Inline citations are numbered by source (``[n]``), in order of first citation; the
 "Sources" section lists each cited source with the verified quotes the text relies on,
 so a reader can check every number against the words it stands for.
+
+A report never loads anything and links only to its cited sources. In every text a model
+or a page wrote (title, headings, sentences, quotes, reasons) markdown images are removed,
+links keep their words and lose their address, and a bare address that is not a cited
+source is removed (``neutralize``); HTML escapes everything, and markdown escapes brackets
+and ``<`` so nothing can become a link, an image or raw HTML. "Sources considered" links
+only the sources that are cited.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Collection, Iterable
 
+from deepresearch.core.provenance import url_key
 from deepresearch.models import Evidence, Report, Sentence, SourceRef
+
+IMAGE_REMOVED = "(image removed)"
+LINK_REMOVED = "(link removed)"
+
+_MD_IMAGE = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_MD_REF_DEF = re.compile(r"^\s*\[[^\]\n]+\]:\s*\S+.*$", re.M)
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto|javascript|data):[^>\s]*)>", re.I)
+_BARE_URL = re.compile(
+    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\[\]()\"'`]*[^\s<>\[\]()\"'`.,;:!?]", re.I
+)
+
+
+def neutralize(text: str, allowed: Collection[str] = ()) -> str:
+    """``text`` without anything a renderer would load or link: images removed, links
+    reduced to their words, bare addresses not in ``allowed`` (cited source URLs, compared
+    by ``url_key``) replaced."""
+    text = _MD_IMAGE.sub(IMAGE_REMOVED, text)
+    text = _MD_LINK.sub(lambda match: match.group(1), text)
+    text = _MD_REF_DEF.sub("", text)
+    text = _AUTOLINK.sub(lambda match: match.group(1), text)
+
+    def bare(match: re.Match[str]) -> str:
+        return match.group(0) if url_key(match.group(0)) in allowed else LINK_REMOVED
+
+    return _BARE_URL.sub(bare, text)
+
+
+def _allowed(report: Report) -> frozenset[str]:
+    return frozenset(url_key(ref.url) for ref in report.sources)
+
+
+def _md(text: str, allowed: Collection[str]) -> str:
+    """Model or page text for markdown: neutralized, on one line, brackets and ``<``
+    escaped so it cannot open a link, an image or raw HTML."""
+    return _md_escape(_flat(neutralize(text, allowed)))
 
 
 def citation_numbers(report: Report) -> dict[str, int]:
@@ -43,33 +88,37 @@ def _quotes_by_source(report: Report) -> dict[str, list[Evidence]]:
 
 def to_markdown(report: Report) -> str:
     numbers = citation_numbers(report)
-    lines = [f"# {report.title}", ""]
+    ok = _allowed(report)
+    lines = [f"# {_md(report.title, ok)}", ""]
     if report.notice:
-        lines += [f"> {report.notice}", ""]
+        lines += [f"> {_md(report.notice, ok)}", ""]
     for line in header_lines(report):
         lines += [f"> {line}", ""]
     if report.summary:
-        lines += [_md_sentences(report.summary, numbers), ""]
+        lines += [_md_sentences(report.summary, numbers, ok), ""]
     for section in report.sections:
-        lines += [f"## {section.heading}", ""]
+        lines += [f"## {_md(section.heading, ok)}", ""]
         for paragraph in section.paragraphs:
-            lines += [_md_sentences(paragraph.sentences, numbers), ""]
-    if report.limitations:
-        lines += ["## Limitations", ""] + [f"- {item}" for item in report.limitations] + [""]
-    if report.suggestions:
-        lines += ["## Suggestions", ""] + [f"- {item}" for item in report.suggestions] + [""]
+            lines += [_md_sentences(paragraph.sentences, numbers, ok), ""]
+    for heading, items in (
+        ("Limitations", report.limitations),
+        ("Suggestions", report.suggestions),
+    ):
+        if items:
+            lines += [f"## {heading}", ""] + [f"- {_md(item, ok)}" for item in items] + [""]
     if report.sources:
         lines += ["## Sources", ""]
         quotes = _quotes_by_source(report)
         for ref in report.sources:
             lines.append(
-                f"{ref.number}. [{_md_escape(ref.title or ref.url)}]({ref.url}) — {ref.domain}"
+                f"{ref.number}. [{_md(ref.title or ref.url, ok)}]({_md_url(ref.url)}) — "
+                f"{_md(ref.domain, ok)}"
             )
             for item in quotes.get(ref.id, []):
-                lines.append(f"   > “{_flat(item.quote)}”")
+                lines.append(f"   > “{_md(item.quote, ok)}”")
         lines.append("")
     if report.considered:
-        lines += _md_considered(report)
+        lines += _md_considered(report, ok)
     summary = audit_line(report)
     if summary:
         lines += [f"_{summary}_", ""]
@@ -77,13 +126,17 @@ def to_markdown(report: Report) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _md_sentences(sentences: Iterable[Sentence], numbers: dict[str, int]) -> str:
+def _md_sentences(
+    sentences: Iterable[Sentence], numbers: dict[str, int], allowed: Collection[str]
+) -> str:
     parts = []
     for sentence in sentences:
         marks = "".join(f"[{n}]" for n in _marks(sentence, numbers))
         flag = _flag(sentence)
         parts.append(
-            _flat(sentence.text) + (f" {marks}" if marks else "") + (f" {flag}" if flag else "")
+            _md(sentence.text, allowed)
+            + (f" {marks}" if marks else "")
+            + (f" {flag.replace('<', '&lt;')}" if flag else "")
         )
     return " ".join(parts)
 
@@ -112,7 +165,9 @@ def _flag(sentence: Sentence) -> str:
         "unsupported": "not supported",
         "uncited": "no citation",
     }
-    note = f": {sentence.audit_note}" if sentence.audit_note else ""
+    # the note is a model's words too: no links, and no brackets to close the mark early
+    plain = neutralize(sentence.audit_note or "").replace("[", "(").replace("]", ")")
+    note = f": {plain}" if plain else ""
     return f"⚠ [{label[sentence.audit]}{note}]"
 
 
@@ -138,7 +193,14 @@ def _flat(text: str) -> str:
 
 
 def _md_escape(text: str) -> str:
-    return text.replace("[", "\\[").replace("]", "\\]")
+    return text.replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;")
+
+
+def _md_url(url: str) -> str:
+    """A source URL as a markdown link destination that cannot end early."""
+    for char, code in (("(", "%28"), (")", "%29"), (" ", "%20"), ("<", "%3C"), (">", "%3E")):
+        url = url.replace(char, code)
+    return url.replace("|", "%7C")
 
 
 def _usage_line(report: Report) -> str:
@@ -153,17 +215,23 @@ def _usage_line(report: Report) -> str:
 def to_html(report: Report) -> str:
     numbers = citation_numbers(report)
     quotes = {item.id: item for item in report.evidence if item.verified}
-    esc = html.escape
+    ok = _allowed(report)
+
+    def esc(text: str) -> str:
+        return html.escape(neutralize(text, ok))
+
     body = [f"<h1>{esc(report.title)}</h1>"]
     if report.notice:
         body.append(f'<p class="notice">{esc(report.notice)}</p>')
     body += [f'<p class="confidence">{esc(line)}</p>' for line in header_lines(report)]
     if report.summary:
-        body.append(f'<p class="summary">{_html_sentences(report.summary, numbers, quotes)}</p>')
+        body.append(
+            f'<p class="summary">{_html_sentences(report.summary, numbers, quotes, ok)}</p>'
+        )
     for section in report.sections:
         body.append(f"<h2>{esc(section.heading)}</h2>")
         for paragraph in section.paragraphs:
-            body.append(f"<p>{_html_sentences(paragraph.sentences, numbers, quotes)}</p>")
+            body.append(f"<p>{_html_sentences(paragraph.sentences, numbers, quotes, ok)}</p>")
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
@@ -176,10 +244,10 @@ def to_html(report: Report) -> str:
         body.append('<h2>Sources</h2><ol class="sources">')
         by_source = _quotes_by_source(report)
         for ref in report.sources:
-            body.append(_html_source(ref, by_source.get(ref.id, [])))
+            body.append(_html_source(ref, by_source.get(ref.id, []), ok))
         body.append("</ol>")
     if report.considered:
-        body.append(_html_considered(report))
+        body.append(_html_considered(report, ok))
     summary = audit_line(report)
     if summary:
         body.append(f'<p class="audit-summary">{esc(summary)}</p>')
@@ -188,7 +256,10 @@ def to_html(report: Report) -> str:
 
 
 def _html_sentences(
-    sentences: Iterable[Sentence], numbers: dict[str, int], quotes: dict[str, Evidence]
+    sentences: Iterable[Sentence],
+    numbers: dict[str, int],
+    quotes: dict[str, Evidence],
+    allowed: Collection[str],
 ) -> str:
     parts = []
     for sentence in sentences:
@@ -197,6 +268,7 @@ def _html_sentences(
             quote = next(
                 (_flat(quotes[c].quote) for c in sentence.citations if numbers.get(c) == number), ""
             )
+            quote = neutralize(quote, allowed)
             links.append(
                 f'<a class="cite" href="#src-{number}" title="{html.escape(quote, quote=True)}">'
                 f"[{number}]</a>"
@@ -204,22 +276,28 @@ def _html_sentences(
         flag = _flag(sentence)
         flagged = f' <mark class="audit">{html.escape(flag)}</mark>' if flag else ""
         parts.append(
-            html.escape(_flat(sentence.text)) + ("".join(links) if links else "") + flagged
+            html.escape(_flat(neutralize(sentence.text, allowed)))
+            + ("".join(links) if links else "")
+            + flagged
         )
     return " ".join(parts)
 
 
-def _html_source(ref: SourceRef, items: list[Evidence]) -> str:
-    esc = html.escape
-    quotes = "".join(f"<blockquote>{esc(_flat(item.quote))}</blockquote>" for item in items)
+def _html_source(ref: SourceRef, items: list[Evidence], allowed: Collection[str]) -> str:
+    def esc(text: str) -> str:
+        return html.escape(_flat(neutralize(text, allowed)))
+
+    quotes = "".join(f"<blockquote>{esc(item.quote)}</blockquote>" for item in items)
     return (
-        f'<li id="src-{ref.number}"><a href="{esc(ref.url, quote=True)}" rel="noopener noreferrer">'
-        f'{esc(ref.title or ref.url)}</a> <span class="domain">{esc(ref.domain)}</span>{quotes}</li>'
+        f'<li id="src-{ref.number}"><a href="{html.escape(ref.url, quote=True)}" '
+        f'rel="noopener noreferrer">{esc(ref.title or ref.url)}</a> '
+        f'<span class="domain">{esc(ref.domain)}</span>{quotes}</li>'
     )
 
 
-def _md_considered(report: Report) -> list[str]:
-    """The sources considered, one row each: tier, signal, model, final score, decision."""
+def _md_considered(report: Report, allowed: Collection[str]) -> list[str]:
+    """The sources considered, one row each: tier, signal, model, final score, decision.
+    Only cited sources are links; the others show their address as code."""
     lines = [
         "## Sources considered",
         "",
@@ -228,26 +306,40 @@ def _md_considered(report: Report) -> list[str]:
     ]
     for s in report.considered:
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"
-        reason = s.reason.replace("|", "/")
+        reason = _md(s.reason, allowed).replace("|", "/")
+        name = _md(s.domain or s.url, allowed).replace("|", "/")
+        if url_key(s.url) in allowed:
+            where = f"[{name}]({_md_url(s.url)})"
+        else:
+            where = f"{name} `{s.url.replace('`', '%60').replace('|', '%7C')}`"
         lines.append(
-            f"| [{_md_escape(s.domain or s.url)}]({s.url}) | {s.tier} | {s.signal_score:.2f} "
-            f"| {model} | {s.final:.2f} | {reason} |"
+            f"| {where} | {s.tier} | {s.signal_score:.2f} | {model} | {s.final:.2f} | {reason} |"
         )
     return [*lines, ""]
 
 
-def _html_considered(report: Report) -> str:
-    """Every candidate source with each ranking dimension and why it was read or dropped."""
-    esc = html.escape
+def _html_considered(report: Report, allowed: Collection[str]) -> str:
+    """Every candidate source with each ranking dimension and why it was read or dropped.
+    Only cited sources are links; the others show their address as text."""
+
+    def esc(text: str, *, quote: bool = True) -> str:
+        return html.escape(neutralize(text, allowed), quote=quote)
 
     def num(value: float | None) -> str:
         return "–" if value is None else f"{value:.2f}"
 
     rows = []
     for s in report.considered:
+        name = esc(s.domain or s.url)
+        if url_key(s.url) in allowed:
+            where = (
+                f'<a href="{html.escape(s.url, quote=True)}" rel="noopener noreferrer">{name}</a>'
+            )
+        else:
+            where = f'{name} <code class="url">{html.escape(s.url)}</code>'
         rows.append(
             "<tr>"
-            f'<td><a href="{esc(s.url, quote=True)}" rel="noopener noreferrer">{esc(s.domain or s.url)}</a></td>'
+            f"<td>{where}</td>"
             f"<td>{esc(s.tier)}</td><td>{esc(s.source_type)}</td>"
             f"<td>{s.domain_authority}</td><td>{num(s.recency)}</td><td>{num(s.retrieval_relevance)}</td>"
             f"<td>{num(s.credibility)}</td><td>{num(s.signal_score)}</td><td>{num(s.model_score)}</td>"

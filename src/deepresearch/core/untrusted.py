@@ -1,26 +1,19 @@
 """Web and corpus text is data, never instructions. These helpers put it inside clearly
-delimited blocks and flag text that tries to instruct a model."""
+delimited blocks and flag text that tries to instruct a model (the detector itself is
+``deepresearch.core.injection``)."""
 
 from __future__ import annotations
 
 import html
-import re
 
-_INSTRUCTIONS = re.compile(
-    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|prompts?|directions)"
-    r"|disregard (?:your|the|all|any) (?:previous |prior )?(?:instructions|rules|system prompt)"
-    r"|(?:new|updated) instructions for (?:the )?(?:ai|assistant|model|llm)"
-    r"|you (?:are|must) now (?:act|respond|behave|write)\b"
-    r"|(?:ai|language model|llm|assistant)s? (?:reading|processing) this (?:page|text|document) (?:must|should)"
-    r"|<\s*/?\s*(?:system|instructions?|im_start|im_end)\s*>",
-    re.I,
-)
+from deepresearch.core.injection import first_finding
 
 
 def find_instructions(text: str) -> str | None:
-    """The first phrase in ``text`` that addresses a model with instructions, if any."""
-    match = _INSTRUCTIONS.search(text)
-    return match.group(0) if match else None
+    """The first phrase in ``text`` that tries to instruct a model, if any (visible text
+    first; see ``deepresearch.core.injection.scan`` for every finding and how it hid)."""
+    finding = first_finding(text)
+    return finding.excerpt if finding else None
 
 
 def data_block(tag: str, content: str, **attrs: str) -> str:

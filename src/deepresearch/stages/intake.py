@@ -10,7 +10,8 @@ from langgraph.types import Command
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
-from deepresearch.core.intake import chitchat_reply, screen_question
+from deepresearch.core.intake import chitchat_reply, input_problem, screen_question
+from deepresearch.errors import SuspiciousInput
 from deepresearch.state import Intent, RunState
 
 STAGE = "intake"
@@ -36,6 +37,13 @@ async def intake(
     question = state["question"]
     ctx.bus.emit("stage_started", stage=STAGE, message="Reading the question")
     screened = screen_question(question)
+    problem = input_problem(question) if screened != "chitchat" else None
+    if screened == "research" and problem:
+        raise SuspiciousInput(
+            f"the question was not researched: {problem}",
+            hint="write it in plain words: fill in or remove template placeholders such as "
+            "{{name}} or ${name}, and describe HTML tags instead of pasting them",
+        )
     intent: Intent = screened
     reply = chitchat_reply(question) if screened == "chitchat" else ""
     source = "rules"
@@ -53,6 +61,7 @@ async def intake(
         message=f"Intent: {intent}",
         intent=intent,
         decided_by=source,
+        **({"reason": problem} if intent == "malicious" and problem else {}),
     )
     ctx.bus.emit("stage_completed", stage=STAGE)
     update: RunState = {"intent": intent, "intent_reply": reply, "usage": ctx.usage_snapshot()}

@@ -5,7 +5,8 @@ credibility tier); with a judge model, the best candidates are also scored by th
 relevance, quality and usefulness, in parallel (bounded), with the neutral score when a
 call fails. Both schemes, the extractability and query-relevance multipliers, the adaptive
 threshold and the decision with its reason come from the pure cores; this module only
-gathers the model's judgments."""
+gathers the model's judgments. A result whose title or snippet tries to instruct a model
+never reaches the judge and is dropped (``core.injection``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
+from deepresearch.core.injection import Finding, flag_reason, scan
 from deepresearch.core.ranking import rank_and_select
 from deepresearch.core.scoring import ModelDims
 from deepresearch.core.text import clip
@@ -44,6 +46,23 @@ async def rank_candidates(
     ctx: RunContext, hits: Sequence[SearchHit], sub_question: SubQuestion, *, limit: int
 ) -> Selection:
     now = datetime.now(UTC)
+    hostile = {hit.url: bad for hit in hits if (bad := scan(f"{hit.title}\n{hit.snippet}"))}
+    if hostile:
+        for url, bad in hostile.items():
+            ctx.bus.emit(
+                "warning",
+                stage=STAGE,
+                message=f"Dropped a search result: its snippet tries to instruct the model "
+                f"({bad[0].describe()})",
+                url=url,
+                phrase=bad[0].excerpt[:80],
+                code="injection",
+            )
+        clean = [hit for hit in hits if hit.url not in hostile]
+        selection = await rank_candidates(ctx, clean, sub_question, limit=limit)
+        return _with_dropped(
+            selection, [hit for hit in hits if hit.url in hostile], hostile, sub_question, ctx, now
+        )
     ratings: dict[str, ModelDims | None] = {}
     if ctx.gateway.has_model("judge") and hits:
         first = rank_and_select(hits, sub_question.text, ctx.domain_rules, now=now, limit=None)
@@ -77,6 +96,23 @@ async def rank_candidates(
         ratings=ratings,
         threshold=ctx.settings.apply_threshold,
     )
+
+
+def _with_dropped(
+    selection: Selection,
+    flagged: list[SearchHit],
+    findings: dict[str, list[Finding]],
+    sub_question: SubQuestion,
+    ctx: RunContext,
+    now: datetime,
+) -> Selection:
+    """``selection`` plus the flagged hits, scored for the record and dropped."""
+    scored = rank_and_select(flagged, sub_question.text, ctx.domain_rules, now=now, limit=None)
+    dropped = [
+        s.model_copy(update={"decision": "dropped", "reason": flag_reason(findings[s.url])})
+        for s in scored.decisions
+    ]
+    return selection.model_copy(update={"decisions": [*selection.decisions, *dropped]})
 
 
 def _prompt(hit: SearchHit, sub_question: SubQuestion) -> str:

@@ -1,6 +1,11 @@
 """Reading a chosen hit into a Source: the provider's full text when it has one (local
 corpus, Tavily raw content), else fetch and extract; the search snippet when the fetch
-fails (seed 001), marked as not fetched so it is never quoted."""
+fails (seed 001), marked as not fetched so it is never quoted.
+
+This is the one place a run fetches pages. It fetches only URLs whose provenance it knows
+(a search result, the corpus, the user: ``core.provenance``), and scans what it read, the
+visible and the hidden text, for instructions aimed at a model (``core.injection``): a
+flagged URL is remembered in ``flags`` so the research unit drops it."""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ import asyncio
 from deepresearch.context import RunContext
 from deepresearch.core.gate import domain_of
 from deepresearch.core.ids import source_id
+from deepresearch.core.injection import Finding, scan_page
+from deepresearch.core.provenance import REFUSED, Provenance
 from deepresearch.errors import FetchError
 from deepresearch.fetch.extract import extract, truncate
 from deepresearch.models import SearchHit, Source
@@ -19,9 +26,14 @@ STAGE = "research"
 class SourceReader:
     """Reads each URL once per run, even when several research units want it at once."""
 
-    def __init__(self, ctx: RunContext, known: dict[str, Source]) -> None:
+    def __init__(
+        self, ctx: RunContext, known: dict[str, Source], provenance: Provenance | None = None
+    ) -> None:
         self.ctx = ctx
         self.known = {source.url: source for source in known.values()}
+        self.provenance = provenance if provenance is not None else Provenance()
+        #: url -> what the page tried to make the model do
+        self.flags: dict[str, list[Finding]] = {}
         self._tasks: dict[str, asyncio.Task[Source]] = {}
 
     async def read(self, hit: SearchHit) -> Source:
@@ -49,7 +61,17 @@ class SourceReader:
             text = truncate(hit.content.strip(), settings.max_text_chars)
             source = base.model_copy(update={"text": text, "kind": "text"})
             self._emit_fetched(source, cached=True)
+            self._screen(source, hit.content)
             return source
+        if not self.provenance.allows(hit.url):
+            self.ctx.bus.emit(
+                "warning",
+                stage=STAGE,
+                message=f"Refused to fetch {hit.url}: it came from no search result or request",
+                url=hit.url,
+                code="fetch_refused",
+            )
+            return self._snippet(base, hit, REFUSED)
         try:
             async with self.ctx.fetch_semaphore:
                 self.ctx.fetches += 1
@@ -68,7 +90,26 @@ class SourceReader:
             }
         )
         self._emit_fetched(source, cached=False)
+        self._screen(source, doc.text, doc.hidden_text)
         return source
+
+    def _screen(self, source: Source, text: str, hidden: str = "") -> None:
+        findings = scan_page(text, hidden)
+        if not findings:
+            return
+        self.flags[source.url] = findings
+        first = findings[0]
+        self.ctx.bus.emit(
+            "warning",
+            stage=STAGE,
+            message=f"Dropped {source.domain}: its text tries to instruct the model "
+            f"({first.describe()})",
+            url=source.url,
+            phrase=first.excerpt[:80],
+            code="injection",
+            kinds=", ".join(sorted({finding.kind for finding in findings})),
+            hidden=any(finding.hidden for finding in findings),
+        )
 
     def _snippet(self, base: Source, hit: SearchHit, reason: str) -> Source:
         self.ctx.bus.emit(

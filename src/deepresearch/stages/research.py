@@ -8,6 +8,8 @@ import asyncio
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
+from deepresearch.core.injection import flag_reason
+from deepresearch.core.provenance import Provenance
 from deepresearch.errors import ConfigError, ProviderAuthError
 from deepresearch.models import Evidence, Source, SubQuestion
 from deepresearch.stages.reading import SourceReader
@@ -33,7 +35,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         units=[{"id": sq.id, "text": sq.text} for sq in pending],
     )
     sources: dict[str, Source] = dict(state.get("sources", {}))
-    reader = SourceReader(ctx, sources)
+    reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]))
     seen_urls = {source.url for source in sources.values()}
     limit = asyncio.Semaphore(settings.limit("max_concurrent_units"))
 
@@ -82,6 +84,11 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
                 "passing": result.passing,
             }
         )
+    for url, findings in reader.flags.items():  # a page that tried to instruct the model is dropped
+        if url in considered:
+            considered[url] = considered[url].model_copy(
+                update={"decision": "dropped", "reason": flag_reason(findings)}
+            )
     updated = [done.get(sq.id, sq) for sq in sub_questions]
     ctx.bus.emit(
         "stage_completed",

@@ -7,9 +7,9 @@ import asyncio
 from dataclasses import dataclass, field
 
 from deepresearch.context import RunContext
+from deepresearch.core.injection import flag_reason
 from deepresearch.core.passages import pooled_scores
 from deepresearch.core.preprocess import preprocess
-from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
 from deepresearch.models.scores import SourceScores
@@ -45,7 +45,7 @@ async def run_unit(
 ) -> UnitResult:
     settings = ctx.settings
     result = UnitResult(sub_question=sub_question)
-    hits = await _search_all(ctx, sub_question, result)
+    hits = await _search_all(ctx, reader, sub_question, result)
     kept = preprocess(hits, limit=max(len(hits), 1))
     ctx.bus.emit(
         "search_completed",
@@ -64,10 +64,6 @@ async def run_unit(
     )
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
-    result.considered = list(selection.decisions)
-    result.passing = sum(
-        1 for s in selection.read if s.threshold is not None and s.final >= s.threshold
-    )
     ctx.bus.emit(
         "sources_ranked",
         stage=STAGE,
@@ -81,14 +77,32 @@ async def run_unit(
         dropped=len(selection.dropped),
     )
     read = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
+    # a page that tries to instruct the model is dropped: never summarized, quoted or cited
+    decided = {
+        scores.url: scores.model_copy(
+            update={"decision": "dropped", "reason": flag_reason(reader.flags[scores.url])}
+        )
+        if scores.url in reader.flags
+        else scores
+        for scores in selection.decisions
+    }
+    result.considered = list(decided.values())
+    result.passing = sum(
+        1
+        for _, s in chosen
+        if s.url not in reader.flags and s.threshold is not None and s.final >= s.threshold
+    )
     sources = [
         source.model_copy(
-            update={"rank_score": max(source.rank_score, scores.final), "scores": scores}
+            update={
+                "rank_score": max(source.rank_score, scores.final),
+                "scores": decided.get(scores.url, scores),
+            }
         )
         for source, (_, scores) in zip(read, chosen, strict=True)
     ]
     budget = settings.preset.evidence_per_question
-    readable = [s for s in sources if s.fetched and s.text]
+    readable = [s for s in sources if s.fetched and s.text and s.url not in reader.flags]
     candidates = {s.id: candidate_passages(s, sub_question, question) for s in readable}
     # scores that compare across sources, so the best evidence of the run can be chosen
     pooled = pooled_scores(list(candidates.values()), sub_question.text)
@@ -100,6 +114,8 @@ async def run_unit(
     digests = await asyncio.gather(
         *(
             _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
+            if source.url not in reader.flags
+            else _dropped()
             for source in sources
         )
     )
@@ -124,8 +140,13 @@ async def run_unit(
     return result
 
 
+async def _dropped() -> tuple[str | None, list[Evidence]]:
+    """The digest of a page that tried to instruct the model: nothing."""
+    return None, []
+
+
 async def _search_all(
-    ctx: RunContext, sub_question: SubQuestion, result: UnitResult
+    ctx: RunContext, reader: SourceReader, sub_question: SubQuestion, result: UnitResult
 ) -> list[SearchHit]:
     limit = ctx.settings.preset.results_per_query
 
@@ -142,6 +163,7 @@ async def _search_all(
     result.searched = len(sub_question.queries)
     hits = [hit for batch in batches for hit in batch]
     result.hits = len(hits)
+    reader.provenance.add_hits(hits)  # the only URLs this unit may fetch
     return hits
 
 
@@ -154,16 +176,6 @@ async def _digest(
     relevant: set[str],
 ) -> tuple[str | None, list[Evidence]]:
     if not source.fetched or not source.text:
-        return None, []
-    flagged = find_instructions(source.text)
-    if flagged:
-        ctx.bus.emit(
-            "warning",
-            stage=STAGE,
-            message=f"Dropped {source.domain}: its text tries to instruct the model",
-            url=source.url,
-            phrase=flagged[:80],
-        )
         return None, []
     async with ctx.summarizer_semaphore:
         summary, evidence = await digest_source(
