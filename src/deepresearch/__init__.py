@@ -13,11 +13,24 @@ Ownership map (dependencies point down only):
 - ``stages``   one module per pipeline stage: thin nodes around ``core`` and the ports.
 - ``graph``    wires the stages into the one LangGraph run path; holds no logic.
 - ``runner``   starts and resumes runs, owns checkpoints and the event stream.
+- ``recipes``  structured research flows on the same ports (``employer``: seed 000).
 - ``cli``      the command-line front end. It renders events; it holds no research logic.
 - ``testing``  the offline world: loopback web + SearXNG endpoint, scripted chat model.
 """
 
-from deepresearch.api import research, research_async, research_events
+from deepresearch.api import (
+    research,
+    research_async,
+    research_employer,
+    research_employer_async,
+    research_events,
+)
 
-__all__ = ["research", "research_async", "research_events"]
+__all__ = [
+    "research",
+    "research_async",
+    "research_employer",
+    "research_employer_async",
+    "research_events",
+]
 __version__ = "0.1.0"

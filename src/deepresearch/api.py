@@ -4,18 +4,22 @@
 >>> async for event in (stream := deepresearch.research_events("What is X?", model="none")):
 ...     print(event.type)
 >>> stream.report
+>>> profile = deepresearch.research_employer("Google", role="Software Engineer", model="none")
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.models import Report, RunEvent
+from deepresearch.recipes.employer import EmployerLists, EmployerRequest, EmployerResult
+from deepresearch.recipes.employer import run_employer as _run_employer
 from deepresearch.runner import run_research
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Role, Settings, load_settings
@@ -79,3 +83,46 @@ class research_events:
         while (event := await queue.get()) is not None:
             yield event
         self.report = await task
+
+
+async def research_employer_async(
+    company: str | None = None,
+    *,
+    role: str | None = None,
+    job_description: str | None = None,
+    max_queries: int = 2,
+    max_result_chars: int = 1500,
+    settings: Settings | None = None,
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+    search_provider: SearchProvider | None = None,
+    fetcher: Fetcher | None = None,
+    lists: EmployerLists | None = None,
+    sinks: Sequence[Sink] = (),
+    **options: Any,
+) -> EmployerResult:
+    """Research an employer (seed 000's recipe) and return its profile, or the reason
+    there is none (``result.early_exit``). ``options`` are Settings fields, as for
+    :func:`research_async`; render the result with
+    ``deepresearch.recipes.employer.render_employer(result, "md")``."""
+    request = EmployerRequest(
+        company=company,
+        role=role,
+        job_description=job_description,
+        max_queries=max_queries,
+        max_result_chars=max_result_chars,
+    )
+    resolved = settings or load_settings(**options)
+    return await _run_employer(
+        request,
+        resolved,
+        sinks=sinks,
+        models=models,
+        search=search_provider,
+        fetcher=fetcher,
+        lists=lists,
+    )
+
+
+def research_employer(company: str | None = None, **kwargs: Any) -> EmployerResult:
+    """Blocking variant of :func:`research_employer_async`."""
+    return asyncio.run(research_employer_async(company, **kwargs))

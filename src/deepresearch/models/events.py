@@ -24,12 +24,19 @@ EventType = Literal[
     "evidence_added",
     "gate_evaluated",
     "reflection",
+    # recipes (seed 000, section 15): a recipe's phases, its tool calls, observations and
+    # reasoning, and its routing decisions
+    "phase",
+    "thought",
+    "phase_complete",
+    "route_decided",
     "model_call",
     "warning",
     "report_ready",
     "audit_completed",
     "run_completed",
     "run_failed",
+    "run_cancelled",
 ]
 
 

@@ -1,0 +1,153 @@
+"""``deepresearch employer``: research an employer and write its profile (seed 000's
+recipe), with the same model, search and output options as ``deepresearch run``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+
+from deepresearch.cli.common import (
+    EXIT_ABORT,
+    EXIT_OK,
+    EXIT_USAGE,
+    fail,
+    settings_from,
+    use_config_file,
+)
+from deepresearch.cli.live import Renderer
+from deepresearch.cli.run import Format
+from deepresearch.errors import DeepResearchError
+from deepresearch.recipes.employer import (
+    EmployerRequest,
+    load_employer_lists,
+    render_employer,
+    run_employer,
+)
+
+
+def employer(
+    company: Annotated[
+        str | None, typer.Argument(help="The employer's name (optional with --job-description).")
+    ] = None,
+    role: Annotated[str | None, typer.Option(help="The job title to research for.")] = None,
+    job_description: Annotated[
+        Path | None,
+        typer.Option(help="A text file with the job posting.", metavar="FILE"),
+    ] = None,
+    queries: Annotated[
+        int, typer.Option(min=1, max=4, help="Searches per attempt (seed 000: 2).")
+    ] = 2,
+    result_chars: Annotated[
+        int, typer.Option(min=200, max=8000, help="Characters kept per search (seed 000: 1500).")
+    ] = 1500,
+    lists: Annotated[
+        Path | None,
+        typer.Option(
+            help="A TOML file extending the pruning lists and industries.", metavar="FILE"
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="provider:model for every role, or 'none'.")
+    ] = None,
+    planner_model: Annotated[
+        str | None, typer.Option(help="Model that reads a job description.")
+    ] = None,
+    researcher_model: Annotated[
+        str | None, typer.Option(help="Model that synthesizes the profile.")
+    ] = None,
+    summarizer_model: Annotated[str | None, typer.Option(help="Model for summaries.")] = None,
+    writer_model: Annotated[str | None, typer.Option(help="Model for writing.")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="Model that judges the profile's quality.")
+    ] = None,
+    model_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server (vLLM, llama.cpp, LM Studio).")
+    ] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(help="searxng, tavily, exa, brave, duckduckgo, google, local or none."),
+    ] = None,
+    searxng_url: Annotated[str | None, typer.Option(help="Base URL of a SearXNG instance.")] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="Folder of md, txt, html and pdf files (for --search local)."),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="Profile format.")] = Format.md,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Where to write the profile (default employer-profile.<format>)."),
+    ] = None,
+    json_events: Annotated[bool, typer.Option(help="Print NDJSON events on stdout.")] = False,
+    run_id: Annotated[str | None, typer.Option(help="Id for the run (default: generated).")] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Let the fetcher reach this loopback/private HOST[:PORT] (repeatable).",
+            metavar="HOST[:PORT]",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="A deepresearch.toml configuration file.")
+    ] = None,
+) -> None:
+    """Research an employer: a traced profile behind a data-quality firewall."""
+    use_config_file(config)
+    description = None
+    if job_description is not None:
+        try:
+            description = job_description.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            typer.echo(f"error: cannot read {job_description}: {exc}", err=True)
+            raise typer.Exit(EXIT_USAGE) from None
+    try:
+        request = EmployerRequest(
+            company=company,
+            role=role,
+            job_description=description,
+            max_queries=queries,
+            max_result_chars=result_chars,
+        )
+    except ValidationError as exc:
+        problem = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    overrides: dict[str, Any] = {
+        "model": model,
+        "planner_model": planner_model,
+        "researcher_model": researcher_model,
+        "summarizer_model": summarizer_model,
+        "writer_model": writer_model,
+        "judge_model": judge_model,
+        "model_base_url": model_base_url,
+        "search": search,
+        "searxng_url": searxng_url,
+        "corpus_dir": corpus,
+        "allow_hosts": allow_host or None,
+    }
+    settings = settings_from({k: v for k, v in overrides.items() if v is not None})
+    target = out or Path(f"employer-profile.{fmt.value}")
+    renderer = Renderer(json_events=json_events)
+    try:
+        employer_lists = load_employer_lists(lists) if lists is not None else None
+        with renderer:
+            result = asyncio.run(
+                run_employer(
+                    request, settings, sinks=[renderer], lists=employer_lists, run_id=run_id
+                )
+            )
+    except DeepResearchError as exc:
+        fail(exc)
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted", err=True)
+        raise typer.Exit(130) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_employer(result, fmt.value), encoding="utf-8")
+    what = "early exit (no profile)" if result.early_exit else "employer profile"
+    typer.echo(f"{what} written to {target} (run {result.run_id})", err=True)
+    if result.early_exit:
+        typer.echo(f"reason: {result.reranker.early_exit_reason}", err=True)
+    raise typer.Exit(EXIT_ABORT if result.early_exit else EXIT_OK)

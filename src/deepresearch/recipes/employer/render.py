@@ -1,0 +1,400 @@
+"""Rendering an EmployerResult: markdown, HTML, JSON. Pure.
+
+Found facts cite their verified quotes by number ([1], [2]...), listed under Evidence
+with their pages. Inferred items sit in their own section, labelled as assumptions.
+Everything the reranker removed, and every routing decision, is shown.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+from deepresearch.models import Evidence
+from deepresearch.recipes.employer.models import (
+    CleanedData,
+    EmployerResult,
+    ProfileItem,
+    RoutingStep,
+)
+
+FORMATS = ("md", "html", "json")
+
+_ROUTES = {
+    "CONTINUE": "profile passed on",
+    "CONTINUE_WITH_FLAGS": "profile passed on with a low-data flag",
+    "ENHANCE_SEARCH": "searched again with enhancement queries",
+    "EARLY_EXIT": "no profile passed on (early exit)",
+}
+
+
+def render_employer(result: EmployerResult, fmt: str) -> str:
+    """``result`` as ``md``, ``html`` or ``json``."""
+    if fmt == "md":
+        return to_markdown(result)
+    if fmt == "html":
+        return to_html(result)
+    if fmt == "json":
+        return to_json(result)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def to_json(result: EmployerResult) -> str:
+    return result.model_dump_json(indent=2) + "\n"
+
+
+def _title(result: EmployerResult) -> str:
+    name = result.classification.company_name or "an unnamed employer"
+    return f"Employer profile: {name}"
+
+
+def _cited(result: EmployerResult) -> list[str]:
+    """Evidence ids the shown profile cites, in order of first citation."""
+    data = _shown(result)
+    order: list[str] = list(data.summary_evidence)
+    for group in (data.tech_stack, data.identified_requirements, data.culture_signals):
+        for item in group:
+            order.extend(item.evidence)
+    return list(dict.fromkeys(order))
+
+
+def _numbers(result: EmployerResult) -> dict[str, int]:
+    """Cited evidence numbered from 1 in citation order, then every other passage read."""
+    order = [*_cited(result), *(item.id for item in result.evidence)]
+    return {eid: n for n, eid in enumerate(dict.fromkeys(order), start=1)}
+
+
+def _shown(result: EmployerResult) -> CleanedData:
+    return result.profile or result.reranker.cleaned_data
+
+
+def _cites(ids: Iterable[str], numbers: dict[str, int]) -> list[int]:
+    return sorted({numbers[i] for i in ids if i in numbers})
+
+
+def _status_lines(result: EmployerResult) -> list[str]:
+    r = result.reranker
+    route = result.routing_trace[-1].route if result.routing_trace else r.recommended_action
+    lines = [
+        f"Outcome: {_ROUTES.get(route, route)} ({route})",
+        f"Data quality: {r.data_quality_tier} · Research quality: {r.research_quality_tier} · "
+        f"Confidence: {r.data_confidence_score}% · Company: {r.company_verifiability}",
+        f"Search attempts: {result.search_attempt} · Risk: {r.risk_level} · Decided by: "
+        f"{r.evaluated_by} · Profile by: {result.phase_2_output.synthesized_by}",
+    ]
+    if result.early_exit:
+        lines.append(f"Early exit: {r.early_exit_reason}")
+    elif result.low_data_flag:
+        lines.append("Low-data flag: treat this profile as incomplete.")
+    return lines
+
+
+# -- markdown -------------------------------------------------------------------------------
+
+
+def to_markdown(result: EmployerResult) -> str:
+    numbers = _numbers(result)
+    data = _shown(result)
+    c = result.classification
+    out = [f"# {_md(_title(result))}", ""]
+    meta = [f"input: {c.query_type.replace('_', ' ')}"]
+    if c.job_title:
+        meta.append(f"role: {c.job_title}")
+    if c.extracted_skills:
+        meta.append(f"skills: {', '.join(c.extracted_skills)}")
+    meta.append(f"run {result.run_id}")
+    out += [f"*{_md(' · '.join(meta))}*", ""]
+    out += [f"- {_md(line)}" for line in _status_lines(result)]
+    out.append("")
+    if result.early_exit:
+        out += [
+            "> No profile is passed on: bad data is worse than no data. What the research "
+            "found is shown below for transparency only.",
+            "",
+        ]
+    out += ["## Summary", ""]
+    if data.employer_summary:
+        out += [f"{_md(data.employer_summary)}{_md_marks(data.summary_evidence, numbers)}", ""]
+    else:
+        out += ["*No summary could be built from verified sources.*", ""]
+    for heading, items in (
+        ("Tech stack (found in sources)", data.tech_stack),
+        ("Requirements", data.identified_requirements),
+        ("Culture signals", data.culture_signals),
+    ):
+        out += [f"## {heading}", ""]
+        out += [f"- {_md(i.text)}{_md_marks(i.evidence, numbers)}" for i in items] or [
+            "*None found.*"
+        ]
+        out.append("")
+    out += _md_inferred(data)
+    out += _md_quality(result)
+    out += _md_routing(result.routing_trace)
+    out += _md_searches(result)
+    out += _md_evidence(result.evidence, numbers, result)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _md(text: str) -> str:
+    flat = " ".join(text.split())
+    for char in "\\`*_[]<>|":
+        flat = flat.replace(char, "\\" + char)
+    return flat
+
+
+def _md_marks(ids: Sequence[str], numbers: dict[str, int]) -> str:
+    marks = _cites(ids, numbers)
+    return (" " + "".join(f"[{n}]" for n in marks)) if marks else ""
+
+
+def _md_inferred(data: CleanedData) -> list[str]:
+    industry = data.inferred_industry
+    if industry is None:
+        return []
+    out = [
+        "## Inferred (not found in any source)",
+        "",
+        f"Industry: **{_md(industry.industry)}**, guessed from the words "
+        f"{_md(', '.join(industry.matched_signals))}. Technologies typical of that industry, "
+        "offered as assumptions to check, not as facts about this employer:",
+        "",
+    ]
+    out += [f"- {_md(item.text)} *(inferred)*" for item in data.inferred_tech_stack] or [
+        "- *(all already found in sources)*"
+    ]
+    return [*out, ""]
+
+
+def _md_quality(result: EmployerResult) -> list[str]:
+    r = result.reranker
+    out = ["## Quality assessment", ""]
+    out.append(f"- Flags: {_md(', '.join(r.quality_flags) or 'none')}")
+    out.append(f"- Missing: {_md(', '.join(r.missing_data_categories) or 'nothing')}")
+    out.append(f"- Bad-data patterns: {_md(', '.join(r.patterns_detected) or 'none')}")
+    verification = r.company_verification
+    out.append(f"- Company verification: {verification.status} ({_md(verification.note)})")
+    out.append(f"- Reasoning: {_md(r.reasoning_trace)}")
+    pruned = r.pruned_data
+    removed = [
+        (name, values)
+        for name, values in (
+            ("generic tech terms", pruned.tech_stack),
+            ("generic requirements", pruned.identified_requirements),
+            ("platitudes", pruned.culture_signals),
+            ("not supported by any verified passage", pruned.unsupported),
+        )
+        if values
+    ]
+    if removed:
+        out += ["", "Pruned:", ""]
+        out += [f"- {name}: {_md('; '.join(values))}" for name, values in removed]
+    if result.processing_errors or result.warnings:
+        out += ["", "Problems:", ""]
+        out += [f"- {_md(text)}" for text in [*result.processing_errors, *result.warnings]]
+    return [*out, ""]
+
+
+def _md_routing(trace: Sequence[RoutingStep]) -> list[str]:
+    if not trace:
+        return []
+    out = [
+        "## Routing",
+        "",
+        "| attempt | data | quality | confidence | recommended | route | next | state after |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for step in trace:
+        after = step.after
+        state = (
+            f"search_attempt={after.search_attempt}, low_data_flag={after.low_data_flag}, "
+            f"early_exit={after.early_exit}"
+        )
+        out.append(
+            f"| {step.attempt} | {step.data_quality_tier} | {step.research_quality_tier} | "
+            f"{step.data_confidence_score}% | {step.recommended_action} | {step.route} | "
+            f"{step.next_phase} | {state} |"
+        )
+    return [*out, ""]
+
+
+def _md_searches(result: EmployerResult) -> list[str]:
+    out = ["## Searches", ""]
+    for attempt in result.attempts:
+        label = "first attempt" if attempt.attempt == 1 else "enhanced retry"
+        if not attempt.queries:
+            out.append(f"- Attempt {attempt.attempt} ({label}): not searched")
+            continue
+        for res in attempt.results:
+            found = f"{len(res.evidence)} passages kept" if res.evidence else "nothing kept"
+            if res.error:
+                found = f"failed: {res.error}"
+            out.append(f"- Attempt {attempt.attempt} ({label}): “{_md(res.query)}” — {found}")
+    return [*out, ""]
+
+
+def _md_evidence(
+    evidence: Sequence[Evidence], numbers: dict[str, int], result: EmployerResult
+) -> list[str]:
+    """The cited quotes with their pages; the other passages read are only counted (the
+    JSON output has them all)."""
+    titles = {source.url: source.title for source in result.sources}
+    cited = set(_cited(result))
+    out = ["## Evidence", ""]
+    for item in sorted(evidence, key=lambda e: numbers.get(e.id, 10**6)):
+        if item.id not in cited:
+            continue
+        title = titles.get(item.source_url) or item.source_url
+        out.append(
+            f"{numbers[item.id]}. “{_md(item.quote)}” — {_md(title)} <{item.source_url}> ({item.id})"
+        )
+    if not cited:
+        out.append("*No quote is cited.*")
+    others = len(evidence) - len(cited)
+    if others > 0:
+        out += ["", f"*{others} other verified passages were read; the JSON output lists them.*"]
+    return out
+
+
+# -- HTML -----------------------------------------------------------------------------------
+
+_STYLE = """
+body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}
+h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
+.status{background:#f5f5f5;padding:.6rem 1rem;border-radius:6px}
+.exit{background:#fde8e8}.flags{background:#fff7e0}
+.inferred{background:#eef3ff;padding:.2rem 1rem;border-radius:6px}
+sup a{text-decoration:none}table{border-collapse:collapse;font-size:.9rem}
+td,th{border:1px solid #ddd;padding:.25rem .5rem}.quote{color:#444}
+"""
+
+
+def to_html(result: EmployerResult) -> str:
+    numbers = _numbers(result)
+    data = _shown(result)
+    e = html.escape
+    status_class = (
+        "status exit"
+        if result.early_exit
+        else ("status flags" if result.low_data_flag else "status")
+    )
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(_title(result))}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{e(_title(result))}</h1>",
+        f'<div class="{status_class}">'
+        + "".join(f"<div>{e(line)}</div>" for line in _status_lines(result))
+        + "</div>",
+    ]
+    if result.early_exit:
+        parts.append(
+            "<p><strong>No profile is passed on:</strong> bad data is worse than no data. "
+            "What the research found is shown below for transparency only.</p>"
+        )
+    parts.append("<h2>Summary</h2>")
+    if data.employer_summary:
+        parts.append(
+            f"<p>{e(data.employer_summary)}{_html_marks(data.summary_evidence, numbers)}</p>"
+        )
+    else:
+        parts.append("<p><em>No summary could be built from verified sources.</em></p>")
+    for heading, items in (
+        ("Tech stack (found in sources)", data.tech_stack),
+        ("Requirements", data.identified_requirements),
+        ("Culture signals", data.culture_signals),
+    ):
+        parts.append(f"<h2>{e(heading)}</h2>")
+        parts.append(_html_items(items, numbers))
+    if data.inferred_industry is not None:
+        ind = data.inferred_industry
+        parts.append("<h2>Inferred (not found in any source)</h2>")
+        parts.append(
+            f'<div class="inferred"><p>Industry: <strong>{e(ind.industry)}</strong>, guessed '
+            f"from the words {e(', '.join(ind.matched_signals))}. Technologies typical of that "
+            "industry, offered as assumptions to check, not as facts about this employer:</p>"
+            + _html_items(data.inferred_tech_stack, numbers)
+            + "</div>"
+        )
+    r = result.reranker
+    parts.append("<h2>Quality assessment</h2><ul>")
+    for label, value in (
+        ("Flags", ", ".join(r.quality_flags) or "none"),
+        ("Missing", ", ".join(r.missing_data_categories) or "nothing"),
+        ("Bad-data patterns", ", ".join(r.patterns_detected) or "none"),
+        (
+            "Company verification",
+            f"{r.company_verification.status} ({r.company_verification.note})",
+        ),
+        ("Reasoning", r.reasoning_trace),
+        ("Pruned tech terms", "; ".join(r.pruned_data.tech_stack) or "none"),
+        ("Pruned requirements", "; ".join(r.pruned_data.identified_requirements) or "none"),
+        ("Pruned platitudes", "; ".join(r.pruned_data.culture_signals) or "none"),
+        ("Not supported by any verified passage", "; ".join(r.pruned_data.unsupported) or "none"),
+    ):
+        parts.append(f"<li>{e(label)}: {e(value)}</li>")
+    parts.extend(
+        f"<li>Problem: {e(text)}</li>" for text in [*result.processing_errors, *result.warnings]
+    )
+    parts.append("</ul>")
+    if result.routing_trace:
+        parts.append(
+            "<h2>Routing</h2><table><tr><th>attempt</th><th>data</th><th>quality</th>"
+            "<th>confidence</th><th>recommended</th><th>route</th><th>next</th></tr>"
+        )
+        for step in result.routing_trace:
+            cells = (
+                step.attempt,
+                step.data_quality_tier,
+                step.research_quality_tier,
+                f"{step.data_confidence_score}%",
+                step.recommended_action,
+                step.route,
+                step.next_phase,
+            )
+            parts.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in cells) + "</tr>")
+        parts.append("</table>")
+    parts.append("<h2>Searches</h2><ul>")
+    for attempt in result.attempts:
+        for res in attempt.results:
+            kept = f"{len(res.evidence)} passages kept" if res.evidence else "nothing kept"
+            parts.append(f"<li>Attempt {attempt.attempt}: “{e(res.query)}” — {e(kept)}</li>")
+    titles = {source.url: source.title for source in result.sources}
+    cited = set(_cited(result))
+    ordered = sorted(result.evidence, key=lambda ev: numbers.get(ev.id, 10**6))
+    parts.append("</ul><h2>Evidence</h2>")
+    for heading, group in (
+        ("", [item for item in ordered if item.id in cited]),
+        ("Other verified passages read", [item for item in ordered if item.id not in cited]),
+    ):
+        if not group:
+            continue
+        start = numbers[group[0].id]
+        parts.append(f"<details><summary>{e(heading)} ({len(group)})</summary>" if heading else "")
+        parts.append(f'<ol start="{start}">')
+        for item in group:
+            url = item.source_url
+            name = e(titles.get(url) or url)
+            link = f'<a href="{e(url)}">{name}</a>' if url.startswith("http") else name
+            parts.append(
+                f'<li id="e{numbers[item.id]}"><span class="quote">“{e(item.quote)}”</span>'
+                f" — {link}</li>"
+            )
+        parts.append("</ol></details>" if heading else "</ol>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _html_marks(ids: Sequence[str], numbers: dict[str, int]) -> str:
+    return "".join(f'<sup><a href="#e{n}">[{n}]</a></sup>' for n in _cites(ids, numbers))
+
+
+def _html_items(items: Sequence[ProfileItem], numbers: dict[str, int]) -> str:
+    if not items:
+        return "<p><em>None found.</em></p>"
+    rows = []
+    for item in items:
+        label = " <em>(inferred)</em>" if item.inferred else ""
+        rows.append(
+            f"<li>{html.escape(item.text)}{label}{_html_marks(item.evidence, numbers)}</li>"
+        )
+    return "<ul>" + "".join(rows) + "</ul>"
