@@ -7,9 +7,13 @@ from __future__ import annotations
 import typer
 
 from deepresearch.cli.doctor import doctor
+from deepresearch.cli.employer import employer
 from deepresearch.cli.index import index
+from deepresearch.cli.jobs import jobs
+from deepresearch.cli.keys import keys
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
+from deepresearch.cli.serve import serve
 
 app = typer.Typer(
     name="deepresearch",
@@ -22,6 +26,10 @@ app.command(name="run")(run)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)
+app.command(name="employer")(employer)
+app.command(name="serve")(serve)
+app.add_typer(keys, name="keys")
+app.add_typer(jobs, name="jobs")
 
 
 def main() -> None:

@@ -117,6 +117,10 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             parts = urlsplit(self.path)
             path, query = unquote(parts.path, errors="replace") or "/", parts.query
+            if path.startswith("/page/"):
+                web.page_started()
+                if web.page_delay_s:
+                    time.sleep(web.page_delay_s)
             response = web.respond(path, query)
         except Exception as exc:  # a bug must not take the server down
             response = _error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}")
@@ -162,6 +166,10 @@ class OfflineWeb:
         self._lock = threading.Lock()
         self._requests: list[RequestRecord] = []
         self._pdfs: dict[str, bytes] = {}
+        #: seconds every page (not search) answer waits: slow sites for cancellation tests
+        self.page_delay_s = 0.0
+        #: page requests received, counted when they arrive (records come after the answer)
+        self.page_starts = 0
 
     # lifecycle ---------------------------------------------------------------------------
 
@@ -240,6 +248,10 @@ class OfflineWeb:
         return self._by_id.get(path.removeprefix("/page/").rstrip("/"))
 
     # request log -------------------------------------------------------------------------
+
+    def page_started(self) -> None:
+        with self._lock:
+            self.page_starts += 1
 
     def record(self, record: RequestRecord) -> None:
         """Append to the request log (called by the handler before it replies)."""

@@ -1,0 +1,307 @@
+"""``deepresearch jobs submit|list|status|watch|cancel|report``: the service's API from the
+command line (see docs/service.md). ``watch`` shows the same live view as ``deepresearch
+run`` and exits like it: 0 report ready, 1 failed or cancelled, 2 usage or configuration
+error (wrong key, unknown job, no service at the URL), 3 nothing reliable found."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from deepresearch.cli.common import EXIT_ABORT, EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
+from deepresearch.cli.live import Renderer
+from deepresearch.cli.run import Depth, Format
+from deepresearch.core.render import render
+from deepresearch.errors import DeepResearchError
+from deepresearch.models import RunEvent
+from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
+from deepresearch.service.schemas import JobView
+
+jobs = typer.Typer(
+    help="Submit research jobs to a deepresearch service and follow them.",
+    no_args_is_help=True,
+)
+
+Server = Annotated[
+    str,
+    typer.Option(
+        "--server",
+        envvar="DEEPRESEARCH_SERVER",
+        help="URL of the service ('deepresearch serve').",
+    ),
+]
+ApiKey = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        envvar="DEEPRESEARCH_API_KEY",
+        help="API key (sent as 'Authorization: Bearer'; prefer the environment variable).",
+        show_default=False,
+    ),
+]
+JobId = Annotated[str, typer.Argument(help="The job's id (from 'submit' or 'list').")]
+JsonOutput = Annotated[bool, typer.Option("--json", help="Print the job as JSON.")]
+JsonEvents = Annotated[
+    bool, typer.Option(help="Print NDJSON events on stdout instead of the live view.")
+]
+
+
+@contextmanager
+def _client(server: str, api_key: str | None) -> Iterator[ServiceClient]:
+    """A client for the command, with every error of ours turned into a message and an
+    exit code (never a traceback)."""
+    try:
+        with ServiceClient(server, api_key or None) as client:
+            yield client
+    except DeepResearchError as exc:
+        fail(exc)
+
+
+@jobs.command("submit")
+def submit(
+    question: Annotated[str, typer.Argument(help="The question to research.")],
+    depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(help="searxng, tavily, exa, brave, duckduckgo, google, local or none."),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="provider:model for every role, or 'none'.")
+    ] = None,
+    recipe: Annotated[str, typer.Option(help="What kind of research: research, employer.")] = (
+        "research"
+    ),
+    idempotency_key: Annotated[
+        str | None,
+        typer.Option(help="Retrying with the same key returns the same job, never a second."),
+    ] = None,
+    watch: Annotated[bool, typer.Option("--watch", help="Then watch it, like 'watch'.")] = False,
+    json_: JsonOutput = False,
+    json_events: JsonEvents = False,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = None,
+) -> None:
+    """Queue QUESTION and print the job's id (with --watch, follow it to the end)."""
+    if not question.strip():
+        typer.echo("error: give a question to research", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    options: dict[str, Any] = {
+        "depth": depth.value if depth else None,
+        "search": search,
+        "model": model,
+    }
+    with _client(server, api_key) as client:
+        job = client.submit(
+            question,
+            recipe=recipe,
+            options={key: value for key, value in options.items() if value is not None},
+            idempotency_key=idempotency_key,
+        )
+        typer.echo(job.model_dump_json(indent=2) if json_ else job.id)
+        if job.attached:
+            typer.echo(
+                f"you already have a run going ({job.status}); this is it, not a new job",
+                err=True,
+            )
+        elif job.replayed:
+            typer.echo(f"this Idempotency-Key already made job {job.id} ({job.status})", err=True)
+        else:
+            typer.echo(f"queued job {job.id}", err=True)
+        if watch:
+            _watch(client, job.id, json_events=json_events)
+
+
+@jobs.command("list")
+def list_(
+    limit: Annotated[int, typer.Option(min=1, max=100, help="How many jobs.")] = 20,
+    before: Annotated[
+        str | None,
+        typer.Option(help="Only jobs created before this ISO time (to page on).", metavar="TIME"),
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = None,
+) -> None:
+    """Your jobs, newest first: id, status, progress, created, question."""
+    since = _parse_time(before) if before else None
+    with _client(server, api_key) as client:
+        page = client.list_jobs(limit=limit, before=since)
+    if json_:
+        typer.echo(page.model_dump_json(indent=2))
+        return
+    if not page.jobs:
+        typer.echo("no jobs", err=True)
+    for job in page.jobs:
+        typer.echo(
+            f"{job.id}\t{job.status}\t{job.progress:4.0%}\t"
+            f"{job.created_at:%Y-%m-%d %H:%M}\t{_short(job.question, 70)}"
+        )
+    if page.next_before is not None:
+        typer.echo(f"more: --before {page.next_before.isoformat()}", err=True)
+
+
+@jobs.command("status")
+def status(
+    job_id: JobId,
+    json_: JsonOutput = False,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = None,
+) -> None:
+    """A job's status, stage, progress, counts, usage and times."""
+    with _client(server, api_key) as client:
+        job = client.get(job_id)
+    if json_:
+        typer.echo(job.model_dump_json(indent=2))
+        return
+    for line in _describe(job):
+        typer.echo(line)
+
+
+@jobs.command("watch")
+def watch(
+    job_id: JobId,
+    json_events: JsonEvents = False,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = None,
+) -> None:
+    """Follow a job live until it ends; exits like 'deepresearch run'. Stopping the watch
+    (Ctrl-C) leaves the job running; watching again replays what was missed."""
+    with _client(server, api_key) as client:
+        _watch(client, job_id, json_events=json_events)
+
+
+@jobs.command("cancel")
+def cancel(job_id: JobId, server: Server = DEFAULT_SERVER, api_key: ApiKey = None) -> None:
+    """Cancel a job: a queued one at once, a running one within seconds."""
+    with _client(server, api_key) as client:
+        job = client.cancel(job_id)
+    if job.status == "CANCELLED":
+        typer.echo(f"cancelled {job.id}")
+    else:
+        typer.echo(f"cancelling {job.id} ({job.status}); it stops within seconds")
+
+
+@jobs.command("report")
+def report(
+    job_id: JobId,
+    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
+    out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = None,
+) -> None:
+    """Print or write the report of a finished job (json as 'deepresearch report' writes it)."""
+    with _client(server, api_key) as client:
+        if fmt is Format.md:
+            text = client.report(job_id, "md")
+        elif fmt is Format.html:
+            text = client.report(job_id, "html")
+        else:
+            text = render(client.report_model(job_id), "json")
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {out}", err=True)
+
+
+# watching ------------------------------------------------------------------------------
+def _watch(client: ServiceClient, job_id: str, *, json_events: bool) -> NoReturn:
+    stream = client.events(job_id)
+    try:
+        with Renderer(json_events=json_events) as renderer:
+            for event in stream:
+                renderer(event)
+    except KeyboardInterrupt:
+        typer.echo(
+            f"\nstopped watching; the job runs on: deepresearch jobs watch {job_id}", err=True
+        )
+        raise typer.Exit(130) from None
+    _exit_for(client, job_id, stream.terminal)
+
+
+def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> NoReturn:
+    """Say how the job ended and exit with ``deepresearch run``'s code for it."""
+    if terminal is None:  # it ended without a terminal event: it expired while queued
+        job = client.get(job_id)
+        typer.echo(
+            f"job {job_id} is {job.status}" + (f": {job.error}" if job.error else ""), err=True
+        )
+        raise typer.Exit(EXIT_OK if job.status == "COMPLETED" else EXIT_FAILED)
+    if terminal.type == "run_cancelled":
+        typer.echo(f"job {job_id} was cancelled", err=True)
+        raise typer.Exit(EXIT_FAILED)
+    if terminal.type == "run_failed":
+        typer.echo(f"error: job {job_id} failed: {terminal.message}", err=True)
+        raise typer.Exit(EXIT_FAILED)
+    kind = str(terminal.data.get("kind") or "")
+    typer.echo(
+        f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "
+        "[--format md|html|json] [--out FILE]",
+        err=True,
+    )
+    if kind in ("chitchat", "refusal", "clarification"):
+        summary = client.report_model(job_id).summary
+        if summary:
+            typer.echo(summary[0].text, err=True)
+    raise typer.Exit(EXIT_ABORT if kind == "abort" else EXIT_OK)
+
+
+# showing -------------------------------------------------------------------------------
+def _describe(job: JobView) -> list[str]:
+    stage = f"  stage {job.stage}" if job.stage else ""
+    cancelling = "  (cancel requested)" if job.cancel_requested and job.status == "RUNNING" else ""
+    lines = [
+        f"{job.id}  {job.status}  {job.progress:.0%}{stage}{cancelling}",
+        f"question  {job.question}",
+        f"recipe    {job.recipe}" + (f"  ({_pairs(job.options)})" if job.options else ""),
+    ]
+    times = [
+        f"{name} {_when(value)}"
+        for name, value in (
+            ("created", job.created_at),
+            ("started", job.started_at),
+            ("finished", job.finished_at),
+            ("expires", job.expires_at),
+        )
+        if value is not None
+    ]
+    lines.append("times     " + ", ".join(times))
+    if job.counts:
+        lines.append(f"counts    {_pairs(job.counts)}")
+    if job.usage:
+        usage = job.usage
+        lines.append(
+            f"usage     {usage.get('calls', 0)} model calls, "
+            f"{usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)} tokens"
+        )
+    if job.error:
+        lines.append(f"error     {job.error}")
+    return lines
+
+
+def _pairs(values: dict[str, Any]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in sorted(values.items()))
+
+
+def _when(value: datetime) -> str:
+    return f"{value:%Y-%m-%d %H:%M:%S %Z}".strip()
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _parse_time(value: str) -> datetime:
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        typer.echo(f"error: --before {value!r} is not an ISO time", err=True)
+        typer.echo("hint: use the value 'list' printed after 'more:'", err=True)
+        raise typer.Exit(EXIT_USAGE) from None

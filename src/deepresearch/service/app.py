@@ -1,0 +1,82 @@
+"""The FastAPI application: ``create_app(settings)`` opens the database (migrating it),
+starts the worker pool with the app and stops it, releasing running jobs, on shutdown."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import Engine, text
+from starlette.concurrency import run_in_threadpool
+
+from deepresearch import __version__
+from deepresearch.service import problems
+from deepresearch.service.db import open_database
+from deepresearch.service.notify import Notifier
+from deepresearch.service.routes import router
+from deepresearch.service.state import ServiceState
+from deepresearch.service.store import Clock, JobStore, utcnow
+from deepresearch.service.web import mount as mount_web_page
+from deepresearch.service.worker import Runtime, WorkerPool
+from deepresearch.settings import Settings
+
+
+def create_app(
+    settings: Settings,
+    *,
+    runtime: Runtime | None = None,
+    engine: Engine | None = None,
+    clock: Clock = utcnow,
+    start_workers: bool = True,
+) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = engine if engine is not None else await run_in_threadpool(open_database, settings)
+        store = JobStore(db, clock)
+        notifier = Notifier()
+        workers = WorkerPool(store, settings, notifier, runtime)
+        app.state.service = ServiceState(settings, store, notifier, workers)
+        if start_workers:
+            await workers.start()
+        try:
+            yield
+        finally:
+            await workers.stop()
+            if engine is None:
+                db.dispose()
+
+    app = FastAPI(
+        title="deepresearch",
+        version=__version__,
+        summary="Durable deep research jobs whose every cited claim traces to a verified quote.",
+        lifespan=lifespan,
+        # Swagger UI and ReDoc load their scripts from a CDN: nothing here fetches from
+        # the internet, so only the OpenAPI document is served
+        docs_url=None,
+        redoc_url=None,
+    )
+    problems.install(app)
+    app.include_router(router)
+    mount_web_page(app)  # the web page at / and its assets under /web/
+
+    @app.get("/healthz", summary="The process is up")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", summary="The database answers and the workers run")
+    async def readyz(request: Request) -> JSONResponse:
+        state: ServiceState = request.app.state.service
+        try:
+            await run_in_threadpool(_ping, state.store.engine)
+        except Exception:
+            return JSONResponse({"status": "unavailable", "database": "unreachable"}, 503)
+        return JSONResponse({"status": "ready", "running": len(state.workers.running_ids)}, 200)
+
+    return app
+
+
+def _ping(engine: Engine) -> None:
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1"))

@@ -1,0 +1,100 @@
+"""Every error the API returns is RFC 9457 problem details (``application/problem+json``)
+with a short, safe ``detail``: never a stack trace, an internal address or a secret."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    410: "Gone",
+    413: "Request too large",
+    422: "Unprocessable request",
+    429: "Too many requests",
+    500: "Internal error",
+    503: "Unavailable",
+}
+
+
+class ApiProblem(Exception):
+    def __init__(
+        self, status: int, detail: str, *, headers: dict[str, str] | None = None, kind: str = ""
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.headers = headers or {}
+        self.kind = kind
+
+
+def problem_response(
+    request: Request,
+    status: int,
+    detail: str,
+    *,
+    headers: dict[str, str] | None = None,
+    kind: str = "",
+    errors: list[dict[str, Any]] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": f"/problems/{kind}" if kind else "about:blank",
+        "title": TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+        "instance": request.url.path,
+    }
+    if errors is not None:
+        body["errors"] = errors
+    return JSONResponse(
+        body, status_code=status, headers=headers, media_type="application/problem+json"
+    )
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiProblem)
+    async def _problem(request: Request, exc: ApiProblem) -> JSONResponse:
+        return problem_response(request, exc.status, exc.detail, headers=exc.headers, kind=exc.kind)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no such endpoint: {request.method} {request.url.path}"
+        return problem_response(request, exc.status_code, detail, headers=dict(exc.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {
+                "where": ".".join(str(part) for part in error.get("loc", ())),
+                "problem": str(error.get("msg", "")).removeprefix("Value error, "),
+            }
+            for error in exc.errors()
+        ]
+        detail = "; ".join(f"{e['where']}: {e['problem']}" for e in errors[:5])
+        return problem_response(
+            request,
+            422,
+            detail or "the request is not valid",
+            kind="invalid-request",
+            errors=errors,
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return problem_response(
+            request, 500, "the server failed to handle this request; it was logged"
+        )

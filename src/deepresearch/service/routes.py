@@ -1,0 +1,307 @@
+"""The /v1 endpoints. Thin: validate, ask the store, shape the answer."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
+
+from deepresearch.core.render import render
+from deepresearch.service.auth import Caller, caller
+from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS, Job, request_hash
+from deepresearch.service.problems import ApiProblem
+from deepresearch.service.schemas import (
+    JobPage,
+    JobView,
+    Problem,
+    QueueView,
+    ResearchRequest,
+    SourcesView,
+    SourceView,
+    SubmitView,
+)
+from deepresearch.service.state import ServiceState
+from deepresearch.service.store import (
+    IdempotencyInFlight,
+    IdempotencyMismatch,
+    SubmissionRateLimited,
+)
+
+router = APIRouter(prefix="/v1")
+CallerDep = Annotated[Caller, Depends(caller)]
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    status: {"model": Problem, "description": title}
+    for status, title in (
+        (401, "missing or invalid API key"),
+        (404, "no such job (or not yours)"),
+        (409, "conflict with the job's state"),
+        (422, "invalid request"),
+        (429, "too many submissions"),
+    )
+}
+
+
+def _state(request: Request) -> ServiceState:
+    state: ServiceState = request.app.state.service
+    return state
+
+
+async def _own_job(request: Request, who: Caller, job_id: str) -> Job:
+    job = await run_in_threadpool(_state(request).store.get, job_id, who.owner)
+    if job is None:
+        raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
+    return job
+
+
+@router.post(
+    "/research",
+    status_code=201,
+    response_model=SubmitView,
+    responses={200: {"model": SubmitView, "description": "an existing job"}, **PROBLEMS},
+    summary="Submit a research question",
+)
+async def submit(
+    body: ResearchRequest,
+    request: Request,
+    response: Response,
+    who: CallerDep,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+) -> SubmitView:
+    """Queue a research job. With an ``Idempotency-Key`` header, a retry with the same
+    body returns the same job (200), a different body is refused (422), and a retry while
+    the first is still being created gets 409. A caller with an active run gets that run
+    back (200, ``attached``) unless their key allows more at once."""
+    state = _state(request)
+    options = body.options.settings_update()
+    fingerprint = request_hash(body.question, body.recipe, options)
+    try:
+        result = await run_in_threadpool(
+            lambda: state.store.submit(
+                owner=who.owner,
+                question=body.question,
+                recipe=body.recipe,
+                options=options,
+                request_hash=fingerprint,
+                idempotency_key=idempotency_key,
+                max_active_runs=who.max_active_runs,
+                limits=state.limits,
+            )
+        )
+    except IdempotencyMismatch:
+        raise ApiProblem(
+            422,
+            "this Idempotency-Key was used with a different request body",
+            kind="idempotency-mismatch",
+        ) from None
+    except IdempotencyInFlight:
+        raise ApiProblem(
+            409,
+            "a request with this Idempotency-Key is still being processed; retry shortly",
+            headers={"Retry-After": "1"},
+            kind="idempotency-in-flight",
+        ) from None
+    except SubmissionRateLimited as exc:
+        wait = math.ceil(exc.retry_after_s)
+        raise ApiProblem(
+            429,
+            f"at most {state.settings.submissions_per_window} submissions per "
+            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
+            headers={"Retry-After": str(wait)},
+            kind="rate-limited",
+        ) from None
+    if result.created:
+        state.workers.wake()
+    else:
+        response.status_code = 200
+    response.headers["Location"] = f"/v1/research/{result.job.id}"
+    view = JobView.of(result.job)
+    return SubmitView(
+        **view.model_dump(),
+        created=result.created,
+        attached=result.attached,
+        replayed=result.replayed,
+    )
+
+
+@router.get("/research", response_model=JobPage, responses=PROBLEMS, summary="Your jobs")
+async def list_jobs(
+    request: Request,
+    who: CallerDep,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    before: Annotated[datetime | None, Query(description="created_at to page on from")] = None,
+) -> JobPage:
+    """The caller's jobs, newest first."""
+    jobs = await run_in_threadpool(
+        lambda: _state(request).store.list_jobs(who.owner, limit=limit + 1, before=before)
+    )
+    more = len(jobs) > limit
+    jobs = jobs[:limit]
+    return JobPage(
+        jobs=[JobView.of(job) for job in jobs],
+        next_before=jobs[-1].created_at if more and jobs else None,
+    )
+
+
+@router.get("/research/{job_id}", response_model=JobView, responses=PROBLEMS, summary="A job")
+async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
+    """Status, stage, progress (0-1), counts, usage and timestamps."""
+    return JobView.of(await _own_job(request, who, job_id))
+
+
+@router.post(
+    "/research/{job_id}/cancel",
+    status_code=202,
+    response_model=JobView,
+    responses=PROBLEMS,
+    summary="Cancel a job",
+)
+async def cancel(job_id: str, request: Request, who: CallerDep) -> JobView:
+    """A queued job is cancelled at once; a running one within seconds."""
+    state = _state(request)
+    job = await _own_job(request, who, job_id)
+    if job.status in TERMINAL:
+        raise ApiProblem(409, f"the job is already {job.status}", kind="job-finished")
+    updated = await run_in_threadpool(state.store.request_cancel, job_id, who.owner)
+    state.workers.cancel(job_id)
+    state.notifier.publish(job_id)
+    assert updated is not None
+    return JobView.of(updated)
+
+
+@router.get(
+    "/research/{job_id}/report",
+    responses={
+        200: {
+            "content": {"text/markdown": {}, "text/html": {}, "application/json": {}},
+            "description": "the report",
+        },
+        **PROBLEMS,
+        410: {"model": Problem, "description": "the results have expired"},
+    },
+    summary="The report of a finished job",
+)
+async def report(
+    job_id: str,
+    request: Request,
+    who: CallerDep,
+    format: Literal["md", "html", "json"] = "json",
+) -> Response:
+    job = await _own_job(request, who, job_id)
+    if job.status == "EXPIRED":
+        raise ApiProblem(410, "the job's results have expired", kind="expired")
+    found = await run_in_threadpool(_state(request).store.result, job_id)
+    if found is None:
+        raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
+    result, markdown = found
+    if format == "md":
+        return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
+    if format == "html":
+        return HTMLResponse(render(result, "html"))
+    return JSONResponse(result.model_dump(mode="json"))
+
+
+@router.get(
+    "/research/{job_id}/sources",
+    response_model=SourcesView,
+    responses=PROBLEMS,
+    summary="Scored sources",
+)
+async def sources(job_id: str, request: Request, who: CallerDep) -> SourcesView:
+    """Every candidate source of a finished job with every score, whether it was read,
+    cited or dropped, and why."""
+    job = await _own_job(request, who, job_id)
+    rows = await run_in_threadpool(_state(request).store.sources, job_id)
+    return SourcesView(
+        job_id=job.id, status=job.status, sources=[SourceView.model_validate(row) for row in rows]
+    )
+
+
+async def _stream_job(job_id: str, request: Request, who: CallerDep) -> Job:
+    # checked before the stream starts, so a bad id still gets a proper 404
+    return await _own_job(request, who, job_id)
+
+
+def _stream_start(
+    last_event_id: Annotated[str | None, Header()] = None,
+    after: Annotated[int | None, Query(ge=0, description="like Last-Event-ID")] = None,
+) -> int:
+    if after is not None:
+        return after
+    if not last_event_id:
+        return 0
+    try:
+        return max(0, int(last_event_id.strip()))
+    except ValueError:
+        raise ApiProblem(
+            400, "Last-Event-ID must be the id of an event from this stream", kind="bad-event-id"
+        ) from None
+
+
+@router.get(
+    "/research/{job_id}/events",
+    response_class=EventSourceResponse,
+    responses=PROBLEMS,
+    summary="Live events (SSE)",
+)
+async def events(
+    job: Annotated[Job, Depends(_stream_job)],
+    start: Annotated[int, Depends(_stream_start)],
+    request: Request,
+) -> AsyncIterator[ServerSentEvent]:
+    """Server-sent events: ``id:`` is the event's sequence number; reconnect with
+    ``Last-Event-ID`` (or ``?after=``) to get every later event exactly once. ``heartbeat``
+    events (no id) arrive while nothing else happens; the stream ends after the terminal
+    event."""
+    state = _state(request)
+    job_id = job.id
+
+    yield ServerSentEvent(comment="deepresearch events", retry=2000)
+    last = start
+    heartbeat_s = state.settings.sse_heartbeat_s
+    idle = 0.0
+    while True:
+        stored = await run_in_threadpool(state.store.events_after, job_id, last)
+        for item in stored:
+            last = item.seq
+            yield ServerSentEvent(
+                raw_data=item.event.model_dump_json(), event=item.event.type, id=str(item.seq)
+            )
+            if item.event.type in TERMINAL_EVENTS:
+                return
+        if stored:
+            idle = 0.0
+            continue
+        current = await run_in_threadpool(state.store.get, job_id)
+        if current is None or current.status in TERMINAL:
+            # its terminal event may have been stored after the read above: one last look
+            if await run_in_threadpool(state.store.events_after, job_id, last):
+                continue
+            return  # an expired job, or one that ended without a terminal event
+        if await request.is_disconnected():
+            return
+        wait = min(1.0, heartbeat_s - idle)
+        await state.notifier.wait(job_id, wait)
+        idle += wait
+        if idle >= heartbeat_s:
+            idle = 0.0
+            yield ServerSentEvent(
+                event="heartbeat",
+                data={"job_id": job_id, "status": current.status, "stage": current.stage},
+            )
+
+
+@router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")
+async def queue(request: Request, who: CallerDep) -> QueueView:
+    state = _state(request)
+    counts = await run_in_threadpool(state.store.queue_counts)
+    return QueueView(
+        counts=counts,
+        running_here=len(state.workers.running_ids),
+        max_concurrent_jobs=state.settings.max_concurrent_jobs,
+    )

@@ -1,0 +1,142 @@
+"""The service's schema (SQLAlchemy Core). Alembic migrations in ``migrations/`` create
+it; tests compare the two so they cannot drift."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("prefix", String(16), nullable=False),
+    Column("max_active_runs", Integer, nullable=False, default=1),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True)),
+)
+
+research_jobs = Table(
+    "research_jobs",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("owner", String(32), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("stage", String(32)),
+    Column("progress", Float, nullable=False, default=0.0),
+    Column("question", Text, nullable=False),
+    Column("recipe", String(32), nullable=False, default="research"),
+    Column("options", JSON, nullable=False),
+    Column("idempotency_key", String(200)),
+    Column("request_hash", String(64), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("expires_at", DateTime(timezone=True)),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("lease_owner", String(64)),
+    Column("lease_expires_at", DateTime(timezone=True)),
+    Column("cancel_requested", Boolean, nullable=False, default=False),
+    Column("error", Text),
+    Column("counts", JSON, nullable=False),
+    Column("usage", JSON, nullable=False),
+    UniqueConstraint("owner", "idempotency_key", name="uq_jobs_owner_idempotency"),
+    Index("ix_jobs_owner_created", "owner", "created_at"),
+    Index("ix_jobs_status_created", "status", "created_at"),
+)
+
+job_events = Table(
+    "job_events",
+    metadata,
+    Column(
+        "job_id", String(64), ForeignKey("research_jobs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("ts", DateTime(timezone=True), nullable=False),
+    Column("type", String(40), nullable=False),
+    Column("stage", String(32)),
+    Column("message", Text, nullable=False),
+    Column("data", JSON, nullable=False),
+)
+
+research_sources = Table(
+    "research_sources",
+    metadata,
+    Column(
+        "job_id", String(64), ForeignKey("research_jobs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("url_hash", String(64), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("domain", String(255), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("tier", String(32), nullable=False),
+    Column("decision", String(16)),
+    Column("cited", Boolean, nullable=False),
+    Column("final", Float, nullable=False),
+    Column("signal_score", Float, nullable=False),
+    Column("model_score", Float),
+    Column("credibility", Float, nullable=False),
+    Column("domain_authority", Integer, nullable=False),
+    Column("recency", Float, nullable=False),
+    Column("retrieval_relevance", Float, nullable=False),
+    Column("scores", JSON, nullable=False),
+    Column("reason", Text, nullable=False),
+)
+
+research_evidence = Table(
+    "research_evidence",
+    metadata,
+    Column(
+        "job_id", String(64), ForeignKey("research_jobs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("evidence_id", String(64), primary_key=True),
+    Column("source_url", Text, nullable=False),
+    Column("quote", Text, nullable=False),
+    Column("verified", Boolean, nullable=False),
+    Column("detail", JSON, nullable=False),
+)
+
+research_results = Table(
+    "research_results",
+    metadata,
+    Column(
+        "job_id", String(64), ForeignKey("research_jobs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("kind", String(32), nullable=False),
+    Column("report", JSON, nullable=False),
+    Column("markdown", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+research_usage = Table(
+    "research_usage",
+    metadata,
+    Column(
+        "job_id", String(64), ForeignKey("research_jobs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("stage", String(32)),
+    Column("role", String(32), nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("input_tokens", Integer, nullable=False),
+    Column("output_tokens", Integer, nullable=False),
+    Column("cached", Boolean, nullable=False),
+)

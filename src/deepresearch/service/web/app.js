@@ -1,0 +1,415 @@
+// The page: Ask (#/), a run (#/runs/{id}: live view, then the report) and History
+// (#/history). Plain ES modules, no build step, nothing loaded from anywhere but this
+// service; every piece of text from the API goes into the page as text.
+
+import { ApiError, api, apiUrl, auth, authHeaders, idempotencyKey, readProblem } from "./api.js";
+import {
+  announce, clear, fmtTime, h, statusBadge, text,
+} from "./dom.js";
+import { ReportView } from "./report.js";
+import { EventStream } from "./sse.js";
+import { RunWatch } from "./watch.js";
+
+const ACTIVE = new Set(["QUEUED", "RUNNING"]);
+const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED", "EXPIRED"]);
+const MODEL_PATTERN = /^(none|[a-z0-9_-]+:[\w./:@-]+)$/;
+const $ = (id) => document.getElementById(id);
+
+const views = ["ask", "run", "history", "key"];
+let currentView = "ask";
+let run = null; // the open run: {id, stream, watch, report, token}
+let flash = ""; // a note for the next run view ("you already had a run")
+let navigated = false;
+
+// ---- views and routing ------------------------------------------------------------------
+
+function showView(name, { focus = navigated } = {}) {
+  for (const view of views) $(`view-${view}`).hidden = view !== name;
+  if (name !== "key") currentView = name;
+  for (const link of document.querySelectorAll("[data-nav]")) {
+    if (link.dataset.nav === name) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  if (focus) {
+    const heading = $(`view-${name}`).querySelector("h1");
+    if (heading) heading.focus({ preventScroll: false });
+  }
+}
+
+function route() {
+  const hash = location.hash || "#/";
+  const match = /^#\/runs\/([^/?#]+)$/.exec(hash);
+  if (!match || !run || run.id !== decodeURIComponent(match[1])) closeRun();
+  if (match) {
+    openRun(decodeURIComponent(match[1]));
+  } else if (hash === "#/history") {
+    document.title = "History · deepresearch";
+    showView("history");
+    loadHistory();
+  } else {
+    document.title = "deepresearch";
+    showView("ask");
+    loadActiveBanner();
+  }
+  navigated = true;
+}
+
+// ---- the API key ------------------------------------------------------------------------
+
+let keyWaiters = [];
+
+auth.onUnauthorized = (error, sentKey) => new Promise((resolve) => {
+  if (auth.current() && auth.current() !== sentKey) {
+    resolve(); // a new key was entered while this request was out: retry with it
+    return;
+  }
+  keyWaiters.push(resolve);
+  if (!$("view-key").hidden) return;
+  const hadKey = Boolean(sentKey);
+  if (hadKey) auth.clear();
+  const message = $("key-error");
+  message.hidden = !hadKey;
+  text(message, hadKey ? error.detail : "");
+  $("key-input").setAttribute("aria-invalid", hadKey ? "true" : "false");
+  showView("key", { focus: false });
+  $("key-input").focus();
+});
+
+function submitKey(event) {
+  event.preventDefault();
+  const input = $("key-input");
+  const key = input.value.trim();
+  const message = $("key-error");
+  if (!key) {
+    message.hidden = false;
+    text(message, "Enter the API key.");
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+    return;
+  }
+  auth.set(key);
+  input.value = "";
+  input.setAttribute("aria-invalid", "false");
+  message.hidden = true;
+  showView(currentView, { focus: false });
+  const waiters = keyWaiters;
+  keyWaiters = [];
+  for (const resolve of waiters) resolve();
+}
+
+function renderKeyStatus() {
+  $("key-status").hidden = !auth.current();
+}
+
+// ---- Ask --------------------------------------------------------------------------------
+
+function fieldError(id, message) {
+  const input = $(id);
+  const box = $(`${id}-error`);
+  input.setAttribute("aria-invalid", message ? "true" : "false");
+  box.hidden = !message;
+  text(box, message || "");
+  return !message;
+}
+
+function showProblem(box, error) {
+  clear(box);
+  if (!error) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const heading = error.status === 0
+    ? "The service cannot be reached."
+    : `The service refused this (${error.status}${error.title ? ` ${error.title}` : ""}).`;
+  box.append(h("p", { class: "problem-title" }, heading), h("p", { class: "problem-detail" }, error.detail));
+  if (error.errors && error.errors.length) {
+    box.append(h("ul", {}, error.errors.map((item) => h("li", {},
+      item && item.where ? `${item.where}: ` : "", String(item && item.problem ? item.problem : "")))));
+  }
+}
+
+async function submitQuestion(event) {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  const model = $("model").value.trim();
+  let ok = fieldError("question", question ? "" : "Enter a question to research.");
+  ok = fieldError("model", !model || MODEL_PATTERN.test(model) ? ""
+    : "Write the model as provider:model (for example openai:gpt-4.1-mini), or none.") && ok;
+  if (!ok) {
+    showProblem($("ask-problem"), null);
+    document.querySelector("#ask-form [aria-invalid=true]").focus();
+    return;
+  }
+  const options = {};
+  for (const name of ["depth", "search"]) {
+    const value = $(name).value;
+    if (value) options[name] = value;
+  }
+  if (model) options.model = model;
+  const body = { question, recipe: $("recipe").value || "research", options };
+  const button = $("ask-submit");
+  button.disabled = true;
+  text(button, "Starting…");
+  showProblem($("ask-problem"), null);
+  try {
+    const { data } = await api("v1/research", {
+      method: "POST", body, headers: { "Idempotency-Key": idempotencyKey() },
+    });
+    if (data.attached) flash = "You already had a run in progress, so this is that run (one active run per key).";
+    else if (data.replayed) flash = "This request had already been submitted; this is its run.";
+    $("question").value = "";
+    location.hash = `#/runs/${encodeURIComponent(data.id)}`;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    showProblem($("ask-problem"), error);
+    announce(`Refused: ${error.detail}`);
+  } finally {
+    button.disabled = false;
+    text(button, "Start research");
+  }
+}
+
+async function loadActiveBanner() {
+  const banner = $("active-banner");
+  try {
+    const { data } = await api("v1/research?limit=10");
+    const active = data.jobs.find((job) => ACTIVE.has(job.status));
+    banner.hidden = !active;
+    if (active) {
+      banner.replaceChildren("A run is in progress: ",
+        h("a", { href: `#/runs/${encodeURIComponent(active.id)}` }, active.question), ".");
+    }
+  } catch {
+    banner.hidden = true;
+  }
+}
+
+// ---- History ----------------------------------------------------------------------------
+
+let historyBefore = null;
+
+async function loadHistory(more = false) {
+  const list = $("history-list");
+  const problem = $("history-problem");
+  if (!more) {
+    clear(list);
+    historyBefore = null;
+  }
+  list.setAttribute("aria-busy", "true");
+  showProblem(problem, null);
+  const query = new URLSearchParams({ limit: "20" });
+  if (more && historyBefore) query.set("before", historyBefore);
+  try {
+    const { data } = await api(`v1/research?${query}`);
+    for (const job of data.jobs) list.append(historyItem(job));
+    historyBefore = data.next_before;
+    $("history-more").hidden = !data.next_before;
+    $("history-empty").hidden = list.children.length > 0;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    showProblem(problem, error);
+  } finally {
+    list.setAttribute("aria-busy", "false");
+  }
+}
+
+function historyItem(job) {
+  const meta = [fmtTime(job.created_at), job.recipe !== "research" ? job.recipe : null,
+    job.options && job.options.depth ? job.options.depth : null].filter(Boolean).join(" · ");
+  return h("li", { class: "history-item", "data-job": job.id, "data-status": job.status },
+    h("a", { href: `#/runs/${encodeURIComponent(job.id)}`, class: "history-link" },
+      h("span", { class: "history-question" }, job.question),
+      h("span", { class: "history-meta" },
+        statusBadge(h("span", {}), job.status), " ",
+        ACTIVE.has(job.status) ? h("span", { class: "live-hint" }, `${Math.round((job.progress || 0) * 100)}% · watch live`) : null,
+        " ", h("span", {}, meta), " ", h("span", { class: "mono" }, job.id))));
+}
+
+// ---- a run: watch it, then read it --------------------------------------------------------
+
+function closeRun() {
+  if (!run) return;
+  run.closed = true;
+  if (run.stream) run.stream.stop();
+  if (run.watch) run.watch.destroy();
+  if (run.report) run.report.destroy();
+  run = null;
+}
+
+async function openRun(id) {
+  if (run && run.id === id) {
+    showView("run");
+    return;
+  }
+  closeRun();
+  const current = { id, closed: false };
+  run = current;
+  showView("run", { focus: false });
+  text($("run-heading"), "Loading…");
+  text($("run-id"), id);
+  text($("run-recipe"), "");
+  statusBadge($("run-status"), "");
+  clear($("watch"));
+  clear($("read"));
+  showProblem($("run-problem"), null);
+  let job;
+  try {
+    ({ data: job } = await api(`v1/research/${encodeURIComponent(id)}`));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (current.closed) return;
+    text($("run-heading"), "Run not available");
+    showProblem($("run-problem"), error);
+    return;
+  }
+  if (current.closed) return;
+  document.title = `${job.question.slice(0, 60)} · deepresearch`;
+  text($("run-heading"), job.question);
+  text($("run-recipe"), job.recipe === "research" ? "" : `recipe: ${job.recipe}`);
+  statusBadge($("run-status"), job.status);
+  if (navigated) $("run-heading").focus();
+  if (flash) {
+    $("watch").before(h("p", { class: "flash", role: "status" }, flash));
+    flash = "";
+  }
+  current.watch = new RunWatch($("watch"), job, {
+    onCancel: () => cancelRun(current),
+    onReconnect: () => current.stream && current.stream.reconnectNow(),
+  });
+  const finishedAtOpen = TERMINAL.has(job.status);
+  if (finishedAtOpen) current.watch.collapse("(the finished run's timeline)");
+  current.stream = new EventStream(`v1/research/${encodeURIComponent(id)}/events`, {
+    onEvent: (event, seq) => {
+      current.watch.apply(event, seq);
+      if (event.type === "run_started") statusBadge($("run-status"), "RUNNING");
+    },
+    onState: (state, info) => current.watch.connection(state, info),
+    isFinished: async () => {
+      const { data } = await api(`v1/research/${encodeURIComponent(id)}`);
+      if (!current.closed) {
+        statusBadge($("run-status"), data.status);
+        current.watch.setStatus(data.status);
+      }
+      return TERMINAL.has(data.status);
+    },
+  }).start();
+  current.stream.done.then(() => finishRun(current, !finishedAtOpen));
+  if (finishedAtOpen) loadReport(current, job);
+}
+
+async function cancelRun(current) {
+  try {
+    const { data } = await api(`v1/research/${encodeURIComponent(current.id)}/cancel`, { method: "POST" });
+    if (!current.closed) statusBadge($("run-status"), data.cancel_requested && data.status === "RUNNING" ? "RUNNING" : data.status);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (!current.closed) showProblem($("run-problem"), error);
+    throw error;
+  }
+}
+
+async function finishRun(current, live) {
+  if (current.closed) return;
+  let job;
+  try {
+    ({ data: job } = await api(`v1/research/${encodeURIComponent(current.id)}`));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return;
+  }
+  if (current.closed) return;
+  statusBadge($("run-status"), job.status);
+  current.watch.setStatus(job.status);
+  if (!live) return;
+  if (job.status === "COMPLETED") {
+    announce("Research finished: the report is ready");
+    current.watch.collapse("(finished: the report is below)");
+    await loadReport(current, job);
+  } else if (job.status === "FAILED") {
+    announce("The run failed");
+    showProblem($("run-problem"), new ApiError(500, { title: "Run failed", detail: job.error || "the run failed" }));
+  } else if (job.status === "CANCELLED") {
+    announce("The run was cancelled");
+  }
+}
+
+async function loadReport(current, job) {
+  if (job.status !== "COMPLETED") {
+    if (job.status === "FAILED" && job.error) {
+      showProblem($("run-problem"), new ApiError(500, { title: "Run failed", detail: job.error }));
+    } else if (job.status === "EXPIRED") {
+      showProblem($("run-problem"), new ApiError(410, { title: "Gone", detail: "this run's results have expired" }));
+    }
+    return;
+  }
+  const read = $("read");
+  read.replaceChildren(h("p", { class: "loading", role: "status" }, "Loading the report…"));
+  const base = `v1/research/${encodeURIComponent(current.id)}`;
+  try {
+    const [{ data: report }, { data: sources }] = await Promise.all([
+      api(`${base}/report?format=json`),
+      api(`${base}/sources`),
+    ]);
+    if (current.closed) return;
+    current.report = new ReportView(read, current.id, { download: downloadReport });
+    current.report.render(report, sources.sources);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (current.closed) return;
+    clear(read);
+    showProblem($("run-problem"), error);
+  }
+}
+
+/**
+ * Downloads go through fetch when a key is set (a plain link cannot send the header);
+ * without a key the link's own download works, so it is left alone.
+ */
+async function downloadReport(event, format) {
+  if (!auth.current()) return;
+  event.preventDefault();
+  const link = event.currentTarget;
+  try {
+    const response = await fetch(apiUrl(link.getAttribute("href")), {
+      headers: authHeaders(), cache: "no-store", credentials: "omit",
+    });
+    if (!response.ok) throw new ApiError(response.status, await readProblem(response));
+    const blob = await response.blob();
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = link.getAttribute("download") || `report.${format}`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (error) {
+    showProblem($("run-problem"), error instanceof ApiError ? error : new ApiError(0, null));
+  }
+}
+
+// ---- start --------------------------------------------------------------------------------
+
+function start() {
+  $("ask-form").addEventListener("submit", submitQuestion);
+  $("key-form").addEventListener("submit", submitKey);
+  $("history-more").addEventListener("click", () => loadHistory(true));
+  $("forget-key").addEventListener("click", () => {
+    auth.clear();
+    closeRun();
+    route();
+  });
+  for (const id of ["question", "model"]) {
+    $(id).addEventListener("input", () => {
+      if ($(id).getAttribute("aria-invalid") === "true") fieldError(id, "");
+    });
+  }
+  auth.onChange(renderKeyStatus);
+  renderKeyStatus();
+  window.addEventListener("hashchange", route);
+  route();
+  document.documentElement.dataset.ready = "true";
+}
+
+start();

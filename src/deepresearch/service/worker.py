@@ -1,0 +1,270 @@
+"""The worker pool: claims queued jobs (up to ``max_concurrent_jobs`` at once), runs each
+through the same ``run_research`` the CLI uses, independent of any client connection, and
+keeps its lease alive while it runs.
+
+* A job claimed for the second time (its worker died, or the server was stopped) resumes
+  from its last checkpoint; model replies already paid for come from the response cache.
+* Cancellation: the job's flag is polled every second and a cancel request reaching this
+  process cancels the run's task at once, in the middle of a stage if need be.
+* Shutdown (SIGTERM): stop claiming, cancel the running tasks, and hand their jobs back to
+  the queue; the next start resumes them from their checkpoints.
+* The terminal event is stored in the same transaction as the terminal state, after the
+  results, so a client that sees it can fetch the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from deepresearch.core.render import to_markdown
+from deepresearch.errors import DeepResearchError, RunNotFound
+from deepresearch.fetch.base import Fetcher
+from deepresearch.llm.redact import redact
+from deepresearch.models import Report, RunEvent
+from deepresearch.runner import run_research
+from deepresearch.search.base import SearchProvider
+from deepresearch.service.jobs import Job
+from deepresearch.service.notify import Notifier
+from deepresearch.service.store import JobStore
+from deepresearch.settings import Role, Settings
+
+log = logging.getLogger(__name__)
+
+#: events the worker stores itself, in the transaction that ends the job
+_HELD_BACK = frozenset({"run_completed", "run_failed"})
+
+
+@dataclass
+class Runtime:
+    """Components a job uses instead of the ones Settings would build (tests, benchmarks,
+    embedding the service in a program that has its own)."""
+
+    models: Mapping[Role, BaseChatModel | None] | None = None
+    search: SearchProvider | None = None
+    fetcher: Fetcher | None = None
+
+
+@dataclass
+class _Running:
+    job: Job
+    task: asyncio.Task[Report | None]
+    why_stopped: str | None = None  # "cancelled", "shutdown", "lease lost"
+    held: list[RunEvent] = field(default_factory=list)
+    supervisor: asyncio.Task[None] | None = None
+
+
+class WorkerPool:
+    def __init__(
+        self,
+        store: JobStore,
+        settings: Settings,
+        notifier: Notifier,
+        runtime: Runtime | None = None,
+        *,
+        poll_s: float = 0.5,
+        check_s: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.notifier = notifier
+        self.runtime = runtime or Runtime()
+        self.poll_s = poll_s
+        self.check_s = check_s
+        self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._running: dict[str, _Running] = {}
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._loop_task: asyncio.Task[None] | None = None
+
+    # lifecycle ----------------------------------------------------------------------
+    async def start(self) -> None:
+        self._loop_task = asyncio.create_task(self._claim_loop(), name="deepresearch-workers")
+
+    async def stop(self) -> None:
+        """Stop claiming, stop the running jobs and give them back to the queue."""
+        self._stopping = True
+        self._wake.set()
+        supervisors = [r.supervisor for r in self._running.values() if r.supervisor]
+        for running in list(self._running.values()):
+            running.why_stopped = running.why_stopped or "shutdown"
+            running.task.cancel()
+        # each supervisor records its job's outcome (released, cancelled...) before ending
+        await asyncio.gather(*supervisors, return_exceptions=True)
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop_task
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    @property
+    def running_ids(self) -> list[str]:
+        return list(self._running)
+
+    def cancel(self, job_id: str) -> bool:
+        """Cancel a job running in this process now; False if it runs elsewhere."""
+        running = self._running.get(job_id)
+        if running is None:
+            return False
+        running.why_stopped = "cancelled"
+        running.task.cancel()
+        return True
+
+    # claiming -----------------------------------------------------------------------
+    async def _claim_loop(self) -> None:
+        expire_every_s = min(30.0, self.settings.job_ttl_s / 4)
+        next_expiry = 0.0
+        loop = asyncio.get_running_loop()
+        while not self._stopping:
+            try:
+                if loop.time() >= next_expiry:
+                    await asyncio.to_thread(self.store.expire)
+                    next_expiry = loop.time() + expire_every_s
+                while len(self._running) < self.settings.max_concurrent_jobs:
+                    job = await asyncio.to_thread(
+                        self.store.claim, self.worker_id, self.settings.job_lease_s
+                    )
+                    if job is None or self._stopping:
+                        if job is not None:
+                            await asyncio.to_thread(self.store.release, job.id, self.worker_id)
+                        break
+                    if job.cancel_requested:  # cancelled while its server was down
+                        await asyncio.to_thread(
+                            self.store.finish,
+                            job.id,
+                            self.worker_id,
+                            "CANCELLED",
+                            message="Cancelled",
+                            ttl_s=self.settings.job_ttl_s,
+                        )
+                        continue
+                    self._start(job)
+            except Exception:  # the database may be briefly unavailable: try again
+                log.exception("claiming jobs failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.poll_s)
+            self._wake.clear()
+
+    def _start(self, job: Job) -> None:
+        running = _Running(job, asyncio.create_task(self._execute(job)))
+        self._running[job.id] = running
+        running.supervisor = asyncio.create_task(self._supervise(running), name=f"job-{job.id}")
+
+    # one job ------------------------------------------------------------------------
+    async def _execute(self, job: Job) -> Report | None:
+        settings = self.settings.model_copy(update=job.options)
+
+        def sink(event: RunEvent) -> None:
+            running = self._running.get(job.id)
+            if event.type in _HELD_BACK and running is not None:
+                running.held.append(event)
+                return
+            self.store.append_event(job.id, event)
+            self.notifier.publish(job.id)
+
+        common: dict[str, Any] = {
+            "sinks": [sink],
+            "models": self.runtime.models,
+            "search": self.runtime.search,
+            "fetcher": self.runtime.fetcher,
+        }
+        if job.attempts > 1:
+            try:
+                return await run_research(None, settings, run_id=job.id, resume=True, **common)
+            except RunNotFound:
+                pass  # it died before its first checkpoint: start it afresh
+        return await run_research(job.question, settings, run_id=job.id, **common)
+
+    async def _supervise(self, running: _Running) -> None:
+        job = running.job
+        keeper = asyncio.create_task(self._keep_lease(running))
+        try:
+            report = await running.task
+            await self._completed(running, report)
+        except asyncio.CancelledError:
+            await self._stopped(running)
+        except DeepResearchError as exc:
+            message = redact(str(exc), self.settings.secrets())
+            await self._end(running, "FAILED", f"Research failed: {message}", error=message)
+        except Exception as exc:
+            log.exception("job %s failed unexpectedly", job.id)
+            message = f"the run failed unexpectedly ({type(exc).__name__})"
+            await self._end(running, "FAILED", f"Research failed: {message}", error=message)
+        finally:
+            keeper.cancel()
+            self._running.pop(job.id, None)
+            self.notifier.publish(job.id)
+            self._wake.set()
+
+    async def _completed(self, running: _Running, report: Report | None) -> None:
+        if report is None:
+            await self._end(
+                running, "FAILED", "The run stopped without a report", error="no report"
+            )
+            return
+        markdown = to_markdown(report)
+        await asyncio.to_thread(self.store.save_result, running.job.id, report, markdown)
+        held = next((e for e in running.held if e.type == "run_completed"), None)
+        data = dict(held.data) if held else {}
+        await self._end(
+            running, "COMPLETED", held.message if held else "Research finished", data=data
+        )
+
+    async def _stopped(self, running: _Running) -> None:
+        why = running.why_stopped or "shutdown"
+        if why == "cancelled":
+            await self._end(running, "CANCELLED", "Cancelled", error=None)
+        elif why == "shutdown":
+            await asyncio.to_thread(self.store.release, running.job.id, self.worker_id)
+        # "lease lost": another worker owns the job now; leave it alone
+
+    async def _end(
+        self,
+        running: _Running,
+        status: Any,
+        message: str,
+        *,
+        error: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        await asyncio.to_thread(
+            self.store.finish,
+            running.job.id,
+            self.worker_id,
+            status,
+            message=message,
+            error=error,
+            ttl_s=self.settings.job_ttl_s,
+            data=data or {},
+        )
+
+    async def _keep_lease(self, running: _Running) -> None:
+        """Renew the lease and watch the cancel flag while the job runs."""
+        lease_s = self.settings.job_lease_s
+        interval = min(self.check_s, lease_s / 3)
+        while not running.task.done():
+            await asyncio.sleep(interval)
+            try:
+                job = await asyncio.to_thread(
+                    self.store.renew, running.job.id, self.worker_id, lease_s
+                )
+            except Exception:
+                log.exception("renewing the lease of %s failed", running.job.id)
+                continue
+            if job is None:
+                running.why_stopped = "lease lost"
+                running.task.cancel()
+            elif job.cancel_requested:
+                running.why_stopped = "cancelled"
+                running.task.cancel()

@@ -1,0 +1,200 @@
+"""The job store on SQLite and PostgreSQL: idempotent submissions under a race, attaching
+to the active run, rate limits, leases and their expiry, TTL, event sequences."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import Engine
+
+from deepresearch.models import RunEvent
+from deepresearch.service.db import make_engine, migrate
+from deepresearch.service.jobs import request_hash
+from deepresearch.service.store import (
+    IdempotencyMismatch,
+    JobStore,
+    Limits,
+    SubmissionRateLimited,
+)
+from deepresearch.service.tables import metadata
+
+LIMITS = Limits(window_s=900, per_window=10, ttl_s=3600)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    engine = make_engine(database_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def store(engine: Engine, clock: FakeClock) -> JobStore:
+    return JobStore(engine, clock)
+
+
+def submit(store: JobStore, question: str = "q", **extra: Any) -> Any:
+    args: dict[str, Any] = {
+        "owner": "alice",
+        "question": question,
+        "recipe": "research",
+        "options": {},
+        "request_hash": request_hash(question, "research", {}),
+        "idempotency_key": None,
+        "max_active_runs": 100,
+        "limits": LIMITS,
+    }
+    args.update(extra)
+    return store.submit(**args)
+
+
+def test_migrations_match_the_tables(engine: Engine) -> None:
+    migrate(engine)  # a second upgrade is a no-op
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+    assert diff == []
+
+
+def test_idempotency_key_replays_and_refuses_a_different_body(store: JobStore) -> None:
+    first = submit(store, idempotency_key="k1")
+    again = submit(store, idempotency_key="k1")
+    assert first.created and again.replayed and again.job.id == first.job.id
+    with pytest.raises(IdempotencyMismatch):
+        submit(store, "another question", idempotency_key="k1")
+    other_owner = submit(store, idempotency_key="k1", owner="bob")
+    assert other_owner.created and other_owner.job.id != first.job.id
+
+
+def test_fifty_racing_submissions_with_one_key_make_one_job(store: JobStore) -> None:
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        results = list(pool.map(lambda _: submit(store, idempotency_key="race"), range(50)))
+    assert len({result.job.id for result in results}) == 1
+    assert sum(result.created for result in results) == 1
+    assert store.queue_counts()["QUEUED"] == 1
+
+
+def test_a_second_submission_attaches_to_the_active_run(store: JobStore) -> None:
+    first = submit(store, max_active_runs=1)
+    second = submit(store, "a different question", max_active_runs=1)
+    assert second.attached and second.job.id == first.job.id
+    allowed = submit(store, "a different question", max_active_runs=2)
+    assert allowed.created
+
+
+def test_rate_limit_counts_a_sliding_window(store: JobStore, clock: FakeClock) -> None:
+    limits = Limits(window_s=900, per_window=3, ttl_s=3600)
+    for n in range(3):
+        submit(store, f"q{n}", limits=limits)
+        clock.advance(60)
+    with pytest.raises(SubmissionRateLimited) as refused:
+        submit(store, "q3", limits=limits)
+    # the oldest of the three leaves the window 900 s after it came: 720 s from now
+    assert refused.value.retry_after_s == pytest.approx(720)
+    clock.advance(721)
+    assert submit(store, "q3", limits=limits).created
+
+
+def test_claims_go_in_order_and_a_lapsed_lease_is_taken_over(
+    store: JobStore, clock: FakeClock
+) -> None:
+    first = submit(store, "a").job
+    clock.advance(1)
+    second = submit(store, "b").job
+    claimed = store.claim("w1", lease_s=30)
+    assert claimed is not None and claimed.id == first.id and claimed.attempts == 1
+    assert store.claim("w2", lease_s=30).id == second.id  # type: ignore[union-attr]
+    assert store.claim("w2", lease_s=30) is None
+    clock.advance(20)
+    assert store.renew(first.id, "w1", lease_s=30) is not None
+    clock.advance(31)  # w1 died: its lease lapses
+    taken = store.claim("w3", lease_s=30)
+    assert taken is not None and taken.id == first.id and taken.attempts == 2
+    assert store.renew(first.id, "w1", lease_s=30) is None  # w1 has lost it
+    assert not store.finish(first.id, "w1", "COMPLETED", message="late", ttl_s=60)
+    assert store.finish(first.id, "w3", "COMPLETED", message="done", ttl_s=60)
+    assert store.get(first.id).status == "COMPLETED"  # type: ignore[union-attr]
+
+
+def test_release_requeues_and_cancel_of_a_queued_job_is_immediate(store: JobStore) -> None:
+    job = submit(store).job
+    store.claim("w1", lease_s=30)
+    store.release(job.id, "w1")
+    assert store.get(job.id).status == "QUEUED"  # type: ignore[union-attr]
+    cancelled = store.request_cancel(job.id, "alice")
+    assert cancelled is not None and cancelled.status == "CANCELLED"
+    assert [e.event.type for e in store.events_after(job.id, 0)] == ["run_cancelled"]
+    assert store.request_cancel(job.id, "bob") is None  # not bob's
+
+
+def test_jobs_expire_after_their_time_to_live(store: JobStore, clock: FakeClock) -> None:
+    job = submit(store).job
+    store.claim("w1", lease_s=30)
+    store.finish(job.id, "w1", "FAILED", message="failed", error="x", ttl_s=100)
+    clock.advance(99)
+    assert store.expire() == 0
+    clock.advance(2)
+    assert store.expire() == 1
+    assert store.get(job.id).status == "EXPIRED"  # type: ignore[union-attr]
+
+
+def test_events_get_consecutive_sequence_numbers_and_fold_into_the_job(
+    store: JobStore, clock: FakeClock
+) -> None:
+    job = submit(store).job
+
+    def event(kind: Any, stage: str | None = None, **data: Any) -> RunEvent:
+        return RunEvent(run_id=job.id, ts=clock(), type=kind, stage=stage, data=data)
+
+    seqs = [
+        store.append_event(job.id, event("stage_started", "plan")),
+        store.append_event(
+            job.id,
+            event(
+                "model_call", "plan", role="planner", model="m", input_tokens=100, output_tokens=10
+            ),
+        ),
+        store.append_event(job.id, event("evidence_added", "research", count=3)),
+    ]
+    assert seqs == [1, 2, 3]
+    after = store.events_after(job.id, 1)
+    assert [item.seq for item in after] == [2, 3]
+    stored = store.get(job.id)
+    assert stored is not None
+    assert stored.stage == "plan" and stored.progress > 0
+    assert stored.usage == {"calls": 1, "input_tokens": 100, "output_tokens": 10}
+    assert stored.counts == {"model_calls": 1, "evidence": 3}
+
+
+def test_listing_is_newest_first_and_per_owner(store: JobStore, clock: FakeClock) -> None:
+    ids = []
+    for n in range(5):
+        ids.append(submit(store, f"q{n}").job.id)
+        clock.advance(1)
+    submit(store, "bob's", owner="bob")
+    page = store.list_jobs("alice", limit=3)
+    assert [job.id for job in page] == ids[::-1][:3]
+    rest = store.list_jobs("alice", limit=3, before=page[-1].created_at)
+    assert [job.id for job in rest] == ids[::-1][3:]
