@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from deepresearch.models import Evidence, Report
+
 JobStatus = Literal["QUEUED", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "EXPIRED"]
 STATUSES: tuple[JobStatus, ...] = (
     "QUEUED",
@@ -69,6 +71,18 @@ class Job:
     @property
     def active(self) -> bool:
         return self.status in ACTIVE
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a finished job stores: its document (the report, or the employer result) as
+    JSON, its markdown, and the report itself when there is one (for the sources rows)."""
+
+    kind: str
+    document: dict[str, Any]
+    markdown: str
+    evidence: list[Evidence]
+    report: Report | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.render import render
+from deepresearch.models import Report
+from deepresearch.recipes.employer import EmployerResult, render_employer
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS, Job, request_hash
 from deepresearch.service.problems import ApiProblem
@@ -198,12 +200,14 @@ async def report(
     found = await run_in_threadpool(_state(request).store.result, job_id)
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
-    result, markdown = found
+    kind, document, markdown = found
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        return HTMLResponse(render(result, "html"))
-    return JSONResponse(result.model_dump(mode="json"))
+        if kind == "employer":
+            return HTMLResponse(render_employer(EmployerResult.model_validate(document), "html"))
+        return HTMLResponse(render(Report.model_validate(document), "html"))
+    return JSONResponse(document)
 
 
 @router.get(

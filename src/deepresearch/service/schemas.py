@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from deepresearch.recipes.employer import REQUEST_OPTIONS as EMPLOYER_OPTIONS
 from deepresearch.service.jobs import Job, JobStatus
 from deepresearch.settings import SEARCH_PROVIDERS, Depth
 
@@ -35,6 +36,14 @@ class ResearchOptions(BaseModel):
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
     min_domains: int | None = Field(default=None, ge=0, le=20)
     min_evidence: int | None = Field(default=None, ge=0, le=100)
+    # the employer recipe (seed 000): the question is the company name or a job posting
+    role: str | None = Field(default=None, max_length=200, description="employer: job title")
+    job_description: str | None = Field(
+        default=None, max_length=30_000, description="employer: the text of a job posting"
+    )
+    max_queries: int | None = Field(default=None, ge=1, le=4, description="employer")
+    max_result_chars: int | None = Field(default=None, ge=200, le=8000, description="employer")
+    sources_per_query: int | None = Field(default=None, ge=1, le=10, description="employer")
 
     def settings_update(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
@@ -60,6 +69,13 @@ class ResearchRequest(BaseModel):
         if not value.strip():
             raise ValueError("the question is empty")
         return value.strip()
+
+    @model_validator(mode="after")
+    def _options_fit_the_recipe(self) -> ResearchRequest:
+        employer_only = EMPLOYER_OPTIONS & set(self.options.settings_update())
+        if self.recipe != "employer" and employer_only:
+            raise ValueError(f"{', '.join(sorted(employer_only))}: only for recipe 'employer'")
+        return self
 
 
 class JobLinks(BaseModel):

@@ -39,6 +39,7 @@ from deepresearch.service.jobs import (
     TERMINAL_EVENT,
     Job,
     JobStatus,
+    Outcome,
     Submission,
     count_updates,
     progress_after,
@@ -571,10 +572,10 @@ class JobStore:
         ]
 
     # results ---------------------------------------------------------------------
-    def save_result(self, job_id: str, report: Report, markdown: str) -> None:
-        """Store the report, its scored sources and its evidence. Idempotent: a job that
+    def save_result(self, job_id: str, outcome: Outcome) -> None:
+        """Store the document, its scored sources and its evidence. Idempotent: a job that
         is resumed and finishes again replaces its rows, it never duplicates them."""
-        cited = {ref.url: ref for ref in report.sources}
+        report = outcome.report
         now = self.clock()
         with self._write() as conn:
             for table in (t.research_results, t.research_sources, t.research_evidence):
@@ -582,17 +583,17 @@ class JobStore:
             conn.execute(
                 insert(t.research_results).values(
                     job_id=job_id,
-                    kind=report.kind,
-                    report=report.model_dump(mode="json"),
-                    markdown=markdown,
+                    kind=outcome.kind,
+                    report=outcome.document,
+                    markdown=outcome.markdown,
                     created_at=now,
                 )
             )
-            sources = _source_rows(job_id, report, cited)
+            sources = _source_rows(job_id, report) if report else []
             if sources:
                 conn.execute(insert(t.research_sources), sources)
-            evidence = [
-                {
+            evidence = {
+                item.id: {
                     "job_id": job_id,
                     "evidence_id": item.id,
                     "source_url": item.source_url,
@@ -600,16 +601,17 @@ class JobStore:
                     "verified": item.verified,
                     "detail": item.model_dump(mode="json"),
                 }
-                for item in report.evidence
-            ]
-            if evidence:
-                conn.execute(insert(t.research_evidence), evidence)
-            counts = {
-                "sources_cited": len(report.sources),
-                "sources_considered": len(report.considered),
-                "evidence": len(report.evidence),
-                "evidence_verified": sum(1 for item in report.evidence if item.verified),
+                for item in outcome.evidence
             }
+            if evidence:
+                conn.execute(insert(t.research_evidence), list(evidence.values()))
+            counts = {
+                "evidence": len(evidence),
+                "evidence_verified": sum(1 for item in outcome.evidence if item.verified),
+            }
+            if report is not None:
+                counts["sources_cited"] = len(report.sources)
+                counts["sources_considered"] = len(report.considered)
             job = self._get(conn, job_id)
             merged = {**(job.counts if job else {}), **counts}
             conn.execute(
@@ -618,14 +620,15 @@ class JobStore:
                 .values(counts=merged, stage="done")
             )
 
-    def result(self, job_id: str) -> tuple[Report, str] | None:
+    def result(self, job_id: str) -> tuple[str, dict[str, Any], str] | None:
+        """The stored document of a finished job: (kind, JSON, markdown)."""
         with self._read() as conn:
             row = conn.execute(
                 select(t.research_results).where(t.research_results.c.job_id == job_id)
             ).first()
         if row is None:
             return None
-        return Report.model_validate(row.report), row.markdown
+        return str(row.kind), dict(row.report), str(row.markdown)
 
     def sources(self, job_id: str) -> list[dict[str, Any]]:
         with self._read() as conn:
@@ -649,7 +652,8 @@ class JobStore:
         return [row.evidence_id for row in rows]
 
 
-def _source_rows(job_id: str, report: Report, cited: dict[str, Any]) -> list[dict[str, Any]]:
+def _source_rows(job_id: str, report: Report) -> list[dict[str, Any]]:
+    cited = {ref.url: ref for ref in report.sources}
     rows: dict[str, dict[str, Any]] = {}
     for score in report.considered:
         url_hash = hashlib.sha256(score.url.encode()).hexdigest()

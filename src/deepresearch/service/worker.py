@@ -31,9 +31,11 @@ from deepresearch.errors import DeepResearchError, RunNotFound
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report, RunEvent
+from deepresearch.recipes.employer import REQUEST_OPTIONS as EMPLOYER_OPTIONS
+from deepresearch.recipes.employer import employer_request, render_employer, run_employer
 from deepresearch.runner import run_research
 from deepresearch.search.base import SearchProvider
-from deepresearch.service.jobs import Job
+from deepresearch.service.jobs import Job, Outcome
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore
 from deepresearch.settings import Role, Settings
@@ -57,7 +59,7 @@ class Runtime:
 @dataclass
 class _Running:
     job: Job
-    task: asyncio.Task[Report | None]
+    task: asyncio.Task[Outcome | None]
     why_stopped: str | None = None  # "cancelled", "shutdown", "lease lost"
     held: list[RunEvent] = field(default_factory=list)
     supervisor: asyncio.Task[None] | None = None
@@ -162,8 +164,9 @@ class WorkerPool:
         running.supervisor = asyncio.create_task(self._supervise(running), name=f"job-{job.id}")
 
     # one job ------------------------------------------------------------------------
-    async def _execute(self, job: Job) -> Report | None:
-        settings = self.settings.model_copy(update=job.options)
+    async def _execute(self, job: Job) -> Outcome | None:
+        run_options = {k: v for k, v in job.options.items() if k not in EMPLOYER_OPTIONS}
+        settings = self.settings.model_copy(update=run_options)
 
         def sink(event: RunEvent) -> None:
             running = self._running.get(job.id)
@@ -179,19 +182,45 @@ class WorkerPool:
             "search": self.runtime.search,
             "fetcher": self.runtime.fetcher,
         }
-        if job.attempts > 1:
+        if job.recipe == "employer":
+            return await self._employer(job, settings, common)
+        report: Report | None = None
+        resumed = False
+        if job.attempts > 1:  # taken over: continue from the last checkpoint
             try:
-                return await run_research(None, settings, run_id=job.id, resume=True, **common)
-            except RunNotFound:
-                pass  # it died before its first checkpoint: start it afresh
-        return await run_research(job.question, settings, run_id=job.id, **common)
+                report = await run_research(None, settings, run_id=job.id, resume=True, **common)
+                resumed = True
+            except RunNotFound:  # it died before its first checkpoint: start afresh
+                resumed = False
+        if not resumed:
+            report = await run_research(job.question, settings, run_id=job.id, **common)
+        if report is None:
+            return None
+        return Outcome(
+            report.kind,
+            report.model_dump(mode="json"),
+            to_markdown(report),
+            report.evidence,
+            report,
+        )
+
+    async def _employer(self, job: Job, settings: Settings, common: dict[str, Any]) -> Outcome:
+        """Seed 000's recipe. It has no checkpoints: a job taken over runs again."""
+        request = employer_request(job.question, job.options)
+        result = await run_employer(request, settings, run_id=job.id, **common)
+        return Outcome(
+            "employer",
+            result.model_dump(mode="json"),
+            render_employer(result, "md"),
+            result.evidence,
+        )
 
     async def _supervise(self, running: _Running) -> None:
         job = running.job
         keeper = asyncio.create_task(self._keep_lease(running))
         try:
-            report = await running.task
-            await self._completed(running, report)
+            outcome = await running.task
+            await self._completed(running, outcome)
         except asyncio.CancelledError:
             await self._stopped(running)
         except DeepResearchError as exc:
@@ -207,14 +236,13 @@ class WorkerPool:
             self.notifier.publish(job.id)
             self._wake.set()
 
-    async def _completed(self, running: _Running, report: Report | None) -> None:
-        if report is None:
+    async def _completed(self, running: _Running, outcome: Outcome | None) -> None:
+        if outcome is None:
             await self._end(
                 running, "FAILED", "The run stopped without a report", error="no report"
             )
             return
-        markdown = to_markdown(report)
-        await asyncio.to_thread(self.store.save_result, running.job.id, report, markdown)
+        await asyncio.to_thread(self.store.save_result, running.job.id, outcome)
         held = next((e for e in running.held if e.type == "run_completed"), None)
         data = dict(held.data) if held else {}
         await self._end(
