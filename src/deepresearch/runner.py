@@ -11,27 +11,20 @@ from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from deepresearch.checkpoints import describe, open_checkpointer, sqlite_checkpoint_path
-from deepresearch.context import RunContext
 from deepresearch.core.ids import new_run_id
 from deepresearch.errors import ConfigError, DeepResearchError, RunError, RunNotFound
 from deepresearch.events import EventBus, Sink
 from deepresearch.fetch.base import Fetcher
-from deepresearch.fetch.cache import CachingFetcher, PageCache
-from deepresearch.fetch.debuglog import fetch_debug_log
-from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.graph import build_graph
-from deepresearch.llm.cache import ResponseCache
-from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.redact import redact
-from deepresearch.models import ModelCall, Report
+from deepresearch.models import Report
+from deepresearch.ports import open_context
 from deepresearch.search.base import SearchProvider
-from deepresearch.search.registry import build_search_provider
-from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.settings import Role, Settings
 from deepresearch.state import RunState
 
 RECURSION_LIMIT = 200
@@ -84,57 +77,8 @@ async def run_research(
                 f"a run with id {run_id!r} already exists",
                 hint=f"choose another --run-id, or continue it with --resume {run_id}",
             )
-        client = await stack.enter_async_context(
-            httpx.AsyncClient(
-                headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s
-            )
-        )
-        search = search or build_search_provider(settings, client)
-        if settings.debug_log is not None:
-            stack.enter_context(fetch_debug_log(settings.debug_log))
-        if fetcher is None:  # its own pinned client: never the shared one above
-            fetcher = await stack.enter_async_context(
-                HttpFetcher(
-                    allow_hosts=settings.allow_hosts,
-                    timeout_s=settings.fetch_timeout_s,
-                    max_bytes=settings.max_page_bytes,
-                    user_agent=settings.user_agent,
-                    respect_robots=settings.respect_robots,
-                    max_per_host=settings.fetch_per_host,
-                    min_interval_s=settings.fetch_min_interval_s,
-                )
-            )
-
-        def on_call(call: ModelCall) -> None:
-            bus.emit(
-                "model_call",
-                stage=call.stage,
-                message=f"{call.role} model call ({call.model})",
-                **call.model_dump(mode="json", exclude={"stage"}),
-            )
-
-        if settings.page_cache_ttl_s > 0:
-            pages = PageCache(settings.data_dir / "pages.sqlite3", ttl_s=settings.page_cache_ttl_s)
-            stack.callback(pages.close)
-            fetcher = CachingFetcher(fetcher, pages)
-        cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
-        if models is not None:
-            names = {role: _model_name(models.get(role)) for role in ROLES}
-            gateway = Gateway(
-                dict(models),
-                model_names=names,
-                timeout_s=settings.model_timeout_s,
-                max_retries=settings.model_max_retries,
-                secrets=settings.secrets(),
-                on_call=on_call,
-                cache=cache,
-            )
-        else:
-            gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
-
-        ctx = RunContext(
-            settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus
-        )
+        ctx = await open_context(stack, settings, bus, models, search, fetcher)
+        gateway = ctx.gateway
 
         start: RunState | None
         if resume:
@@ -160,7 +104,7 @@ async def run_research(
                 message="Research started",
                 question=question,
                 model=settings.model,
-                search=search.name,
+                search=ctx.search.name,
                 depth=settings.depth,
             )
             start = {"run_id": run_id, "question": question.strip()}
@@ -201,12 +145,6 @@ async def run_research(
             output_tokens=report.usage.output_tokens,
         )
         return report
-
-
-def _model_name(model: BaseChatModel | None) -> str:
-    if model is None:
-        return "none"
-    return getattr(model, "model_name", None) or getattr(model, "model", None) or model._llm_type
 
 
 def save_run_record(

@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 
-import httpx
 from langchain_core.language_models import BaseChatModel
 from pydantic import JsonValue
 
@@ -30,13 +29,8 @@ from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import DeepResearchError, RunError
 from deepresearch.events import EventBus, Sink
 from deepresearch.fetch.base import Fetcher
-from deepresearch.fetch.cache import CachingFetcher, PageCache
-from deepresearch.fetch.debuglog import fetch_debug_log
-from deepresearch.fetch.http_fetcher import HttpFetcher
-from deepresearch.llm.cache import ResponseCache
-from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.redact import redact
-from deepresearch.models import ModelCall
+from deepresearch.ports import open_context
 from deepresearch.recipes.employer import judge, rerank
 from deepresearch.recipes.employer.bad_data import screen_name
 from deepresearch.recipes.employer.classify import classify
@@ -68,8 +62,7 @@ from deepresearch.recipes.employer.routing import (
 )
 from deepresearch.recipes.employer.synthesize import synthesize
 from deepresearch.search.base import SearchProvider
-from deepresearch.search.registry import build_search_provider
-from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.settings import Role, Settings
 from deepresearch.stages.reading import SourceReader
 
 RESEARCH = "deep_research"
@@ -97,7 +90,7 @@ async def run_employer(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
     async with AsyncExitStack() as stack:
-        ctx = await _open_context(stack, settings, bus, models, search, fetcher)
+        ctx = await open_context(stack, settings, bus, models, search, fetcher)
         bus.emit(
             "run_started",
             message="Employer research started",
@@ -128,72 +121,6 @@ async def run_employer(
             output_tokens=result.usage.output_tokens,
         )
         return result
-
-
-async def _open_context(
-    stack: AsyncExitStack,
-    settings: Settings,
-    bus: EventBus,
-    models: Mapping[Role, BaseChatModel | None] | None,
-    search: SearchProvider | None,
-    fetcher: Fetcher | None,
-) -> RunContext:
-    """The ports, built from Settings as ``runner.run_research`` builds them."""
-    client = await stack.enter_async_context(
-        httpx.AsyncClient(
-            headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s
-        )
-    )
-    search = search or build_search_provider(settings, client)
-    if settings.debug_log is not None:
-        stack.enter_context(fetch_debug_log(settings.debug_log))
-    if fetcher is None:  # its own pinned client: never the shared one above
-        fetcher = await stack.enter_async_context(
-            HttpFetcher(
-                allow_hosts=settings.allow_hosts,
-                timeout_s=settings.fetch_timeout_s,
-                max_bytes=settings.max_page_bytes,
-                user_agent=settings.user_agent,
-                respect_robots=settings.respect_robots,
-                max_per_host=settings.fetch_per_host,
-                min_interval_s=settings.fetch_min_interval_s,
-            )
-        )
-    if settings.page_cache_ttl_s > 0:
-        pages = PageCache(settings.data_dir / "pages.sqlite3", ttl_s=settings.page_cache_ttl_s)
-        stack.callback(pages.close)
-        fetcher = CachingFetcher(fetcher, pages)
-
-    def on_call(call: ModelCall) -> None:
-        bus.emit(
-            "model_call",
-            stage=call.stage,
-            message=f"{call.role} model call ({call.model})",
-            **call.model_dump(mode="json", exclude={"stage"}),
-        )
-
-    cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
-    stack.callback(cache.close)
-    if models is not None:
-        gateway = Gateway(
-            dict(models),
-            model_names={role: _model_name(models.get(role)) for role in ROLES},
-            timeout_s=settings.model_timeout_s,
-            max_retries=settings.model_max_retries,
-            secrets=settings.secrets(),
-            on_call=on_call,
-            cache=cache,
-        )
-    else:
-        gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
-    return RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
-
-
-def _model_name(model: BaseChatModel | None) -> str:
-    if model is None:
-        return "none"
-    name = getattr(model, "model_name", None) or getattr(model, "model", None)
-    return str(name or model._llm_type)
 
 
 def _describe(request: EmployerRequest) -> str:

@@ -1,0 +1,90 @@
+"""The ports a run uses, built from Settings (or taken as given): the search provider,
+the fetcher (with its page cache) and the model gateway (with its response cache). One
+place, so the research run and the recipes build them the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+
+import httpx
+from langchain_core.language_models import BaseChatModel
+
+from deepresearch.context import RunContext
+from deepresearch.events import EventBus
+from deepresearch.fetch.base import Fetcher
+from deepresearch.fetch.cache import CachingFetcher, PageCache
+from deepresearch.fetch.debuglog import fetch_debug_log
+from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.gateway import Gateway
+from deepresearch.models import ModelCall
+from deepresearch.search.base import SearchProvider
+from deepresearch.search.registry import build_search_provider
+from deepresearch.settings import ROLES, Role, Settings
+
+
+async def open_context(
+    stack: AsyncExitStack,
+    settings: Settings,
+    bus: EventBus,
+    models: Mapping[Role, BaseChatModel | None] | None,
+    search: SearchProvider | None,
+    fetcher: Fetcher | None,
+) -> RunContext:
+    """The run's ports; everything opened is closed with ``stack``."""
+    client = await stack.enter_async_context(
+        httpx.AsyncClient(
+            headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s
+        )
+    )
+    search = search or build_search_provider(settings, client)
+    if settings.debug_log is not None:
+        stack.enter_context(fetch_debug_log(settings.debug_log))
+    if fetcher is None:  # its own pinned client: never the shared one above
+        fetcher = await stack.enter_async_context(
+            HttpFetcher(
+                allow_hosts=settings.allow_hosts,
+                timeout_s=settings.fetch_timeout_s,
+                max_bytes=settings.max_page_bytes,
+                user_agent=settings.user_agent,
+                respect_robots=settings.respect_robots,
+                max_per_host=settings.fetch_per_host,
+                min_interval_s=settings.fetch_min_interval_s,
+            )
+        )
+    if settings.page_cache_ttl_s > 0:
+        pages = PageCache(settings.data_dir / "pages.sqlite3", ttl_s=settings.page_cache_ttl_s)
+        stack.callback(pages.close)
+        fetcher = CachingFetcher(fetcher, pages)
+
+    def on_call(call: ModelCall) -> None:
+        bus.emit(
+            "model_call",
+            stage=call.stage,
+            message=f"{call.role} model call ({call.model})",
+            **call.model_dump(mode="json", exclude={"stage"}),
+        )
+
+    cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
+    stack.callback(cache.close)
+    if models is not None:
+        gateway = Gateway(
+            dict(models),
+            model_names={role: _model_name(models.get(role)) for role in ROLES},
+            timeout_s=settings.model_timeout_s,
+            max_retries=settings.model_max_retries,
+            secrets=settings.secrets(),
+            on_call=on_call,
+            cache=cache,
+        )
+    else:
+        gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
+    return RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
+
+
+def _model_name(model: BaseChatModel | None) -> str:
+    if model is None:
+        return "none"
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    return str(name or model._llm_type)
