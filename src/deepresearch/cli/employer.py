@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 
+from deepresearch.cli import options
 from deepresearch.cli.common import (
     EXIT_ABORT,
     EXIT_OK,
@@ -50,49 +51,25 @@ def employer(
             help="A TOML file extending the pruning lists and industries.", metavar="FILE"
         ),
     ] = None,
-    model: Annotated[
-        str | None, typer.Option(help="provider:model for every role, or 'none'.")
-    ] = None,
-    planner_model: Annotated[
-        str | None, typer.Option(help="Model that reads a job description.")
-    ] = None,
-    researcher_model: Annotated[
-        str | None, typer.Option(help="Model that synthesizes the profile.")
-    ] = None,
-    summarizer_model: Annotated[str | None, typer.Option(help="Model for summaries.")] = None,
-    writer_model: Annotated[str | None, typer.Option(help="Model for writing.")] = None,
-    judge_model: Annotated[
-        str | None, typer.Option(help="Model that judges the profile's quality.")
-    ] = None,
-    model_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server (vLLM, llama.cpp, LM Studio).")
-    ] = None,
-    search: Annotated[
-        str | None,
-        typer.Option(help="searxng, tavily, exa, brave, duckduckgo, google, local or none."),
-    ] = None,
-    searxng_url: Annotated[str | None, typer.Option(help="Base URL of a SearXNG instance.")] = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(help="Folder of md, txt, html and pdf files (for --search local)."),
-    ] = None,
+    model: options.Model = None,
+    planner_model: options.PlannerModel = None,
+    researcher_model: options.ResearcherModel = None,
+    summarizer_model: options.SummarizerModel = None,
+    writer_model: options.WriterModel = None,
+    judge_model: options.JudgeModel = None,
+    model_base_url: options.ModelBaseUrl = None,
+    search: options.Search = None,
+    searxng_url: options.SearxngUrl = None,
+    corpus: options.Corpus = None,
     fmt: Annotated[Format, typer.Option("--format", help="Profile format.")] = Format.md,
     out: Annotated[
         Path | None,
         typer.Option(help="Where to write the profile (default employer-profile.<format>)."),
     ] = None,
-    json_events: Annotated[bool, typer.Option(help="Print NDJSON events on stdout.")] = False,
+    json_events: options.JsonEvents = False,
     run_id: Annotated[str | None, typer.Option(help="Id for the run (default: generated).")] = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Let the fetcher reach this loopback/private HOST[:PORT] (repeatable).",
-            metavar="HOST[:PORT]",
-        ),
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="A deepresearch.toml configuration file.")
-    ] = None,
+    allow_host: options.AllowHost = None,
+    config: options.Config = None,
 ) -> None:
     """Research an employer: a traced profile behind a data-quality firewall."""
     use_config_file(config)
@@ -115,19 +92,19 @@ def employer(
         problem = exc.errors()[0]["msg"].removeprefix("Value error, ")
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    overrides: dict[str, Any] = {
-        "model": model,
-        "planner_model": planner_model,
-        "researcher_model": researcher_model,
-        "summarizer_model": summarizer_model,
-        "writer_model": writer_model,
-        "judge_model": judge_model,
-        "model_base_url": model_base_url,
-        "search": search,
-        "searxng_url": searxng_url,
-        "corpus_dir": corpus,
-        "allow_hosts": allow_host or None,
-    }
+    overrides = options.model_and_search_overrides(
+        model=model,
+        planner_model=planner_model,
+        researcher_model=researcher_model,
+        summarizer_model=summarizer_model,
+        writer_model=writer_model,
+        judge_model=judge_model,
+        model_base_url=model_base_url,
+        search=search,
+        searxng_url=searxng_url,
+        corpus=corpus,
+        allow_host=allow_host,
+    )
     settings = settings_from({k: v for k, v in overrides.items() if v is not None})
     target = out or Path(f"employer-profile.{fmt.value}")
     renderer = Renderer(json_events=json_events)

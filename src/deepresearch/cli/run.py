@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from deepresearch.cli import options
 from deepresearch.cli.common import (
     EXIT_ABORT,
     EXIT_OK,
@@ -44,51 +45,29 @@ class Format(StrEnum):
 
 def run(
     question: Annotated[str | None, typer.Argument(help="The question to research.")] = None,
-    model: Annotated[
-        str | None, typer.Option(help="provider:model for every role, or 'none'.")
-    ] = None,
-    planner_model: Annotated[
-        str | None, typer.Option(help="Model for planning and intake.")
-    ] = None,
-    researcher_model: Annotated[str | None, typer.Option(help="Model for reflection.")] = None,
-    summarizer_model: Annotated[
-        str | None, typer.Option(help="Model for per-source summaries.")
-    ] = None,
-    writer_model: Annotated[str | None, typer.Option(help="Model that writes the report.")] = None,
-    judge_model: Annotated[
-        str | None, typer.Option(help="Model that judges sources and claims.")
-    ] = None,
-    model_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server (vLLM, llama.cpp, LM Studio).")
-    ] = None,
-    search: Annotated[
-        str | None,
-        typer.Option(help="searxng, tavily, exa, brave, duckduckgo, google, local or none."),
-    ] = None,
-    searxng_url: Annotated[str | None, typer.Option(help="Base URL of a SearXNG instance.")] = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(help="Folder of md, txt, html and pdf files (for --search local)."),
-    ] = None,
+    model: options.Model = None,
+    planner_model: options.PlannerModel = None,
+    researcher_model: options.ResearcherModel = None,
+    summarizer_model: options.SummarizerModel = None,
+    writer_model: options.WriterModel = None,
+    judge_model: options.JudgeModel = None,
+    model_base_url: options.ModelBaseUrl = None,
+    search: options.Search = None,
+    searxng_url: options.SearxngUrl = None,
+    corpus: options.Corpus = None,
     depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
     out: Annotated[
         Path | None, typer.Option(help="Where to write the report (default report.<format>).")
     ] = None,
-    json_events: Annotated[bool, typer.Option(help="Print NDJSON events on stdout.")] = False,
+    json_events: options.JsonEvents = False,
     resume: Annotated[
         str | None, typer.Option(help="Resume the run with this id.", metavar="RUN_ID")
     ] = None,
     run_id: Annotated[
         str | None, typer.Option(help="Id for a new run (default: generated).")
     ] = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Let the fetcher reach this loopback/private HOST[:PORT] (repeatable).",
-            metavar="HOST[:PORT]",
-        ),
-    ] = None,
+    allow_host: options.AllowHost = None,
     no_clarify: Annotated[
         bool, typer.Option(help="Never stop to ask a clarifying question.")
     ] = False,
@@ -102,9 +81,7 @@ def run(
     min_evidence: Annotated[
         int | None, typer.Option(help="Quality gate: verified quotes needed.")
     ] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="A deepresearch.toml configuration file.")
-    ] = None,
+    config: options.Config = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
     ] = None,
@@ -115,18 +92,20 @@ def run(
         typer.echo("error: give a question to research, or --resume RUN_ID", err=True)
         raise typer.Exit(EXIT_USAGE)
     overrides: dict[str, Any] = {
-        "model": model,
-        "planner_model": planner_model,
-        "researcher_model": researcher_model,
-        "summarizer_model": summarizer_model,
-        "writer_model": writer_model,
-        "judge_model": judge_model,
-        "model_base_url": model_base_url,
-        "search": search,
-        "searxng_url": searxng_url,
-        "corpus_dir": corpus,
+        **options.model_and_search_overrides(
+            model=model,
+            planner_model=planner_model,
+            researcher_model=researcher_model,
+            summarizer_model=summarizer_model,
+            writer_model=writer_model,
+            judge_model=judge_model,
+            model_base_url=model_base_url,
+            search=search,
+            searxng_url=searxng_url,
+            corpus=corpus,
+            allow_host=allow_host,
+        ),
         "depth": depth.value if depth else None,
-        "allow_hosts": allow_host or None,
         "no_clarify": no_clarify or None,
         "audit": audit.value if audit else None,
         "min_domains": min_domains,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 import uvicorn
 
+from deepresearch.cli import options
 from deepresearch.cli.common import EXIT_USAGE, fail, settings_from, use_config_file
 from deepresearch.errors import DeepResearchError
 from deepresearch.service.app import create_app
@@ -26,18 +26,13 @@ def serve(
         str | None, typer.Option(help="sqlite:///PATH or postgresql+psycopg://... URL.")
     ] = None,
     max_concurrent_jobs: Annotated[int | None, typer.Option(help="Runs at once.")] = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Let the fetcher reach this HOST[:PORT] (repeatable).", metavar="HOST[:PORT]"
-        ),
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Default provider:model, or 'none'.")] = None,
-    model_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server.")] = None,
-    search: Annotated[str | None, typer.Option(help="Default search provider.")] = None,
-    searxng_url: Annotated[str | None, typer.Option(help="Base URL of a SearXNG instance.")] = None,
-    corpus: Annotated[Path | None, typer.Option(help="Folder for --search local.")] = None,
-    config: Annotated[Path | None, typer.Option(help="A deepresearch.toml file.")] = None,
+    allow_host: options.AllowHost = None,
+    model: options.Model = None,
+    model_base_url: options.ModelBaseUrl = None,
+    search: options.Search = None,
+    searxng_url: options.SearxngUrl = None,
+    corpus: options.Corpus = None,
+    config: options.Config = None,
 ) -> None:
     """Serve the research API: submit jobs, watch them live, fetch reports."""
     use_config_file(config)
@@ -46,12 +41,14 @@ def serve(
         "serve_port": port,
         "database_url": database_url,
         "max_concurrent_jobs": max_concurrent_jobs,
-        "allow_hosts": allow_host or None,
-        "model": model,
-        "model_base_url": model_base_url,
-        "search": search,
-        "searxng_url": searxng_url,
-        "corpus_dir": corpus,
+        **options.model_and_search_overrides(
+            model=model,
+            model_base_url=model_base_url,
+            search=search,
+            searxng_url=searxng_url,
+            corpus=corpus,
+            allow_host=allow_host,
+        ),
     }
     settings = settings_from(overrides)
     try:
