@@ -4,9 +4,13 @@ non-loopback connection, so no test can reach the internet or a private network.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from deepresearch.testing.corpora import hotpotqa_documents, hotpotqa_questions
+from deepresearch.testing.web import OfflineWeb
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -26,3 +30,20 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data folder not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def service_web() -> Iterator[OfflineWeb]:
+    """The HotpotQA pages of ../shared/data as an offline web with a SearXNG endpoint
+    (the service and web-page tests)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
+    with OfflineWeb(hotpotqa_documents(SHARED_DATA)) as web:
+        yield web
+
+
+@pytest.fixture(scope="session")
+def questions() -> list[str]:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
+    return [item.question for item in hotpotqa_questions(SHARED_DATA)]

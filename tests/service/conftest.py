@@ -10,9 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.testing.corpora import hotpotqa_documents, hotpotqa_questions
-from deepresearch.testing.web import OfflineWeb
-
 from .postgres import PostgresServer
 
 BACKENDS = ["sqlite", "postgresql"]
@@ -43,19 +40,3 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'service.sqlite3'}"
     server: PostgresServer = request.getfixturevalue("postgres_server")
     return server.new_database()
-
-
-@pytest.fixture(scope="session")
-def service_web() -> Iterator[OfflineWeb]:
-    """The HotpotQA pages of ../shared/data as an offline web with a SearXNG endpoint."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
-    with OfflineWeb(hotpotqa_documents(SHARED_DATA)) as web:
-        yield web
-
-
-@pytest.fixture(scope="session")
-def questions() -> list[str]:
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
-    return [item.question for item in hotpotqa_questions(SHARED_DATA)]

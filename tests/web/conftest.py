@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from deepresearch.testing.corpora import hotpotqa_documents, hotpotqa_questions
 from deepresearch.testing.web import OfflineWeb
 
 if TYPE_CHECKING:
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 REQUIRE_BROWSER = os.environ.get("DEEPRESEARCH_REQUIRE_BROWSER") == "1"
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_DATA = ROOT.parent / "shared" / "data"
 SCREENSHOTS = ROOT / "build" / "screenshots"
 CHROMIUM_ARGS = [
     "--headless",
@@ -111,19 +109,8 @@ def page(context: BrowserContext) -> Page:
 
 
 @pytest.fixture(scope="session")
-def offline_web() -> Iterator[OfflineWeb]:
-    """The HotpotQA pages of ../shared/data as an offline web with a SearXNG endpoint."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
-    with OfflineWeb(hotpotqa_documents(SHARED_DATA)) as web:
-        yield web
-
-
-@pytest.fixture(scope="session")
-def questions() -> list[str]:
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
-    return [item.question for item in hotpotqa_questions(SHARED_DATA)]
+def offline_web(service_web: OfflineWeb) -> OfflineWeb:
+    return service_web
 
 
 def screenshot(page: Page, name: str, **options: Any) -> Path:
