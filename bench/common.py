@@ -30,6 +30,16 @@ class Options:
     quotes: int = 300
     pages: int | None = None
     warmup: bool = True
+    #: fetch_extract: pages in flight at each level
+    concurrency: tuple[int, ...] = (1, 4, 16)
+    #: scaling: (max_sub_questions, sources_per_question) per size
+    scaling_sizes: tuple[tuple[int, int], ...] = ((2, 3), (4, 5), (8, 8))
+    scaling_questions: int = 3
+    retrieval_questions: int = 100
+    #: service_load: max_concurrent_jobs levels, SSE clients, the smoke test's tiny run
+    service_levels: tuple[int, ...] = (1, 3, 6, 10, 20, 40)
+    sse_clients: int = 100
+    service_quick: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,12 @@ import asyncio
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from langchain_core.messages import BaseMessage
 
 from bench.common import BenchResult, Options, mean, require
 from bench.critical_path import call_intervals, critical_path
@@ -51,7 +53,10 @@ NOTES = (
     "(deterministic fallbacks, extractive report): the pipeline without any model time. "
     "answer_in_report: the HotpotQA answer string (case-insensitive, whole words) in the "
     "report's sentences; yes/no answers make this noisy. gold_title_recall: gold supporting "
-    "paragraphs among the cited sources (gold_title_recall_fetched: among the fetched ones). "
+    "paragraphs (by title) among the cited sources, i.e. the sources of the evidence the "
+    "final, audited report's sentences cite (report.sources); _fetched: among the sources "
+    "read (fetched and extracted, source_fetched events); _considered: among every search "
+    "candidate the run scored (report.considered), the ceiling for the other two. "
     "Every page is on the one loopback host, so the fetcher's per-host minimum interval is set "
     "to 0 (a real run spreads its fetches over many hosts); robots.txt is checked as in a run."
 )
@@ -79,6 +84,9 @@ class RunStats:
     answer_in_report: bool = False
     gold_title_recall: float = 0.0
     gold_title_recall_fetched: float = 0.0
+    gold_title_recall_considered: float = 0.0
+    sub_questions: int = 0
+    units: int = 0
 
 
 def corpus(data_dir: Path) -> list[CorpusDocument]:
@@ -97,7 +105,7 @@ def run(options: Options) -> BenchResult:
     questions = hotpotqa_questions(options.data_dir)[: options.questions]
     result = BenchResult(notes=NOTES)
     with OfflineWeb(documents) as web:
-        settings = _settings(web, Path(tempfile.gettempdir()), "quick", "none")
+        settings = settings_for(web, Path(tempfile.gettempdir()), "quick", "none")
         result.params = {
             "questions": len(questions),
             "question_ids": [question.id for question in questions],
@@ -113,22 +121,25 @@ def run(options: Options) -> BenchResult:
             "warmup_run": options.warmup,
         }
         if options.warmup and questions:
-            asyncio.run(_run_one(web, questions[0], "quick", 0.0, 0.0, scripted=True))
+            asyncio.run(run_one(web, questions[0], "quick", 0.0, 0.0, scripted=True))
         for depth in options.depths:
             scripted = [
                 asyncio.run(
-                    _run_one(web, q, depth, options.latency_s, options.per_token_s, scripted=True)
+                    run_one(web, q, depth, options.latency_s, options.per_token_s, scripted=True)
                 )
                 for q in questions
             ]
             plain = [
-                asyncio.run(_run_one(web, q, depth, 0.0, 0.0, scripted=False)) for q in questions
+                asyncio.run(run_one(web, q, depth, 0.0, 0.0, scripted=False)) for q in questions
             ]
             _add_depth(result, depth, scripted, plain)
     return result
 
 
-def _settings(web: OfflineWeb, data_dir: Path, depth: str, model: str) -> Settings:
+def settings_for(
+    web: OfflineWeb, data_dir: Path, depth: str, model: str, **overrides: object
+) -> Settings:
+    """The settings of a benchmark run over ``web``; ``overrides`` are further settings."""
     return load_settings(
         search="searxng",
         searxng_url=web.base_url,
@@ -140,10 +151,11 @@ def _settings(web: OfflineWeb, data_dir: Path, depth: str, model: str) -> Settin
         # the offline web is one host; real sources are spread over many, so the per-host
         # politeness gap would add a delay no real run has (see NOTES)
         fetch_min_interval_s=0.0,
+        **overrides,
     )
 
 
-async def _run_one(
+async def run_one(
     web: OfflineWeb,
     question: HotpotQuestion,
     depth: str,
@@ -151,14 +163,18 @@ async def _run_one(
     per_token_s: float,
     *,
     scripted: bool,
+    script: Callable[[list[BaseMessage]], str] | None = None,
+    overrides: dict[str, object] | None = None,
 ) -> RunStats:
+    """One research run in a fresh data folder; ``script`` replaces ``research_script()``."""
     events: list[RunEvent] = []
     with tempfile.TemporaryDirectory(prefix="bench-e2e-") as folder:
-        settings = _settings(web, Path(folder), depth, "scripted" if scripted else "none")
+        model_name = "scripted" if scripted else "none"
+        settings = settings_for(web, Path(folder), depth, model_name, **(overrides or {}))
         models = None
         if scripted:
             model = ScriptedChatModel(
-                research_script(), latency_s=latency_s, per_token_s=per_token_s
+                script or research_script(), latency_s=latency_s, per_token_s=per_token_s
             )
             models = dict.fromkeys(ROLES, model)
         started = time.perf_counter()
@@ -206,6 +222,13 @@ def _stats(
         answer_in_report=answer_in_text(question.answer, _report_text(report)),
         gold_title_recall=_recall(gold, _titles(web, [ref.url for ref in report.sources])),
         gold_title_recall_fetched=_recall(gold, _titles(web, fetched_urls)),
+        gold_title_recall_considered=_recall(
+            gold, _titles(web, [scores.url for scores in report.considered])
+        ),
+        sub_questions=sum(
+            len(_items(e.data.get("sub_questions"))) for e in events if e.type == "plan_ready"
+        ),
+        units=sum(len(_items(e.data.get("units"))) for e in events if e.type == "wave_started"),
     )
 
 
@@ -238,6 +261,10 @@ def _recall(gold: set[str], found: set[str]) -> float:
 
 def _count(value: object) -> int:
     return value if isinstance(value, int) else 0
+
+
+def _items(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
 
 
 def _add_depth(
@@ -283,12 +310,22 @@ def _add_depth(
         mean([run.gold_title_recall_fetched for run in scripted]),
         "fraction",
     )
+    add(
+        prefix + "gold_title_recall_considered",
+        mean([run.gold_title_recall_considered for run in scripted]),
+        "fraction",
+    )
     no_model = prefix + "no_model."
     add(no_model + "wall_s", mean([run.wall_s for run in plain]), "s")
     add(no_model + "sources_fetched", mean([run.sources_fetched for run in plain]), "sources")
     add(no_model + "sources_cited", mean([run.sources_cited for run in plain]), "sources")
     add(no_model + "answer_in_report", _rate(run.answer_in_report for run in plain), "fraction")
     add(no_model + "gold_title_recall", mean([run.gold_title_recall for run in plain]), "fraction")
+    add(
+        no_model + "gold_title_recall_fetched",
+        mean([run.gold_title_recall_fetched for run in plain]),
+        "fraction",
+    )
 
 
 def _rate(flags: Iterable[bool]) -> float:

@@ -49,12 +49,24 @@ def token_scores(predicted: str, gold: str) -> Scores:
     return Scores(precision, recall, 2 * precision * recall / (precision + recall))
 
 
-def load_pages(data_dir: Path, limit: int | None = None) -> list[tuple[FetchedPage, str]]:
-    """``(page, gold article text)`` pairs, sorted by page id, the first ``limit``."""
+def _truth(data_dir: Path) -> dict[str, dict[str, str]]:
     folder = require(data_dir / SCRAPINGHUB_DIR)
     truth: dict[str, dict[str, str]] = json.loads(
         (folder / "ground-truth.json").read_text(encoding="utf-8")
     )
+    return truth
+
+
+def page_ids(data_dir: Path, limit: int | None = None) -> list[str]:
+    """The page ids, sorted, the first ``limit``: the pages ``load_pages`` returns."""
+    ids = sorted(_truth(data_dir))
+    return ids[:limit] if limit is not None else ids
+
+
+def load_pages(data_dir: Path, limit: int | None = None) -> list[tuple[FetchedPage, str]]:
+    """``(page, gold article text)`` pairs, sorted by page id, the first ``limit``."""
+    folder = require(data_dir / SCRAPINGHUB_DIR)
+    truth = _truth(data_dir)
     ids = sorted(truth)[:limit] if limit is not None else sorted(truth)
     pages = []
     for page_id in ids:

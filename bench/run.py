@@ -2,7 +2,10 @@
 
     python -m bench.run [--only NAME] [--latency-s 0.5] [--per-token-s 0.01]
                         [--questions N] [--depths quick,standard] [--quotes N]
-                        [--pages N] [--out bench/results/latest.json]
+                        [--pages N] [--concurrency 1,4,16] [--scaling-sizes 2x3,4x5,8x8]
+                        [--scaling-questions N] [--retrieval-questions N]
+                        [--service-levels 1,3,6,10,20,40] [--sse-clients N] [--service-quick]
+                        [--out bench/results/latest.json]
 
 The JSON holds the machine, the date, the git revision and, per benchmark, every figure
 with its unit, the parameters and notes. With ``--only`` it holds only what ran.
@@ -20,7 +23,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from bench import end_to_end, extraction, quote_verification, ranking
+from bench import (
+    end_to_end,
+    extraction,
+    fetch_extract,
+    quote_verification,
+    ranking,
+    retrieval,
+    scaling,
+    service_load,
+)
 from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
 from bench.machine import ROOT, describe, git_revision, now
 
@@ -29,6 +41,10 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "quote_verification": quote_verification.run,
     "extraction": extraction.run,
     "ranking": ranking.run,
+    "fetch_extract": fetch_extract.run,
+    "scaling": scaling.run,
+    "retrieval": retrieval.run,
+    "service_load": service_load.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -57,7 +73,34 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--depths", default="quick,standard", help="comma-separated: quick, standard, deep"
     )
     parser.add_argument("--quotes", type=int, default=300, help="quote_verification cases")
-    parser.add_argument("--pages", type=int, default=None, help="extraction pages (default all)")
+    parser.add_argument(
+        "--pages", type=int, default=None, help="extraction and fetch_extract pages (default all)"
+    )
+    parser.add_argument(
+        "--concurrency", default="1,4,16", help="fetch_extract: comma-separated pages in flight"
+    )
+    parser.add_argument(
+        "--scaling-sizes",
+        default="2x3,4x5,8x8",
+        help="scaling: comma-separated SUBQUESTIONSxSOURCES (max_sub_questions 1-8)",
+    )
+    parser.add_argument("--scaling-questions", type=int, default=3, help="questions per size")
+    parser.add_argument(
+        "--retrieval-questions", type=int, default=100, help="HotpotQA questions for retrieval"
+    )
+    parser.add_argument(
+        "--service-levels",
+        default="1,3,6,10,20,40",
+        help="service_load: comma-separated max_concurrent_jobs levels (1-50)",
+    )
+    parser.add_argument(
+        "--sse-clients", type=int, default=100, help="service_load: concurrent SSE clients"
+    )
+    parser.add_argument(
+        "--service-quick",
+        action="store_true",
+        help="service_load: a tiny run (2 jobs, 3 SSE clients) to check it works",
+    )
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON to write")
@@ -71,7 +114,33 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.latency_s < 0 or args.per_token_s < 0:
         parser.error("--latency-s and --per-token-s must be >= 0")
     args.depths = tuple(depths)
+    try:
+        args.concurrency = tuple(int(part) for part in args.concurrency.split(",") if part.strip())
+        args.scaling_sizes = tuple(_size(part) for part in args.scaling_sizes.split(",") if part)
+    except ValueError:
+        parser.error("--concurrency: integers; --scaling-sizes: NxM with N 1-8, M 1-20")
+    if not args.concurrency or min(args.concurrency) < 1 or not args.scaling_sizes:
+        parser.error("--concurrency and --scaling-sizes need at least one value, each >= 1")
+    if args.scaling_questions < 1 or args.retrieval_questions < 1:
+        parser.error("--scaling-questions and --retrieval-questions must be >= 1")
+    try:
+        args.service_levels = tuple(int(p) for p in args.service_levels.split(",") if p.strip())
+    except ValueError:
+        parser.error("--service-levels: comma-separated integers")
+    if not args.service_levels or not all(1 <= n <= 50 for n in args.service_levels):
+        parser.error("--service-levels: at least one level, each 1-50")
+    if args.sse_clients < 1:
+        parser.error("--sse-clients must be >= 1")
     return args
+
+
+def _size(text: str) -> tuple[int, int]:
+    """``"4x5"`` -> (4, 5); ValueError outside max_sub_questions 1-8, sources 1-20."""
+    left, _, right = text.strip().lower().partition("x")
+    size = (int(left), int(right))
+    if not (1 <= size[0] <= 8 and 1 <= size[1] <= 20):
+        raise ValueError(text)
+    return size
 
 
 def run(names: Sequence[str], options: Options, console: Console) -> dict[str, BenchResult]:
@@ -134,6 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         quotes=args.quotes,
         pages=args.pages,
         warmup=not args.no_warmup,
+        concurrency=args.concurrency,
+        scaling_sizes=args.scaling_sizes,
+        scaling_questions=args.scaling_questions,
+        retrieval_questions=args.retrieval_questions,
+        service_levels=args.service_levels,
+        sse_clients=args.sse_clients,
+        service_quick=args.service_quick,
     )
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     # taken before the run: the code measured is the code imported now

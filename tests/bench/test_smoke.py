@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bench.common import DEFAULT_DATA_DIR
@@ -23,6 +24,11 @@ TINY = [
     "--pages", "2",
     "--no-warmup",
     "--ranking-questions", "2",
+    "--concurrency", "1,2",
+    "--scaling-sizes", "1x1,2x2",
+    "--scaling-questions", "1",
+    "--retrieval-questions", "1",
+    "--service-quick",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -36,15 +42,50 @@ POSITIVE = {
     "quote_verification": ["verify_quote_per_s", "naive_per_s", "speed_ratio", "agreement"],
     "extraction": ["pages_per_s", "mb_per_s", "mean_f1"],
     "ranking": ["candidates_per_question"],
+    "fetch_extract": [
+        "c1.pages_per_s",
+        "c1.p50_ms",
+        "c1.peak_rss_mb",
+        "c1.mean_f1",
+        "c2.pages_per_s",
+        "c2.mean_f1",
+        "trafilatura.pages_per_s",
+        "trafilatura.mean_f1",
+    ],
+    "scaling": [
+        "1x1.wall_s",
+        "1x1.sub_questions",
+        "1x1.input_tokens",
+        "1x1.peak_rss_mb",
+        "2x2.wall_s",
+        "2x2.sub_questions",
+        "2x2.sources_fetched",
+        "2x2.wall_s_vs_first",
+        "2x2.traced_peak_mb",
+    ],
+    "retrieval": ["scripted.recall_considered", "scripted.sources_read", "no_model.sources_read"],
+    "service_load": [
+        "c1.jobs_per_min",
+        "c1.status_p50_ms",
+        "sse.events_per_s",
+        "sse.clients_exact",
+    ],
 }
 
 
-def test_harness_writes_every_benchmark(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every benchmark once, with tiny parameters: the JSON it wrote."""
     if not DEFAULT_DATA_DIR.is_dir():
         pytest.skip(f"shared data folder not found at {DEFAULT_DATA_DIR}")
-    out = tmp_path / "results" / "latest.json"
+    out = tmp_path_factory.mktemp("bench") / "results" / "latest.json"
     assert main([*TINY, "--out", str(out)]) == 0
-    payload = json.loads(out.read_text())
+    payload: dict[str, Any] = json.loads(out.read_text())
+    return payload
+
+
+def test_harness_writes_every_benchmark(tiny_run: dict[str, Any]) -> None:
+    payload = tiny_run
     assert set(payload) == {"machine", "date", "git_revision", "benchmarks"}
     machine = payload["machine"]
     assert {"cpu_count", "cpu_model", "memory_gb", "python", "platform"} <= set(machine)
@@ -60,6 +101,48 @@ def test_harness_writes_every_benchmark(tmp_path: Path) -> None:
             assert isinstance(figure["value"], int | float)
         for key in POSITIVE[name]:
             assert bench["figures"][key]["value"] > 0, f"{name}.{key} is not positive"
+
+
+def test_fetch_extract_measures_every_level_and_the_baseline(tiny_run: dict[str, Any]) -> None:
+    bench = tiny_run["benchmarks"]["fetch_extract"]
+    assert bench["params"]["pages"] == 2 and bench["params"]["concurrency"] == [1, 2]
+    figures = bench["figures"]
+    for level in ("c1", "c2"):
+        assert figures[f"{level}.failed"]["value"] == 0
+        assert figures[f"{level}.pages_per_s"]["unit"] == "pages/s"
+        assert figures[f"{level}.peak_rss_mb"]["unit"] == "MiB"
+        assert 0 < figures[f"{level}.mean_f1"]["value"] <= 1
+    assert 0 < figures["trafilatura.mean_f1"]["value"] <= 1
+
+
+def test_scaling_widens_the_plan_to_each_size(tiny_run: dict[str, Any]) -> None:
+    bench = tiny_run["benchmarks"]["scaling"]
+    assert bench["params"]["sizes"] == ["1x1", "2x2"]
+    figures = bench["figures"]
+    assert figures["1x1.sub_questions"]["value"] == 1
+    assert figures["2x2.sub_questions"]["value"] == 2  # the widened planner reply
+    assert figures["1x1.wall_s_vs_first"]["value"] == 1
+    assert figures["2x2.input_tokens"]["unit"] == "tokens (est.)"
+
+
+def test_retrieval_reports_recall_at_each_step(tiny_run: dict[str, Any]) -> None:
+    figures = tiny_run["benchmarks"]["retrieval"]["figures"]
+    for mode in ("scripted", "no_model"):
+        recalls = [
+            figures[f"{mode}.recall_{step}"]["value"] for step in ("considered", "read", "cited")
+        ]
+        assert all(0 <= value <= 1 for value in recalls)
+        assert recalls[0] >= recalls[1] >= recalls[2]  # each step keeps a subset of the last
+    assert "gold_title_recall_considered" in " ".join(
+        tiny_run["benchmarks"]["end_to_end"]["figures"]
+    )
+
+
+def test_bad_sizes_and_levels_are_usage_errors(tmp_path: Path) -> None:
+    for flags in (["--scaling-sizes", "9x2"], ["--scaling-sizes", "2"], ["--concurrency", "0"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main([*flags, "--out", str(tmp_path / "x.json")])
+        assert exit_info.value.code == 2
 
 
 def test_only_runs_the_named_benchmark(tmp_path: Path) -> None:

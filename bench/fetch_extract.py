@@ -1,0 +1,199 @@
+"""fetch_extract: real pages fetched over HTTP and extracted, at several concurrency levels.
+
+The ScrapingHub pages (``--pages``, all 181 by default) are served byte for byte by the
+offline web (``python -m deepresearch.testing.web`` over a folder of links to the
+``.html.gz`` files) in a child process, so the server does not share this interpreter.
+Each page is fetched by the real ``HttpFetcher`` (``allow_hosts=["127.0.0.1"]``, robots.txt
+checked as in a run, per-host politeness gap 0 and per-host limit raised to the level) and
+extracted by the real ``extract`` in a worker thread (``asyncio.to_thread``, as the reading
+stage does), at most ``level`` pages in flight (an asyncio semaphore around fetch plus
+extract). The baseline is ``trafilatura.extract`` called directly on the same bytes, one
+page at a time, no HTTP. F1 as in ``bench.extraction``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trafilatura
+
+from bench.common import BenchResult, Options, mean, percentile, require
+from bench.extraction import MAX_CHARS, SCRAPINGHUB_DIR, load_pages, page_ids, token_scores
+from bench.memory import PeakRss
+from deepresearch.errors import FetchError
+from deepresearch.fetch.extract import extract
+from deepresearch.fetch.http_fetcher import HttpFetcher
+
+NOTES = (
+    "Per level: pages_per_s = pages / wall time of the whole level; p50/p95_ms = per page, "
+    "from taking a semaphore slot to the end of extraction (queueing for a slot excluded); "
+    "fetch_p50_ms = the fetch part alone. cpu_ms_per_page = this process's CPU time (all "
+    "threads, time.process_time) over the level / pages: less sensitive to other load on "
+    "the machine than the rates. peak_rss_mb = this process's resident-memory "
+    "high-water mark during the level (VmHWM reset before each level; the server child "
+    "is not counted), rss_growth_mb = peak minus the resident size when the level started. "
+    "The loopback server is the offline web's ThreadingHTTPServer in a child process "
+    "(gunzips each page per request). Extraction runs in asyncio's default thread pool "
+    "(min(32, cpus + 4) threads) but is pure Python under the GIL, so it uses at most about "
+    "one core; the server uses the other. trafilatura.*: trafilatura.extract(html bytes) "
+    "with its defaults, no URL, sequential, no HTTP. F1: lowercased \\w+ token multiset "
+    "overlap with the gold articleBody, averaged over pages (failed pages count as 0)."
+)
+
+
+@dataclass
+class Level:
+    """What one concurrency level measured."""
+
+    concurrency: int
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    seconds: list[float] = field(default_factory=list)
+    fetch_seconds: list[float] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)
+    failed: int = 0
+
+
+@contextmanager
+def serve(folder: Path, ids: list[str]) -> Iterator[str]:
+    """The offline web over links to ``ids``' pages, in a child process; yields its URL."""
+    with tempfile.TemporaryDirectory(prefix="bench-fetch-") as tmp:
+        for page_id in ids:
+            name = f"{page_id}.html.gz"
+            (Path(tmp) / name).symlink_to(folder / "html" / name)
+        command = [sys.executable, "-m", "deepresearch.testing.web", "--corpus", tmp, "--port", "0"]
+        server = subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            assert server.stdout is not None
+            line = server.stdout.readline().strip()
+            if not line.startswith("http://"):
+                server.wait(timeout=10)
+                error = server.stderr.read() if server.stderr else ""
+                raise RuntimeError(f"the offline web did not start: {error.strip()}")
+            yield line
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+async def fetch_all(base_url: str, ids: list[str], concurrency: int) -> Level:
+    """Fetch and extract every page, at most ``concurrency`` at a time."""
+    level = Level(concurrency)
+    slots = asyncio.Semaphore(concurrency)
+    async with HttpFetcher(
+        allow_hosts=["127.0.0.1"], max_per_host=concurrency, min_interval_s=0.0
+    ) as fetcher:
+
+        async def one(page_id: str) -> None:
+            async with slots:
+                started = time.perf_counter()
+                try:
+                    page = await fetcher.fetch(f"{base_url}/page/{page_id}")
+                    fetched = time.perf_counter()
+                    doc = await asyncio.to_thread(extract, page, max_chars=MAX_CHARS)
+                except FetchError:
+                    level.failed += 1
+                    return
+                level.seconds.append(time.perf_counter() - started)
+                level.fetch_seconds.append(fetched - started)
+                level.texts[page_id] = doc.text
+
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(one(page_id) for page_id in ids))
+        level.wall_s = time.perf_counter() - started
+        level.cpu_s = time.process_time() - cpu
+    return level
+
+
+def run(options: Options) -> BenchResult:
+    """Every level over all pages, then the trafilatura baseline; F1 against the gold text."""
+    folder = require(options.data_dir / SCRAPINGHUB_DIR)
+    ids = page_ids(options.data_dir, options.pages)
+    pages, gold = _load(options.data_dir, ids)
+    result = BenchResult(
+        notes=NOTES,
+        params={
+            "pages": len(ids),
+            "html_mb": round(sum(len(html) for html in pages.values()) / 1_000_000, 2),
+            "concurrency": list(options.concurrency),
+            "cpu_count": os.cpu_count() or 0,
+            "min_interval_s": 0.0,
+            "respect_robots": True,
+            "max_chars": MAX_CHARS,
+            "warmup_pages": 2 if options.warmup else 0,
+            "dataset": "scrapinghub/article-extraction-benchmark",
+        },
+    )
+    first_rate = 0.0
+    with serve(folder, ids) as base_url:
+        if options.warmup:
+            asyncio.run(fetch_all(base_url, ids[:2], 1))
+        for concurrency in options.concurrency:
+            with PeakRss() as peak:
+                level = asyncio.run(fetch_all(base_url, ids, concurrency))
+            rate = len(level.seconds) / level.wall_s if level.wall_s else 0.0
+            first_rate = first_rate or rate
+            _add_level(result, level, gold, peak, rate / first_rate if first_rate else 0.0)
+            result.params["rss_peak_reset"] = peak.reset
+    _baseline(result, pages, gold)
+    return result
+
+
+def _load(data_dir: Path, ids: list[str]) -> tuple[dict[str, bytes], dict[str, str]]:
+    loaded = load_pages(data_dir, len(ids))  # the same pages, in the same order
+    pages = {page_id: page.content for page_id, (page, _) in zip(ids, loaded, strict=True)}
+    gold = {page_id: text for page_id, (_, text) in zip(ids, loaded, strict=True)}
+    return pages, gold
+
+
+def _add_level(
+    result: BenchResult, level: Level, gold: dict[str, str], peak: PeakRss, speedup: float
+) -> None:
+    prefix = f"c{level.concurrency}."
+    f1 = [token_scores(level.texts.get(page_id, ""), text).f1 for page_id, text in gold.items()]
+    add = result.add
+    add(prefix + "pages_per_s", len(level.seconds) / level.wall_s, "pages/s", digits=2)
+    add(prefix + "speedup", speedup, "x vs first level", digits=2)
+    add(prefix + "p50_ms", percentile(level.seconds, 0.5) * 1000, "ms", digits=1)
+    add(prefix + "p95_ms", percentile(level.seconds, 0.95) * 1000, "ms", digits=1)
+    add(prefix + "fetch_p50_ms", percentile(level.fetch_seconds, 0.5) * 1000, "ms", digits=2)
+    pages = max(len(level.seconds), 1)
+    add(prefix + "cpu_ms_per_page", level.cpu_s / pages * 1000, "ms CPU/page", digits=1)
+    add(prefix + "peak_rss_mb", peak.peak_mb, "MiB", digits=1)
+    add(prefix + "rss_growth_mb", peak.growth_mb, "MiB", digits=1)
+    add(prefix + "mean_f1", mean(f1), "F1")
+    add(prefix + "failed", level.failed, "pages", digits=0)
+
+
+def _baseline(result: BenchResult, pages: dict[str, bytes], gold: dict[str, str]) -> None:
+    seconds: list[float] = []
+    f1: list[float] = []
+    cpu = time.process_time()
+    for page_id, html in pages.items():
+        started = time.perf_counter()
+        text = trafilatura.extract(html) or ""
+        seconds.append(time.perf_counter() - started)
+        f1.append(token_scores(text, gold[page_id]).f1)
+    cpu_s = time.process_time() - cpu  # scoring included: a few ms over all pages
+    total = sum(seconds)
+    result.add("trafilatura.pages_per_s", len(pages) / total if total else 0.0, "pages/s", digits=2)
+    result.add("trafilatura.p50_ms", percentile(seconds, 0.5) * 1000, "ms", digits=1)
+    result.add("trafilatura.p95_ms", percentile(seconds, 0.95) * 1000, "ms", digits=1)
+    per_page = cpu_s / max(len(pages), 1) * 1000
+    result.add("trafilatura.cpu_ms_per_page", per_page, "ms CPU/page", digits=1)
+    result.add("trafilatura.mean_f1", mean(f1), "F1")
