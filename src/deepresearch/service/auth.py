@@ -32,7 +32,7 @@ async def caller(request: Request) -> Caller:
     state: ServiceState = request.app.state.service
     token = _token(request)
     if token is None:
-        if await run_in_threadpool(state.store.has_keys):
+        if await state.keys_required():
             raise ApiProblem(
                 401,
                 "an API key is required: send 'Authorization: Bearer <key>'",

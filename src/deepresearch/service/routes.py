@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -266,20 +267,20 @@ async def events(
     job_id = job.id
 
     yield ServerSentEvent(comment="deepresearch events", retry=2000)
-    last = start
+    clock = asyncio.get_running_loop().time
     heartbeat_s = state.settings.sse_heartbeat_s
-    idle = 0.0
+    last, last_sent = start, clock()
     while True:
+        version = state.notifier.version(job_id)  # before the read: no wake-up is missed
         stored = await run_in_threadpool(state.store.events_after, job_id, last)
         for item in stored:
-            last = item.seq
+            last, last_sent = item.seq, clock()
             yield ServerSentEvent(
                 raw_data=item.event.model_dump_json(), event=item.event.type, id=str(item.seq)
             )
             if item.event.type in TERMINAL_EVENTS:
                 return
         if stored:
-            idle = 0.0
             continue
         current = await run_in_threadpool(state.store.get, job_id)
         if current is None or current.status in TERMINAL:
@@ -289,15 +290,14 @@ async def events(
             return  # an expired job, or one that ended without a terminal event
         if await request.is_disconnected():
             return
-        wait = min(1.0, heartbeat_s - idle)
-        await state.notifier.wait(job_id, wait)
-        idle += wait
-        if idle >= heartbeat_s:
-            idle = 0.0
+        if clock() - last_sent >= heartbeat_s:
+            last_sent = clock()
             yield ServerSentEvent(
                 event="heartbeat",
                 data={"job_id": job_id, "status": current.status, "stage": current.stage},
             )
+        quiet_left = heartbeat_s - (clock() - last_sent)
+        await state.notifier.wait(job_id, version, max(0.05, min(1.0, quiet_left)))
 
 
 @router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")

@@ -8,7 +8,7 @@ submissions and ``FOR UPDATE SKIP LOCKED`` for claims."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -305,21 +305,32 @@ class JobStore:
         return counts
 
     # running jobs ----------------------------------------------------------------
-    def claim(self, worker: str, lease_s: float) -> Job | None:
-        """Take the oldest queued job, or a running one whose lease has lapsed (its
-        worker died), and lease it to ``worker``."""
+    def _claimable(self) -> Any:
         now = self.clock()
-        claimable = or_(
+        return or_(
             t.research_jobs.c.status == "QUEUED",
             and_(
                 t.research_jobs.c.status == "RUNNING",
                 t.research_jobs.c.lease_expires_at < now,
             ),
         )
+
+    def has_claimable(self) -> bool:
+        """Whether ``claim`` would find a job (a read, without taking the write lock)."""
+        with self._read() as conn:
+            row = conn.execute(
+                select(t.research_jobs.c.id).where(self._claimable()).limit(1)
+            ).first()
+        return row is not None
+
+    def claim(self, worker: str, lease_s: float) -> Job | None:
+        """Take the oldest queued job, or a running one whose lease has lapsed (its
+        worker died), and lease it to ``worker``."""
+        now = self.clock()
         with self._write() as conn:
             row = conn.execute(
                 select(t.research_jobs.c.id)
-                .where(claimable)
+                .where(self._claimable())
                 .order_by(t.research_jobs.c.created_at, t.research_jobs.c.id)
                 .limit(1)
                 .with_for_update(skip_locked=True)
@@ -464,38 +475,55 @@ class JobStore:
 
     # events ----------------------------------------------------------------------
     def append_event(self, job_id: str, run_event: RunEvent) -> int:
-        """Store a run's event with the job's next sequence number; fold it into the
-        job's stage, progress, counts and usage."""
+        """Store one event; its sequence number."""
+        return self.append_events([(job_id, run_event)])[0]
+
+    def append_events(self, items: Sequence[tuple[str, RunEvent]]) -> list[int]:
+        """Store runs' events in one transaction, each with its job's next sequence number,
+        in the order given; fold them into each job's stage, progress, counts and usage."""
+        seqs: list[int] = []
         with self._write() as conn:
-            seq = self._append(
-                conn,
-                job_id,
-                run_event.type,
-                run_event.stage,
-                run_event.message,
-                run_event.data,
-                ts=run_event.ts,
-            )
-            job = self._get(conn, job_id)
-            assert job is not None
-            values: dict[str, Any] = {"updated_at": self.clock()}
-            if run_event.stage and run_event.type == "stage_started":
-                values["stage"] = run_event.stage
-            progress = progress_after(run_event.type, run_event.stage, job.progress)
-            if progress != job.progress:
-                values["progress"] = progress
-            added = count_updates(run_event.type, run_event.data)
-            if added:
-                counts = dict(job.counts)
-                for key, n in added.items():
-                    counts[key] = counts.get(key, 0) + n
-                values["counts"] = counts
-            if run_event.type == "model_call":
-                values["usage"] = self._record_usage(conn, job, seq, run_event.data)
-            conn.execute(
-                update(t.research_jobs).where(t.research_jobs.c.id == job_id).values(**values)
-            )
-        return seq
+            next_seq: dict[str, int] = {}
+            jobs: dict[str, dict[str, Any]] = {}
+            events: list[dict[str, Any]] = []
+            usage_rows: list[dict[str, Any]] = []
+            for job_id, run_event in items:
+                if job_id not in next_seq:
+                    job = self._get(conn, job_id)
+                    if job is None:
+                        raise KeyError(job_id)
+                    next_seq[job_id] = self._last_seq(conn, job_id) + 1
+                    jobs[job_id] = {
+                        "stage": job.stage,
+                        "progress": job.progress,
+                        "counts": dict(job.counts),
+                        "usage": dict(job.usage),
+                    }
+                seq = next_seq[job_id]
+                next_seq[job_id] = seq + 1
+                seqs.append(seq)
+                events.append(_event_row(job_id, seq, run_event))
+                _fold(jobs[job_id], run_event)
+                if run_event.type == "model_call":
+                    usage_rows.append(_usage_row(job_id, seq, run_event.data))
+            if events:
+                conn.execute(insert(t.job_events), events)
+            if usage_rows:
+                conn.execute(insert(t.research_usage), usage_rows)
+            now = self.clock()
+            for job_id, values in jobs.items():
+                conn.execute(
+                    update(t.research_jobs)
+                    .where(t.research_jobs.c.id == job_id)
+                    .values(updated_at=now, **values)
+                )
+        return seqs
+
+    def _last_seq(self, conn: Connection, job_id: str) -> int:
+        last = conn.execute(
+            select(func.max(t.job_events.c.seq)).where(t.job_events.c.job_id == job_id)
+        ).scalar_one()
+        return int(last or 0)
 
     def _append(
         self,
@@ -507,10 +535,7 @@ class JobStore:
         data: dict[str, Any],
         ts: datetime | None = None,
     ) -> int:
-        last = conn.execute(
-            select(func.max(t.job_events.c.seq)).where(t.job_events.c.job_id == job_id)
-        ).scalar_one()
-        seq = int(last or 0) + 1
+        seq = self._last_seq(conn, job_id) + 1
         conn.execute(
             insert(t.job_events).values(
                 job_id=job_id,
@@ -523,29 +548,6 @@ class JobStore:
             )
         )
         return seq
-
-    def _record_usage(
-        self, conn: Connection, job: Job, seq: int, data: dict[str, Any]
-    ) -> dict[str, int]:
-        input_tokens = int(data.get("input_tokens") or 0)
-        output_tokens = int(data.get("output_tokens") or 0)
-        conn.execute(
-            insert(t.research_usage).values(
-                job_id=job.id,
-                seq=seq,
-                stage=data.get("stage"),
-                role=str(data.get("role", "")),
-                model=str(data.get("model", "")),
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                cached=bool(data.get("cached", False)),
-            )
-        )
-        usage = dict(job.usage)
-        usage["calls"] = usage.get("calls", 0) + 1
-        usage["input_tokens"] = usage.get("input_tokens", 0) + input_tokens
-        usage["output_tokens"] = usage.get("output_tokens", 0) + output_tokens
-        return usage
 
     def events_after(self, job_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
         with self._read() as conn:
@@ -650,6 +652,46 @@ class JobStore:
                 )
             ).all()
         return [row.evidence_id for row in rows]
+
+
+def _event_row(job_id: str, seq: int, run_event: RunEvent) -> dict[str, Any]:
+    return {
+        "job_id": job_id,
+        "seq": seq,
+        "ts": run_event.ts,
+        "type": run_event.type,
+        "stage": run_event.stage,
+        "message": run_event.message,
+        "data": run_event.data,
+    }
+
+
+def _fold(job: dict[str, Any], run_event: RunEvent) -> None:
+    """What an event changes in its job's row: stage, progress, counts, usage."""
+    if run_event.stage and run_event.type == "stage_started":
+        job["stage"] = run_event.stage
+    job["progress"] = progress_after(run_event.type, run_event.stage, job["progress"])
+    for key, n in count_updates(run_event.type, run_event.data).items():
+        job["counts"][key] = job["counts"].get(key, 0) + n
+    if run_event.type == "model_call":
+        usage = job["usage"]
+        usage["calls"] = usage.get("calls", 0) + 1
+        for key in ("input_tokens", "output_tokens"):
+            value = run_event.data.get(key)
+            usage[key] = usage.get(key, 0) + (value if isinstance(value, int) else 0)
+
+
+def _usage_row(job_id: str, seq: int, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "job_id": job_id,
+        "seq": seq,
+        "stage": data.get("stage"),
+        "role": str(data.get("role", "")),
+        "model": str(data.get("model", "")),
+        "input_tokens": int(data.get("input_tokens") or 0),
+        "output_tokens": int(data.get("output_tokens") or 0),
+        "cached": bool(data.get("cached", False)),
+    }
 
 
 def _source_rows(job_id: str, report: Report) -> list[dict[str, Any]]:

@@ -38,6 +38,7 @@ from deepresearch.search.base import SearchProvider
 from deepresearch.service.jobs import Job, Outcome
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore
+from deepresearch.service.writer import EventWriter
 from deepresearch.settings import Role, Settings
 
 log = logging.getLogger(__name__)
@@ -87,9 +88,17 @@ class WorkerPool:
         self._wake = asyncio.Event()
         self._stopping = False
         self._loop_task: asyncio.Task[None] | None = None
+        self.writer: EventWriter | None = None
 
     # lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def stored(job_ids: set[str]) -> None:  # from the writer's thread
+            for job_id in job_ids:
+                loop.call_soon_threadsafe(self.notifier.publish, job_id)
+
+        self.writer = EventWriter(self.store, stored)
         self._loop_task = asyncio.create_task(self._claim_loop(), name="deepresearch-workers")
 
     async def stop(self) -> None:
@@ -106,6 +115,8 @@ class WorkerPool:
             self._loop_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._loop_task
+        if self.writer is not None:
+            await asyncio.to_thread(self.writer.close)
 
     def wake(self) -> None:
         self._wake.set()
@@ -134,6 +145,8 @@ class WorkerPool:
                     await asyncio.to_thread(self.store.expire)
                     next_expiry = loop.time() + expire_every_s
                 while len(self._running) < self.settings.max_concurrent_jobs:
+                    if not await asyncio.to_thread(self.store.has_claimable):
+                        break  # a read; the claim below is a write
                     job = await asyncio.to_thread(
                         self.store.claim, self.worker_id, self.settings.job_lease_s
                     )
@@ -173,8 +186,8 @@ class WorkerPool:
             if event.type in _HELD_BACK and running is not None:
                 running.held.append(event)
                 return
-            self.store.append_event(job.id, event)
-            self.notifier.publish(job.id)
+            assert self.writer is not None
+            self.writer.put(job.id, event)
 
         common: dict[str, Any] = {
             "sinks": [sink],
@@ -254,6 +267,7 @@ class WorkerPool:
         if why == "cancelled":
             await self._end(running, "CANCELLED", "Cancelled", error=None)
         elif why == "shutdown":
+            await self._flush()
             await asyncio.to_thread(self.store.release, running.job.id, self.worker_id)
         # "lease lost": another worker owns the job now; leave it alone
 
@@ -266,6 +280,7 @@ class WorkerPool:
         error: str | None = None,
         data: dict[str, Any] | None = None,
     ) -> None:
+        await self._flush()  # the terminal event comes after every event of the run
         await asyncio.to_thread(
             self.store.finish,
             running.job.id,
@@ -277,18 +292,31 @@ class WorkerPool:
             data=data or {},
         )
 
+    async def _flush(self) -> None:
+        if self.writer is not None:
+            await self.writer.flush()
+
     async def _keep_lease(self, running: _Running) -> None:
-        """Renew the lease and watch the cancel flag while the job runs."""
+        """Renew the lease every third of its length (a write) and look at the cancel flag
+        every ``check_s`` (a read) while the job runs."""
+        loop = asyncio.get_running_loop()
         lease_s = self.settings.job_lease_s
-        interval = min(self.check_s, lease_s / 3)
+        renew_every = lease_s / 3
+        renewed = loop.time()
         while not running.task.done():
-            await asyncio.sleep(interval)
+            await asyncio.sleep(min(self.check_s, renew_every))
             try:
-                job = await asyncio.to_thread(
-                    self.store.renew, running.job.id, self.worker_id, lease_s
-                )
+                if loop.time() - renewed >= renew_every:
+                    job = await asyncio.to_thread(
+                        self.store.renew, running.job.id, self.worker_id, lease_s
+                    )
+                    renewed = loop.time()
+                else:
+                    job = await asyncio.to_thread(self.store.get, running.job.id)
+                    if job is not None and job.lease_owner != self.worker_id:
+                        job = None
             except Exception:
-                log.exception("renewing the lease of %s failed", running.job.id)
+                log.exception("checking the lease of %s failed", running.job.id)
                 continue
             if job is None:
                 running.why_stopped = "lease lost"
