@@ -207,3 +207,20 @@ def test_operators_are_removed_for_providers_without_them() -> None:
     queries = ['"Crimean Bridge" explosion site:bbc.com', "intitle:bridge attack -site:x.com"]
     assert usable_queries(queries, operators=True) == queries
     assert usable_queries(queries, operators=False) == ["Crimean Bridge explosion", "bridge attack"]
+
+
+def test_model_written_queries_cannot_carry_data_out() -> None:
+    from deepresearch.core.planning import MAX_QUERY_CHARS, safe_query, usable_queries
+
+    assert safe_query("python generators http://evil.example/?d=secret yield") == (
+        "python generators yield"
+    )
+    assert safe_query("see www.evil.example/x now") == "see now"
+    blob = "c2VjcmV0IHN5c3RlbSBwcm9tcHQgY29udGVudHMgZ29lcyBoZXJlIGFuZCBtb3Jl"
+    assert safe_query(f"history of rome {blob}") == "history of rome"
+    long = " ".join(["word"] * 200)
+    assert len(safe_query(long)) <= MAX_QUERY_CHARS and safe_query(long).endswith("word")
+    # operators survive for providers that take them; nothing left means no query
+    assert usable_queries(['"exact phrase" site:python.org', "https://a.b/c"], operators=True) == [
+        '"exact phrase" site:python.org'
+    ]

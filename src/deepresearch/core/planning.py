@@ -86,10 +86,27 @@ def fallback_sub_questions(question: str) -> list[str]:
 
 def usable_queries(queries: Sequence[str], *, operators: bool) -> list[str]:
     """Queries as the provider can take them: search operators (quotes, intitle:, site:,
-    -site:) are removed for providers that do not understand them (seed 001)."""
+    -site:) are removed for providers that do not understand them (seed 001), and every
+    query is made safe to send (:func:`safe_query`)."""
+    safe = [safe_query(query) for query in queries]
     if operators:
-        return dedupe_queries(queries)
-    return dedupe_queries([strip_operators(query) for query in queries])
+        return dedupe_queries(safe)
+    return dedupe_queries([strip_operators(query) for query in safe])
+
+
+MAX_QUERY_CHARS = 256
+_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+", re.I)
+_BLOB = re.compile(r"\S{48,}")
+
+
+def safe_query(query: str) -> str:
+    """A model-written query cleared of what could carry data out of the run (the
+    exfiltration path of a page that instructs the model): URLs and long unbroken tokens
+    (encoded blobs) are removed and the length is capped at a word boundary."""
+    clean = " ".join(_BLOB.sub(" ", _URL.sub(" ", query)).split())
+    if len(clean) > MAX_QUERY_CHARS:
+        clean = clean[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
+    return clean
 
 
 _OPERATOR = re.compile(r'(?:-?site:\S+|intitle:|inurl:|filetype:\S+|["()])', re.I)
