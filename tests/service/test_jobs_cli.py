@@ -111,6 +111,21 @@ def test_list_and_status(service: Service, watched: tuple[str, Result]) -> None:
     assert as_json["counts"]["evidence_verified"] > 0
 
 
+def test_sources_and_queue(service: Service, watched: tuple[str, Result]) -> None:
+    job_id, _ = watched
+    listed = jobs("sources", job_id, "--server", service.url)
+    assert listed.exit_code == 0, listed.output
+    rows = [line for line in listed.stdout.splitlines() if not line.startswith(" ")]
+    stored = service.client.get(f"/v1/research/{job_id}/sources").json()["sources"]
+    assert len(rows) == len(stored) > 0
+    assert sum(" cited " in row for row in rows) == sum(item["cited"] for item in stored)
+    as_json = json.loads(jobs("sources", job_id, "--json", "--server", service.url).stdout)
+    assert as_json["sources"] == stored
+    queue = jobs("queue", "--server", service.url)
+    assert queue.exit_code == 0 and "COMPLETED" in queue.stdout
+    assert "running here" in queue.stdout
+
+
 def test_watch_with_json_events_replays_every_event_once(
     service: Service, watched: tuple[str, Result]
 ) -> None:

@@ -162,6 +162,38 @@ def status(
         typer.echo(line)
 
 
+@jobs.command("sources")
+def sources(
+    job_id: JobId,
+    json_: JsonOutput = False,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = None,
+) -> None:
+    """A finished job's candidate sources: score, tier, whether cited, and why each was
+    read or dropped."""
+    with _client(server, api_key) as client:
+        view = client.sources(job_id)
+    if json_:
+        typer.echo(view.model_dump_json(indent=2))
+        return
+    if not view.sources:
+        typer.echo(f"no sources stored for {job_id} (the job is {view.status})")
+        return
+    for source in view.sources:
+        mark = "cited" if source.cited else (source.decision or "-")
+        typer.echo(f"{source.final:.2f}  {source.tier:<14} {mark:<7} {_short(source.url, 70)}")
+        typer.echo(f"      {_short(source.reason, 90)}")
+
+
+@jobs.command("queue")
+def queue(server: Server = DEFAULT_SERVER, api_key: ApiKey = None) -> None:
+    """Jobs per state on the service, and its concurrency."""
+    with _client(server, api_key) as client:
+        view = client.queue()
+    typer.echo(_pairs(view.counts))
+    typer.echo(f"running here {view.running_here} of at most {view.max_concurrent_jobs}")
+
+
 @jobs.command("watch")
 def watch(
     job_id: JobId,
