@@ -65,9 +65,10 @@ async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     reply = state.get("intent_reply", "")
     if intent == "malicious":
         kind, title = "refusal", "Request refused"
+        why = f" Why: {reply.strip()}." if reply.strip() else ""
         reply = (
             "This request looks like an attempt to change the assistant's instructions or to "
-            "cause harm, so it was not researched. Ask a research question instead."
+            f"cause harm, so it was not researched.{why} Ask a research question instead."
         )
     elif intent == "clarify":
         kind, title = "clarification", "A question before researching"

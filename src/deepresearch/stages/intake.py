@@ -46,6 +46,8 @@ async def intake(
         )
     intent: Intent = screened
     reply = chitchat_reply(question) if screened == "chitchat" else ""
+    if screened == "malicious":
+        reply = problem or ""  # the refusal says why
     source = "rules"
     if screened == "research" and ctx.gateway.has_model("planner"):
         decision = await ctx.gateway.structured(
