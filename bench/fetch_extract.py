@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -32,6 +30,7 @@ from bench.memory import PeakRss
 from deepresearch.errors import FetchError
 from deepresearch.fetch.extract import extract
 from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.testing.web import offline_web_process
 
 NOTES = (
     "Per level: pages_per_s = pages / wall time of the whole level; p50/p95_ms = per page, "
@@ -70,25 +69,8 @@ def serve(folder: Path, ids: list[str]) -> Iterator[str]:
         for page_id in ids:
             name = f"{page_id}.html.gz"
             (Path(tmp) / name).symlink_to(folder / "html" / name)
-        command = [sys.executable, "-m", "deepresearch.testing.web", "--corpus", tmp, "--port", "0"]
-        server = subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        try:
-            assert server.stdout is not None
-            line = server.stdout.readline().strip()
-            if not line.startswith("http://"):
-                server.wait(timeout=10)
-                error = server.stderr.read() if server.stderr else ""
-                raise RuntimeError(f"the offline web did not start: {error.strip()}")
-            yield line
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+        with offline_web_process(tmp) as url:
+            yield url
 
 
 async def fetch_all(base_url: str, ids: list[str], concurrency: int) -> Level:

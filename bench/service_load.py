@@ -158,7 +158,7 @@ def config_for(options: Options) -> LoadConfig:
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _status_kib(pid: int, key: str) -> int:
+def _status_value(pid: int, key: str) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
             if line.startswith(key + ":"):
@@ -169,13 +169,7 @@ def _status_kib(pid: int, key: str) -> int:
 
 
 def _threads(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
-            if line.startswith("Threads:"):
-                return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+    return _status_value(pid, "Threads")
 
 
 def process_cpu_s(pid: int) -> float:
@@ -229,7 +223,7 @@ class ProcessWatch:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            self.samples.append((time.monotonic(), _status_kib(self.pid, "VmRSS") / 1024))
+            self.samples.append((time.monotonic(), _status_value(self.pid, "VmRSS") / 1024))
             self.peak_threads = max(self.peak_threads, _threads(self.pid))
             self._stop.wait(SAMPLE_S)
 
@@ -879,7 +873,7 @@ def _measure(
             child("service", config, folder / "service.log") as service,
             httpx.Client(base_url=service.url, timeout=60) as client,
         ):
-            rss_idle = _status_kib(service.pid, "VmRSS") / 1024
+            rss_idle = _status_value(service.pid, "VmRSS") / 1024
             client.get("/_bench/probe", params={"reset": "1"})
             with ProcessWatch(service.pid, web.pid) as watch:
                 order = [submit(client, q, cfg.depth) for q in questions]
@@ -902,7 +896,7 @@ def _measure(
                 started = time.monotonic()
                 replayed = asyncio.run(watch_all(service.url, order, sse_clients))
                 replay_s = time.monotonic() - started
-            hwm = _status_kib(service.pid, "VmHWM") / 1024
+            hwm = _status_value(service.pid, "VmHWM") / 1024
         problems = log_problems(folder / "service.log")
     stats = LevelStats(
         level=level,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from deepresearch.testing.corpus import CorpusDocument, save_corpus
+from deepresearch.testing.web import offline_web_process
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -47,36 +47,8 @@ def cli_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def web_process(cli_corpus: Path) -> Iterator[str]:
     """``python -m deepresearch.testing.web --corpus PATH --port 0`` and its base URL."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "deepresearch.testing.web",
-            "--corpus",
-            str(cli_corpus),
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    base_url = ""
-    for _ in range(50):
-        line = proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+", line)
-        if found:
-            base_url = found.group(0)
-            break
-    if not base_url:
-        proc.kill()
-        pytest.fail("the offline web did not print its URL")
-    try:
+    with offline_web_process(cli_corpus) as base_url:
         yield base_url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def offline_args(base_url: str, *extra: str) -> list[str]:

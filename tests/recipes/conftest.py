@@ -4,9 +4,6 @@ a helper for Settings that point a run at that web."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +14,7 @@ from deepresearch.recipes.employer.lists import EmployerLists, default_lists
 from deepresearch.settings import Settings, load_settings
 from deepresearch.testing.corpus import CorpusDocument, save_corpus
 from deepresearch.testing.employer import company_documents
-from deepresearch.testing.web import OfflineWeb
+from deepresearch.testing.web import OfflineWeb, offline_web_process
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 COMPANY = "Google"
@@ -71,24 +68,5 @@ def google_web_process(
     """``python -m deepresearch.testing.web`` over the Google corpus, and its base URL."""
     corpus = tmp_path_factory.mktemp("employer-corpus") / "corpus.json"
     save_corpus(google_documents, corpus)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "deepresearch.testing.web", "--corpus", str(corpus), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    base_url = ""
-    for _ in range(50):
-        found = re.search(r"http://127\.0\.0\.1:\d+", proc.stdout.readline())
-        if found:
-            base_url = found.group(0)
-            break
-    if not base_url:
-        proc.kill()
-        pytest.fail("the offline web did not print its URL")
-    try:
+    with offline_web_process(corpus) as base_url:
         yield base_url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)

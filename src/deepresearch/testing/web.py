@@ -23,15 +23,18 @@ import json
 import signal
 import socket
 import socketserver
+import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
@@ -384,6 +387,31 @@ class OfflineWeb:
         if path == "/robots.txt":
             return _Response(200, "text/plain; charset=utf-8", b"User-agent: *\nAllow: /\n")
         return _error(HTTPStatus.NOT_FOUND, "not found")
+
+
+@contextmanager
+def offline_web_process(corpus: str | Path) -> Iterator[str]:
+    """``python -m deepresearch.testing.web --corpus CORPUS --port 0`` in a child process
+    (so its work runs outside the caller's interpreter); yields its base URL and stops it."""
+    command = [sys.executable, "-m", "deepresearch.testing.web", "--corpus", str(corpus)]
+    server = subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
+        [*command, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline().strip()
+        if not line.startswith("http://"):
+            server.wait(timeout=10)
+            error = server.stderr.read() if server.stderr else ""
+            raise RuntimeError(f"the offline web did not start: {error.strip()}")
+        yield line
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
