@@ -28,8 +28,8 @@ Politeness and resilience (defaults from seed 001):
   backoff (``backoff_base_s`` doubling, capped at ``backoff_cap_s``, equal jitter), or after
   ``Retry-After`` (seconds or an HTTP date, capped at ``max_retry_after_s``) when given.
   Timeouts are not retried: the deadline is the caller's budget for one fetch;
-* a circuit breaker per ``host:port`` (``deepresearch.fetch.breaker``, shared by the whole
-  process) counts fetches that failed after their retries (and timeouts); while it is open
+* a circuit breaker per ``host:port`` (``deepresearch.resilience``; ``SHARED_BREAKERS`` is
+  shared by the whole process) counts fetches that failed after their retries (and timeouts); while it is open
   fetches to that host fail fast with "host temporarily unavailable (circuit open)".
 
 Connections are pinned (``deepresearch.fetch.transport``): each hop is resolved exactly
@@ -61,7 +61,6 @@ import httpx
 
 from deepresearch.errors import FetchBlocked, FetchError
 from deepresearch.fetch.base import FetchedPage
-from deepresearch.fetch.breaker import SHARED_BREAKERS, BreakerRegistry, CircuitBreaker
 from deepresearch.fetch.decoding import ACCEPT_ENCODING, BodyDecoder
 from deepresearch.fetch.guard import (
     DEFAULT_PORTS,
@@ -73,13 +72,7 @@ from deepresearch.fetch.guard import (
     parse_allow_hosts,
     system_resolver,
 )
-from deepresearch.fetch.politeness import (
-    Clock,
-    Politeness,
-    Sleep,
-    backoff_delay,
-    parse_retry_after,
-)
+from deepresearch.fetch.politeness import Clock, Politeness, Sleep
 from deepresearch.fetch.robots import (
     ROBOTS_ERROR_TTL_S,
     ROBOTS_MAX_BYTES,
@@ -88,13 +81,21 @@ from deepresearch.fetch.robots import (
 )
 from deepresearch.fetch.sniff import SNIFF_BYTES, check_declared, check_head
 from deepresearch.fetch.transport import Pin, PinnedTransport, pinned_request
+from deepresearch.resilience import (
+    BreakerRegistry,
+    CircuitBreaker,
+    parse_retry_after,
+    retry_delay,
+)
 
 __all__ = [
     "DEFAULT_USER_AGENT",
+    "SHARED_BREAKERS",
     "HttpFetcher",
     "Resolver",
     "is_public_ip",
     "parse_allow_hosts",
+    "reset_shared_breakers",
     "system_resolver",
 ]
 
@@ -103,6 +104,15 @@ _ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.
 _CIRCUIT_OPEN = "host temporarily unavailable (circuit open)"
 _NETWORK_ERROR = "network error while fetching URL"
 _TIMED_OUT = "request timed out"
+
+#: the per-``host:port`` circuit breakers every HttpFetcher in the process shares (unless
+#: given its own registry), so concurrent runs see the same state for a host
+SHARED_BREAKERS = BreakerRegistry()
+
+
+def reset_shared_breakers() -> None:
+    """Close every shared breaker; for tests."""
+    SHARED_BREAKERS.reset()
 
 
 class HttpFetcher:
@@ -223,10 +233,13 @@ class HttpFetcher:
         return self._breakers.get(f"{host}:{parsed.port or DEFAULT_PORTS[parsed.scheme]}")
 
     def _retry_delay(self, retry: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self._max_retry_after_s)
-        return backoff_delay(
-            retry, base_s=self._backoff_base_s, cap_s=self._backoff_cap_s, jitter=self._jitter()
+        return retry_delay(
+            retry,
+            retry_after,
+            base_s=self._backoff_base_s,
+            cap_s=self._backoff_cap_s,
+            max_retry_after_s=self._max_retry_after_s,
+            jitter=self._jitter(),
         )
 
     async def _attempt(self, url: str) -> FetchedPage:

@@ -39,6 +39,7 @@ from deepresearch.llm.structured import (
 )
 from deepresearch.llm.tokens import estimate_messages, estimate_tokens
 from deepresearch.models.usage import ModelCall, Usage
+from deepresearch.resilience import retry_delay
 from deepresearch.settings import ROLES, Role, Settings
 
 T = TypeVar("T", bound=BaseModel)
@@ -264,10 +265,14 @@ class Gateway:
 
     def _backoff(self, attempt: int, failure: Failure) -> float:
         """Seconds to wait before retry number ``attempt``: retry-after, else exp + jitter."""
-        if failure.retry_after_s is not None:
-            return min(failure.retry_after_s, self.retry_max_s)
-        ceiling = min(self.retry_max_s, self.retry_base_s * 2.0 ** (attempt - 1))
-        return ceiling * random.uniform(0.5, 1.0)
+        return retry_delay(
+            attempt - 1,
+            failure.retry_after_s,
+            base_s=self.retry_base_s,
+            cap_s=self.retry_max_s,
+            max_retry_after_s=self.retry_max_s,
+            jitter=random.random(),
+        )
 
     def _record(self, call: ModelCall) -> None:
         self.usage.record(call)
