@@ -268,7 +268,9 @@ class HttpFetcher:
         self, url: str, *, max_bytes: int | None = None, robots: bool = True
     ) -> FetchedPage:
         current = url
+        hops: list[str] = []
         for hop in range(self._max_redirects + 1):
+            hops.append(current)
             target = await self._guard.vet(current, redirected=hop > 0)
             if robots and self._respect_robots:
                 await self._check_robots(target)
@@ -293,8 +295,43 @@ class HttpFetcher:
                 status=response.status_code,
                 content_type=response.headers.get("content-type", ""),
                 content=content,
+                hops=tuple(hops),
+                robots_checked=robots and self._respect_robots,
             )
         raise FetchBlocked(f"too many redirects (more than {self._max_redirects})")
+
+    async def admits(self, page: FetchedPage) -> bool:
+        """True when this fetcher would fetch ``page`` (say, from the page cache) now.
+
+        Every hop of its redirect chain must pass this fetcher's guard: scheme, host name
+        rules, ``allow_hosts``, and the address check on a fresh lookup through the
+        resolver (a stored address is never trusted; nothing connects). The chain must be
+        known and within ``max_redirects``, the body within ``max_bytes``, and when this
+        fetcher respects robots.txt the page must have been fetched respecting it too, and
+        not be disallowed by rules this fetcher already holds.
+        """
+        hops = page.hops or ((page.url,) if page.url == page.final_url else ())
+        if not hops or hops[0] != page.url or hops[-1] != page.final_url:
+            return False  # an unknown redirect chain cannot be judged
+        if len(hops) > self._max_redirects + 1 or len(page.content) > self._max_bytes:
+            return False
+        if self._respect_robots and not page.robots_checked:
+            return False
+        for index, hop in enumerate(hops):
+            try:
+                target = await self._guard.vet(hop, redirected=index > 0)
+            except FetchError:  # FetchBlocked too: the live fetch says why
+                return False
+            if self._respect_robots and not self._robots_permit(target):
+                return False
+        return True
+
+    def _robots_permit(self, target: Target) -> bool:
+        """False when robots.txt rules this fetcher holds (fresh) disallow ``target``."""
+        rules = self._robots.get(f"{target.url.scheme}://{target.host}:{target.port}")
+        if rules is None or not rules.fresh(self._clock()):
+            return True  # honoured when the page was fetched; not fetched again for this
+        return not rules.unreachable and rules.can_fetch(self._agent, str(target.url))
 
     async def _send(self, target: Target) -> httpx.Response:
         """GET ``target`` over a connection pinned to its vetted addresses."""
