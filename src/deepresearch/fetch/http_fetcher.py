@@ -32,6 +32,9 @@ Politeness and resilience (defaults from seed 001):
   shared by the whole process) counts fetches that failed after their retries (and timeouts); while it is open
   fetches to that host fail fast with "host temporarily unavailable (circuit open)".
 
+``admits(page)`` applies the same policy to a page fetched earlier (the page cache asks
+before serving one): every hop re-vetted on a fresh lookup, nothing connected.
+
 Connections are pinned (``deepresearch.fetch.transport``): each hop is resolved exactly
 once, and the socket connects to one of the vetted addresses while the ``Host`` header and
 the TLS SNI / certificate check keep the host name. No lookup happens at connect time, a
