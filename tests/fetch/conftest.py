@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from deepresearch.fetch.breaker import reset_shared_breakers
+from deepresearch.fetch.http_fetcher import reset_shared_breakers
 
 
 @pytest.fixture(autouse=True)

@@ -17,16 +17,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from deepresearch.errors import FetchBlocked, FetchError
-from deepresearch.fetch.breaker import (
-    SHARED_BREAKERS,
+from deepresearch.fetch.http_fetcher import SHARED_BREAKERS, HttpFetcher, reset_shared_breakers
+from deepresearch.fetch.robots import product_token
+from deepresearch.resilience import (
     BreakerRegistry,
     BreakerState,
     CircuitBreaker,
-    reset_shared_breakers,
+    backoff_delay,
+    parse_retry_after,
 )
-from deepresearch.fetch.http_fetcher import HttpFetcher
-from deepresearch.fetch.politeness import backoff_delay, parse_retry_after
-from deepresearch.fetch.robots import product_token
 
 PAGE = b"<html><body><p>ok</p></body></html>"
 

@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from deepresearch.errors import ProviderError, ProviderUnavailable, RateLimited
+from deepresearch.resilience import CircuitBreaker
 from deepresearch.search.http import (
-    CircuitBreaker,
     RetryPolicy,
     Target,
     parse_published,
@@ -82,7 +82,7 @@ async def test_breaker_opens_and_fails_fast(provider_server, client, fast_retry)
     for _ in range(2):
         with pytest.raises(ProviderUnavailable):
             await call()
-    assert breaker.state == "open"
+    assert breaker.state() == "open"
     seen = len(provider_server.requests)
     with pytest.raises(ProviderUnavailable) as caught:
         await call()
@@ -90,10 +90,10 @@ async def test_breaker_opens_and_fails_fast(provider_server, client, fast_retry)
     assert len(provider_server.requests) == seen, "an open circuit sends nothing"
 
     now[0] = 61.0
-    assert breaker.state == "half_open"
+    assert breaker.state() == "half_open"
     provider_server.always(200, {})
     await call()
-    assert breaker.state == "closed"
+    assert breaker.state() == "closed"
 
 
 def test_breaker_reopens_on_a_half_open_failure() -> None:
@@ -106,13 +106,13 @@ def test_breaker_reopens_on_a_half_open_failure() -> None:
     now[0] = 11.0
     assert breaker.allow()
     breaker.record_success()
-    assert breaker.state == "half_open"
+    assert breaker.state() == "half_open"
     breaker.record_failure()
-    assert breaker.state == "open"
+    assert breaker.state() == "open"
     now[0] = 22.0
     breaker.record_success()
     breaker.record_success()
-    assert breaker.state == "closed"
+    assert breaker.state() == "closed"
 
 
 async def test_rate_limits_count_against_the_breaker(provider_server, client, fast_retry) -> None:
@@ -120,7 +120,7 @@ async def test_rate_limits_count_against_the_breaker(provider_server, client, fa
     provider_server.always(429)
     with pytest.raises(RateLimited):
         await get(client, provider_server.base_url, fast_retry, breaker=breaker)
-    assert breaker.state == "open"
+    assert breaker.state() == "open"
 
 
 async def test_not_an_http_url(client, fast_retry) -> None:

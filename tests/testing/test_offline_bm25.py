@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from deepresearch.testing.bm25 import STOPWORDS, BM25Okapi, tokenize, words
+from deepresearch.core.bm25 import BM25Okapi
+from deepresearch.testing.tokens import STOPWORDS, tokenize, words
 
 
 def test_tokenize_lowercases_keeps_unicode_and_drops_stopwords() -> None:

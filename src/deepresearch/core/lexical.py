@@ -1,56 +1,43 @@
-"""BM25 (Okapi) over a small set of texts, for ranking passages and hits. Pure."""
+"""BM25 over a small set of texts, for ranking passages and hits, and lexical overlap. Pure.
+
+``BM25`` is ``core.bm25.BM25Okapi`` over texts tokenized with ``core.text.content_words``.
+"""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from deepresearch.core.bm25 import K1, B, BM25Okapi
 from deepresearch.core.text import content_words
 
 
 class BM25:
-    """BM25 with k1=1.5, b=0.75 over ``texts`` (tokenized with ``content_words``)."""
+    """BM25 (k1=1.5, b=0.75 by default) over ``texts``; ``idf`` replaces its term weights."""
 
     def __init__(
         self,
         texts: Sequence[str],
         *,
-        k1: float = 1.5,
-        b: float = 0.75,
-        idf: dict[str, float] | None = None,
+        k1: float = K1,
+        b: float = B,
+        idf: Mapping[str, float] | None = None,
     ) -> None:
-        self.k1 = k1
-        self.b = b
-        self.docs = [Counter(content_words(text)) for text in texts]
-        self.lengths = [sum(doc.values()) for doc in self.docs]
-        self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
-        df: Counter[str] = Counter()
-        for doc in self.docs:
-            df.update(doc.keys())
-        n = len(self.docs)
-        self.idf = (
-            idf
-            if idf is not None
-            else {
-                term: math.log(1 + (n - count + 0.5) / (count + 0.5)) for term, count in df.items()
-            }
+        self._index = BM25Okapi(
+            [Counter(content_words(text)) for text in texts], k1=k1, b=b, idf=idf
         )
 
+    @property
+    def idf(self) -> dict[str, float]:
+        """The weight of every term of these texts."""
+        return self._index.idf_table()
+
     def score(self, query: str, index: int) -> float:
-        doc = self.docs[index]
-        length = self.lengths[index]
-        total = 0.0
-        for term in set(content_words(query)):
-            tf = doc.get(term, 0)
-            if not tf:
-                continue
-            norm = 1 - self.b + self.b * (length / self.avg_length if self.avg_length else 0.0)
-            total += self.idf.get(term, 0.0) * tf * (self.k1 + 1) / (tf + self.k1 * norm)
-        return total
+        return self._index.scores(content_words(query)).get(index, 0.0)
 
     def scores(self, query: str) -> list[float]:
-        return [self.score(query, index) for index in range(len(self.docs))]
+        found = self._index.scores(content_words(query))
+        return [found.get(index, 0.0) for index in range(self._index.size)]
 
 
 def overlap(query: str, text: str) -> float:

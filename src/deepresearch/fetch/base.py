@@ -1,4 +1,4 @@
-"""The fetch port: one method, injectable. Another issue hardens the real fetcher."""
+"""The fetch port: one method, injectable; and what a policy-aware fetcher adds."""
 
 from __future__ import annotations
 
@@ -17,10 +17,26 @@ class FetchedPage(BaseModel):
     status: int
     content_type: str
     content: bytes
+    #: every URL requested for the page, in order: ``url``, then each redirect target (the
+    #: last is ``final_url``); empty when the fetcher did not record them
+    hops: tuple[str, ...] = ()
+    #: True when the site's robots.txt was honoured for every hop
+    robots_checked: bool = False
 
 
 @runtime_checkable
 class Fetcher(Protocol):
     async def fetch(self, url: str) -> FetchedPage:
         """Fetch ``url``; raise FetchBlocked (policy) or FetchError (anything else)."""
+        ...
+
+
+@runtime_checkable
+class PolicyFetcher(Fetcher, Protocol):
+    """A fetcher that can say whether its policy allows a page fetched earlier."""
+
+    async def admits(self, page: FetchedPage) -> bool:
+        """True when this fetcher would fetch ``page`` now: every hop passes its policy
+        (checked without connecting to the site). The page cache serves a stored page only
+        to a fetcher that admits it."""
         ...

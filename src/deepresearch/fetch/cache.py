@@ -4,11 +4,14 @@ fetch the same URL twice.
 Two tables::
 
     blobs(sha256 PRIMARY KEY, content BLOB, size)          each distinct body once
-    pages(url PRIMARY KEY, final_url, status, content_type, sha256, fetched_at)
+    pages(url PRIMARY KEY, final_url, status, content_type, sha256, fetched_at,
+          hops, robots_checked)
 
 Pages are keyed by the URL that was asked for (not the final URL after redirects); many
 pages may point at one blob when their bodies are byte-identical. Only successful (2xx)
-pages are stored; everything else is ignored by :meth:`PageCache.put`.
+pages are stored; everything else is ignored by :meth:`PageCache.put`. ``hops`` (the
+redirect chain, JSON) and ``robots_checked`` record how the page was fetched, so a later
+run can judge it by its own policy (``CachingFetcher``).
 
 Freshness: a page is served while ``clock() - fetched_at <= ttl_s``. ``clock`` defaults
 to ``time.time`` (wall time) because the cache outlives the process.
@@ -17,21 +20,22 @@ Eviction (simple on purpose): after every ``put``, while the total size of the s
 blobs exceeds ``max_bytes``, the page with the oldest ``fetched_at`` is deleted, then
 every blob no page refers to. A body larger than ``max_bytes`` on its own is not stored.
 
-SQLite work runs in a worker thread (``asyncio.to_thread``) on one connection serialised
-by a lock, like ``deepresearch.llm.cache``. Use ``":memory:"`` for a throwaway cache.
+The connection, lock, WAL, worker thread and TTL rule are ``deepresearch.cachedb``'s,
+shared with ``deepresearch.llm.cache``. Use ``":memory:"`` for a throwaway cache.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import sqlite3
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from deepresearch.fetch.base import FetchedPage, Fetcher
+from deepresearch.cachedb import CacheDB
+from deepresearch.fetch.base import FetchedPage, Fetcher, PolicyFetcher
 
 _SCHEMA = (
     """
@@ -54,6 +58,13 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS pages_fetched_at ON pages (fetched_at)",
     "CREATE INDEX IF NOT EXISTS pages_sha256 ON pages (sha256)",
 )
+# added after the first release: rows from before have no hops and robots unknown
+_COLUMNS = {
+    "pages": {
+        "hops": "TEXT NOT NULL DEFAULT '[]'",
+        "robots_checked": "INTEGER NOT NULL DEFAULT 0",
+    }
+}
 
 _DELETE_ORPHANS = "DELETE FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM pages)"
 
@@ -71,60 +82,43 @@ class PageCache:
     ) -> None:
         if ttl_s < 0 or max_bytes < 1:
             raise ValueError("ttl_s must not be negative and max_bytes must be positive")
-        self._ttl_s = ttl_s
         self._max_bytes = max_bytes
-        self._clock = clock
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # One connection shared by the worker threads, serialised by a lock.
-        self._conn = sqlite3.connect(str(path), check_same_thread=False)
-        self._lock = threading.Lock()
-        with self._lock:
-            if str(path) != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
-            for statement in _SCHEMA:
-                self._conn.execute(statement)
-            self._conn.commit()
+        self._db = CacheDB(path, schema=_SCHEMA, columns=_COLUMNS, ttl_s=ttl_s, clock=clock)
 
     async def get(self, url: str) -> FetchedPage | None:
         """The stored page for ``url``, or None when missing or older than ``ttl_s``."""
-        return await asyncio.to_thread(self._get, url)
+        return await self._db.run(lambda conn: self._get(conn, url))
 
     async def put(self, page: FetchedPage) -> None:
         """Store ``page`` under ``page.url`` if its status is 2xx; then evict if needed."""
-        await asyncio.to_thread(self._put, page)
+        if not 200 <= page.status < 300 or len(page.content) > self._max_bytes:
+            return
+        await self._db.write(lambda conn: self._put(conn, page))
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
 
     def __len__(self) -> int:
         """How many pages are stored (fresh or not)."""
-        with self._lock:
-            row = self._conn.execute("SELECT COUNT(*) FROM pages").fetchone()
+        row = self._db.read(lambda conn: conn.execute("SELECT COUNT(*) FROM pages").fetchone())
         return int(row[0])
 
     @property
     def total_bytes(self) -> int:
         """The summed size of the stored bodies."""
-        with self._lock:
-            return self._total_bytes()
+        return self._db.read(_total_bytes)
 
-    def _total_bytes(self) -> int:
-        row = self._conn.execute("SELECT COALESCE(SUM(size), 0) FROM blobs").fetchone()
-        return int(row[0])
-
-    def _get(self, url: str) -> FetchedPage | None:
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT p.final_url, p.status, p.content_type, p.fetched_at, b.content "
-                "FROM pages p JOIN blobs b ON b.sha256 = p.sha256 WHERE p.url = ?",
-                (url,),
-            ).fetchone()
+    def _get(self, conn: sqlite3.Connection, url: str) -> FetchedPage | None:
+        row = conn.execute(
+            "SELECT p.final_url, p.status, p.content_type, p.fetched_at, p.hops, "
+            "p.robots_checked, b.content "
+            "FROM pages p JOIN blobs b ON b.sha256 = p.sha256 WHERE p.url = ?",
+            (url,),
+        ).fetchone()
         if row is None:
             return None
-        final_url, status, content_type, fetched_at, content = row
-        if self._clock() - float(fetched_at) > self._ttl_s:
+        final_url, status, content_type, fetched_at, hops, robots_checked, content = row
+        if not self._db.fresh(float(fetched_at)):
             return None
         return FetchedPage(
             url=url,
@@ -132,46 +126,73 @@ class PageCache:
             status=int(status),
             content_type=str(content_type),
             content=bytes(content),
+            hops=_hops(hops),
+            robots_checked=bool(robots_checked),
         )
 
-    def _put(self, page: FetchedPage) -> None:
-        if not 200 <= page.status < 300 or len(page.content) > self._max_bytes:
-            return
+    def _put(self, conn: sqlite3.Connection, page: FetchedPage) -> None:
         digest = hashlib.sha256(page.content).hexdigest()
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR IGNORE INTO blobs (sha256, content, size) VALUES (?, ?, ?)",
-                (digest, page.content, len(page.content)),
-            )
-            self._conn.execute(
-                "INSERT OR REPLACE INTO pages "
-                "(url, final_url, status, content_type, sha256, fetched_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (page.url, page.final_url, page.status, page.content_type, digest, self._clock()),
-            )
-            self._conn.execute(_DELETE_ORPHANS)  # a replaced page may leave its old body
-            self._evict()
-            self._conn.commit()
+        conn.execute(
+            "INSERT OR IGNORE INTO blobs (sha256, content, size) VALUES (?, ?, ?)",
+            (digest, page.content, len(page.content)),
+        )
+        conn.execute(
+            "INSERT OR REPLACE INTO pages (url, final_url, status, content_type, sha256, "
+            "fetched_at, hops, robots_checked) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                page.url,
+                page.final_url,
+                page.status,
+                page.content_type,
+                digest,
+                self._db.now(),
+                json.dumps(list(page.hops)),
+                int(page.robots_checked),
+            ),
+        )
+        conn.execute(_DELETE_ORPHANS)  # a replaced page may leave its old body
+        self._evict(conn)
 
-    def _evict(self) -> None:
+    def _evict(self, conn: sqlite3.Connection) -> None:
         """Drop the oldest pages (and then orphaned blobs) until within ``max_bytes``."""
-        while self._total_bytes() > self._max_bytes:
-            row = self._conn.execute(
+        while _total_bytes(conn) > self._max_bytes:
+            row = conn.execute(
                 "SELECT url FROM pages ORDER BY fetched_at ASC, rowid ASC LIMIT 1"
             ).fetchone()
             if row is None:
                 break
-            self._conn.execute("DELETE FROM pages WHERE url = ?", (row[0],))
-            self._conn.execute(_DELETE_ORPHANS)
+            conn.execute("DELETE FROM pages WHERE url = ?", (row[0],))
+            conn.execute(_DELETE_ORPHANS)
+
+
+def _total_bytes(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT COALESCE(SUM(size), 0) FROM blobs").fetchone()
+    return int(row[0])
+
+
+def _hops(stored: object) -> tuple[str, ...]:
+    """The stored redirect chain; anything unreadable is "unknown" (empty)."""
+    try:
+        hops = json.loads(str(stored))
+    except ValueError:
+        return ()
+    if not isinstance(hops, list) or not all(isinstance(hop, str) for hop in hops):
+        return ()
+    return tuple(hops)
 
 
 class CachingFetcher:
     """A :class:`Fetcher` that answers from a :class:`PageCache` when it can.
 
-    A fresh cached page is returned as is (``hits`` counts these); otherwise ``inner``
-    fetches, the page is stored (if 2xx) and returned (``misses``). Errors from ``inner``
-    (``FetchBlocked``, ``FetchError``) propagate and nothing is cached. Concurrent fetches
-    of one URL through this instance are serialised, so the second one is a hit.
+    A fresh cached page is returned as is (``hits`` counts these) only when ``inner`` is a
+    ``PolicyFetcher`` that admits it: the current run's policy (schemes, host rules,
+    ``allow_hosts``, the address check on a fresh lookup, redirect limit, size cap,
+    robots.txt) would allow fetching its URL and every redirect hop now. A page fetched
+    under ``--allow-host`` is not served to a run without it. Otherwise ``inner`` fetches
+    as if nothing were cached (so a refusal is the same error a live fetch gives), the page
+    is stored (if 2xx) and returned (``misses``). Errors from ``inner`` (``FetchBlocked``,
+    ``FetchError``) propagate and nothing is cached. Concurrent fetches of one URL through
+    this instance are serialised, so the second one is a hit.
     """
 
     def __init__(self, inner: Fetcher, cache: PageCache) -> None:
@@ -189,7 +210,7 @@ class CachingFetcher:
         try:
             async with lock:
                 cached = await self.cache.get(url)
-                if cached is not None:
+                if cached is not None and await self._admitted(cached):
                     self.hits += 1
                     return cached
                 self.misses += 1
@@ -202,3 +223,7 @@ class CachingFetcher:
                 del self._locks[url]
             else:
                 self._locks[url] = (lock, users - 1)
+
+    async def _admitted(self, page: FetchedPage) -> bool:
+        # a fetcher that cannot judge a stored page by its own policy gets none
+        return isinstance(self.inner, PolicyFetcher) and await self.inner.admits(page)

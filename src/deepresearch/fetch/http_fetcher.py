@@ -28,9 +28,12 @@ Politeness and resilience (defaults from seed 001):
   backoff (``backoff_base_s`` doubling, capped at ``backoff_cap_s``, equal jitter), or after
   ``Retry-After`` (seconds or an HTTP date, capped at ``max_retry_after_s``) when given.
   Timeouts are not retried: the deadline is the caller's budget for one fetch;
-* a circuit breaker per ``host:port`` (``deepresearch.fetch.breaker``, shared by the whole
-  process) counts fetches that failed after their retries (and timeouts); while it is open
+* a circuit breaker per ``host:port`` (``deepresearch.resilience``; ``SHARED_BREAKERS`` is
+  shared by the whole process) counts fetches that failed after their retries (and timeouts); while it is open
   fetches to that host fail fast with "host temporarily unavailable (circuit open)".
+
+``admits(page)`` applies the same policy to a page fetched earlier (the page cache asks
+before serving one): every hop re-vetted on a fresh lookup, nothing connected.
 
 Connections are pinned (``deepresearch.fetch.transport``): each hop is resolved exactly
 once, and the socket connects to one of the vetted addresses while the ``Host`` header and
@@ -61,7 +64,6 @@ import httpx
 
 from deepresearch.errors import FetchBlocked, FetchError
 from deepresearch.fetch.base import FetchedPage
-from deepresearch.fetch.breaker import SHARED_BREAKERS, BreakerRegistry, CircuitBreaker
 from deepresearch.fetch.decoding import ACCEPT_ENCODING, BodyDecoder
 from deepresearch.fetch.guard import (
     DEFAULT_PORTS,
@@ -73,13 +75,7 @@ from deepresearch.fetch.guard import (
     parse_allow_hosts,
     system_resolver,
 )
-from deepresearch.fetch.politeness import (
-    Clock,
-    Politeness,
-    Sleep,
-    backoff_delay,
-    parse_retry_after,
-)
+from deepresearch.fetch.politeness import Clock, Politeness, Sleep
 from deepresearch.fetch.robots import (
     ROBOTS_ERROR_TTL_S,
     ROBOTS_MAX_BYTES,
@@ -88,13 +84,21 @@ from deepresearch.fetch.robots import (
 )
 from deepresearch.fetch.sniff import SNIFF_BYTES, check_declared, check_head
 from deepresearch.fetch.transport import Pin, PinnedTransport, pinned_request
+from deepresearch.resilience import (
+    BreakerRegistry,
+    CircuitBreaker,
+    parse_retry_after,
+    retry_delay,
+)
 
 __all__ = [
     "DEFAULT_USER_AGENT",
+    "SHARED_BREAKERS",
     "HttpFetcher",
     "Resolver",
     "is_public_ip",
     "parse_allow_hosts",
+    "reset_shared_breakers",
     "system_resolver",
 ]
 
@@ -103,6 +107,15 @@ _ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.
 _CIRCUIT_OPEN = "host temporarily unavailable (circuit open)"
 _NETWORK_ERROR = "network error while fetching URL"
 _TIMED_OUT = "request timed out"
+
+#: the per-``host:port`` circuit breakers every HttpFetcher in the process shares (unless
+#: given its own registry), so concurrent runs see the same state for a host
+SHARED_BREAKERS = BreakerRegistry()
+
+
+def reset_shared_breakers() -> None:
+    """Close every shared breaker; for tests."""
+    SHARED_BREAKERS.reset()
 
 
 class HttpFetcher:
@@ -223,10 +236,13 @@ class HttpFetcher:
         return self._breakers.get(f"{host}:{parsed.port or DEFAULT_PORTS[parsed.scheme]}")
 
     def _retry_delay(self, retry: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self._max_retry_after_s)
-        return backoff_delay(
-            retry, base_s=self._backoff_base_s, cap_s=self._backoff_cap_s, jitter=self._jitter()
+        return retry_delay(
+            retry,
+            retry_after,
+            base_s=self._backoff_base_s,
+            cap_s=self._backoff_cap_s,
+            max_retry_after_s=self._max_retry_after_s,
+            jitter=self._jitter(),
         )
 
     async def _attempt(self, url: str) -> FetchedPage:
@@ -255,7 +271,9 @@ class HttpFetcher:
         self, url: str, *, max_bytes: int | None = None, robots: bool = True
     ) -> FetchedPage:
         current = url
+        hops: list[str] = []
         for hop in range(self._max_redirects + 1):
+            hops.append(current)
             target = await self._guard.vet(current, redirected=hop > 0)
             if robots and self._respect_robots:
                 await self._check_robots(target)
@@ -280,8 +298,43 @@ class HttpFetcher:
                 status=response.status_code,
                 content_type=response.headers.get("content-type", ""),
                 content=content,
+                hops=tuple(hops),
+                robots_checked=robots and self._respect_robots,
             )
         raise FetchBlocked(f"too many redirects (more than {self._max_redirects})")
+
+    async def admits(self, page: FetchedPage) -> bool:
+        """True when this fetcher would fetch ``page`` (say, from the page cache) now.
+
+        Every hop of its redirect chain must pass this fetcher's guard: scheme, host name
+        rules, ``allow_hosts``, and the address check on a fresh lookup through the
+        resolver (a stored address is never trusted; nothing connects). The chain must be
+        known and within ``max_redirects``, the body within ``max_bytes``, and when this
+        fetcher respects robots.txt the page must have been fetched respecting it too, and
+        not be disallowed by rules this fetcher already holds.
+        """
+        hops = page.hops or ((page.url,) if page.url == page.final_url else ())
+        if not hops or hops[0] != page.url or hops[-1] != page.final_url:
+            return False  # an unknown redirect chain cannot be judged
+        if len(hops) > self._max_redirects + 1 or len(page.content) > self._max_bytes:
+            return False
+        if self._respect_robots and not page.robots_checked:
+            return False
+        for index, hop in enumerate(hops):
+            try:
+                target = await self._guard.vet(hop, redirected=index > 0)
+            except FetchError:  # FetchBlocked too: the live fetch says why
+                return False
+            if self._respect_robots and not self._robots_permit(target):
+                return False
+        return True
+
+    def _robots_permit(self, target: Target) -> bool:
+        """False when robots.txt rules this fetcher holds (fresh) disallow ``target``."""
+        rules = self._robots.get(f"{target.url.scheme}://{target.host}:{target.port}")
+        if rules is None or not rules.fresh(self._clock()):
+            return True  # honoured when the page was fetched; not fetched again for this
+        return not rules.unreachable and rules.can_fetch(self._agent, str(target.url))
 
     async def _send(self, target: Target) -> httpx.Response:
         """GET ``target`` over a connection pinned to its vetted addresses."""

@@ -1,17 +1,15 @@
-"""Per-host politeness and retry timing.
+"""Per-host politeness.
 
 ``HostGate`` limits one host to ``max_concurrent`` requests in flight and spaces request
-starts to it at least ``min_interval_s`` apart. ``backoff_delay`` and
-``parse_retry_after`` compute how long to wait before a retry.
+starts to it at least ``min_interval_s`` apart. (How long to wait before a retry is
+``deepresearch.resilience.retry``.)
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -57,26 +55,3 @@ class Politeness:
             )
             self._gates[host] = gate
         return gate
-
-
-def backoff_delay(retry: int, *, base_s: float, cap_s: float, jitter: float) -> float:
-    """Exponential backoff for the ``retry``-th retry (0-based) with "equal jitter":
-    half the exponential step is fixed, the other half scaled by ``jitter`` in [0, 1]."""
-    step = min(cap_s, base_s * 2.0**retry)
-    return step / 2 + step / 2 * min(max(jitter, 0.0), 1.0)
-
-
-def parse_retry_after(value: str, *, now: datetime | None = None) -> float | None:
-    """``Retry-After`` as seconds from now: delta-seconds or an HTTP date; None if invalid."""
-    value = value.strip()
-    if not value:
-        return None
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())

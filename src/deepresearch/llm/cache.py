@@ -3,19 +3,18 @@
 A resumed or replayed run asks the same questions again; the cache answers them without
 paying for a second call. Keys are the sha256 of (model name, system prompt, user prompt,
 schema name), so a change to any prompt or to the model is a miss. Only replies that were
-successful and valid are stored (the gateway decides that). SQLite work runs in a worker
-thread (``asyncio.to_thread``) so the event loop never blocks on disk.
+successful and valid are stored (the gateway decides that). Replies do not expire. The
+connection, lock, WAL and worker thread are ``deepresearch.cachedb``'s, shared with the
+page cache, so the event loop never blocks on disk.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import sqlite3
-import threading
-import time
 from pathlib import Path
+
+from deepresearch.cachedb import CacheDB
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS model_replies (
@@ -31,16 +30,7 @@ class ResponseCache:
     """Model replies keyed by :meth:`key`. Use ``":memory:"`` for a throwaway cache."""
 
     def __init__(self, path: Path | str) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # One connection shared by the worker threads, serialised by a lock.
-        self._conn = sqlite3.connect(str(path), check_same_thread=False)
-        self._lock = threading.Lock()
-        with self._lock:
-            if str(path) != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(_SCHEMA)
-            self._conn.commit()
+        self._db = CacheDB(path, schema=(_SCHEMA,))
 
     @staticmethod
     def key(model: str, system: str, user: str, schema: str = "") -> str:
@@ -50,33 +40,29 @@ class ResponseCache:
 
     async def get(self, key: str) -> str | None:
         """The stored reply for ``key``, or None."""
-        return await asyncio.to_thread(self._get, key)
+        row = await self._db.run(
+            lambda conn: conn.execute(
+                "SELECT reply FROM model_replies WHERE key = ?", (key,)
+            ).fetchone()
+        )
+        return None if row is None else str(row[0])
 
     async def put(self, key: str, reply: str, *, model: str = "") -> None:
         """Store (or replace) the reply for ``key``."""
-        await asyncio.to_thread(self._put, key, reply, model)
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
-    def __len__(self) -> int:
-        with self._lock:
-            row = self._conn.execute("SELECT COUNT(*) FROM model_replies").fetchone()
-        return int(row[0])
-
-    def _get(self, key: str) -> str | None:
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT reply FROM model_replies WHERE key = ?", (key,)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def _put(self, key: str, reply: str, model: str) -> None:
-        with self._lock:
-            self._conn.execute(
+        created_at = self._db.now()
+        await self._db.write(
+            lambda conn: conn.execute(
                 "INSERT OR REPLACE INTO model_replies (key, model, reply, created_at) "
                 "VALUES (?, ?, ?, ?)",
-                (key, model, reply, time.time()),
+                (key, model, reply, created_at),
             )
-            self._conn.commit()
+        )
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __len__(self) -> int:
+        row = self._db.read(
+            lambda conn: conn.execute("SELECT COUNT(*) FROM model_replies").fetchone()
+        )
+        return int(row[0])

@@ -11,11 +11,11 @@ common: an HTTP status on the exception (``status_code``, ``response.status_code
 
 from __future__ import annotations
 
-import email.utils
-import time
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
+
+from deepresearch.resilience import parse_retry_after
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
@@ -230,16 +230,10 @@ def retry_after_s(exc: BaseException) -> float | None:
     if millis is not None:
         return max(0.0, millis / 1000)
     value = headers.get("retry-after")
-    seconds = _number(value)
-    if seconds is not None:
-        return max(0.0, seconds)
     if isinstance(value, str):
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())
-    return None
+        return parse_retry_after(value)
+    seconds = _number(value)
+    return None if seconds is None else max(0.0, seconds)
 
 
 def _number(value: object) -> float | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import random
 import time
@@ -39,6 +40,7 @@ from deepresearch.llm.structured import (
 )
 from deepresearch.llm.tokens import estimate_messages, estimate_tokens
 from deepresearch.models.usage import ModelCall, Usage
+from deepresearch.resilience import BreakerRegistry, retry_delay
 from deepresearch.settings import ROLES, Role, Settings
 
 T = TypeVar("T", bound=BaseModel)
@@ -85,9 +87,12 @@ class Gateway:
         """Sanitized, user-facing messages about failed calls (deduplicated)."""
         self.cache_hits = 0
         # Circuit breaker: after this many calls in a row that failed even after retries
-        # (timeouts, 5xx, rate limits, unreachable), the model is not called again this run.
+        # (timeouts, 5xx, rate limits, unreachable), the model is not called again this run:
+        # the shared breaker, with no cool-down.
         self.breaker_threshold = breaker_threshold
-        self._failures_in_a_row: dict[str, int] = {}
+        self._breakers = BreakerRegistry(
+            failure_threshold=breaker_threshold, reset_after_s=math.inf
+        )
         self._refused: set[str] = set()  # models not to call again (bad key, unknown, broken)
 
     @classmethod
@@ -244,7 +249,7 @@ class Gateway:
                 )
                 self._note_failure(name, failure, attempts, type(exc).__name__)
                 return None
-            self._failures_in_a_row[name] = 0
+            self._breakers.get(name).record_success()
             reply = message.text
             input_tokens, output_tokens, source = _token_usage(message, messages, reply)
             self._record(
@@ -264,10 +269,14 @@ class Gateway:
 
     def _backoff(self, attempt: int, failure: Failure) -> float:
         """Seconds to wait before retry number ``attempt``: retry-after, else exp + jitter."""
-        if failure.retry_after_s is not None:
-            return min(failure.retry_after_s, self.retry_max_s)
-        ceiling = min(self.retry_max_s, self.retry_base_s * 2.0 ** (attempt - 1))
-        return ceiling * random.uniform(0.5, 1.0)
+        return retry_delay(
+            attempt - 1,
+            failure.retry_after_s,
+            base_s=self.retry_base_s,
+            cap_s=self.retry_max_s,
+            max_retry_after_s=self.retry_max_s,
+            jitter=random.random(),
+        )
 
     def _record(self, call: ModelCall) -> None:
         self.usage.record(call)
@@ -295,12 +304,12 @@ class Gateway:
                 f"model {name} {what} {tries}; a deterministic fallback was used for that step"
             )
         if failure.retryable:
-            in_a_row = self._failures_in_a_row.get(name, 0) + 1
-            self._failures_in_a_row[name] = in_a_row
-            if in_a_row >= self.breaker_threshold and name not in self._refused:
+            breaker = self._breakers.get(name)
+            breaker.record_failure()
+            if not breaker.allow() and name not in self._refused:
                 self._refused.add(name)
                 self._add_error(
-                    f"model {name} failed {in_a_row} calls in a row; "
+                    f"model {name} failed {self.breaker_threshold} calls in a row; "
                     "the rest of the run used deterministic fallbacks"
                 )
 

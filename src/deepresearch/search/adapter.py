@@ -20,8 +20,8 @@ from typing import Any, ClassVar, TypedDict, Unpack
 import httpx
 
 from deepresearch.models import SearchHit
+from deepresearch.resilience import CircuitBreaker
 from deepresearch.search.http import (
-    CircuitBreaker,
     RequestParts,
     RetryPolicy,
     Target,

@@ -2,8 +2,8 @@
 
 ``send`` performs a request on an injected ``httpx.AsyncClient`` with a per-attempt
 timeout, bounded retries (exponential backoff with jitter, ``Retry-After`` honoured up to
-a cap) on connection errors, timeouts, 429 and 5xx, an optional circuit breaker, and maps
-every failure to our error tree:
+a cap) on connection errors, timeouts, 429 and 5xx, an optional circuit breaker (timing and
+breaker from ``deepresearch.resilience``), and maps every failure to our error tree:
 
     401/403 (or a provider's own "bad key" marker)  -> ProviderAuthError
     429 after retries                               -> RateLimited
@@ -21,9 +21,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from functools import partial
@@ -39,6 +38,7 @@ from deepresearch.errors import (
     ProviderUnavailable,
     RateLimited,
 )
+from deepresearch.resilience import CircuitBreaker, parse_retry_after, retry_delay
 
 Sleep = Callable[[float], Awaitable[None]]
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -57,54 +57,18 @@ class RetryPolicy:
 
     def backoff(self, attempt: int) -> float:
         """Delay before retry ``attempt`` (0-based): exponential, capped, half jittered."""
-        ceiling = min(self.max_delay_s, self.base_delay_s * 2.0**attempt)
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
+        return self.delay(attempt, None)
 
-
-@dataclass
-class CircuitBreaker:
-    """Fail fast while a service keeps failing (seed 001: CLOSED -> OPEN -> HALF_OPEN).
-
-    After ``failure_threshold`` failed calls in a row the circuit opens and calls are
-    refused for ``reset_after_s``; then calls are let through again (half-open), and
-    ``close_after`` successes in a row close it, while one failure reopens it.
-    """
-
-    failure_threshold: int = 5
-    reset_after_s: float = 60.0
-    close_after: int = 2
-    clock: Callable[[], float] = time.monotonic
-    _failures: int = field(default=0, init=False)
-    _successes: int = field(default=0, init=False)
-    _opened_at: float | None = field(default=None, init=False)
-
-    @property
-    def state(self) -> str:
-        if self._opened_at is None:
-            return "closed"
-        if self.clock() - self._opened_at < self.reset_after_s:
-            return "open"
-        return "half_open"
-
-    def allow(self) -> bool:
-        return self.state != "open"
-
-    def record_success(self) -> None:
-        if self._opened_at is None:
-            self._failures = 0
-            return
-        self._successes += 1
-        if self._successes >= self.close_after:
-            self._opened_at, self._failures, self._successes = None, 0, 0
-
-    def record_failure(self) -> None:
-        self._successes = 0
-        if self._opened_at is not None:
-            self._opened_at = self.clock()
-            return
-        self._failures += 1
-        if self._failures >= self.failure_threshold:
-            self._opened_at = self.clock()
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """The server's Retry-After (capped) when it gave one, else the backoff."""
+        return retry_delay(
+            attempt,
+            retry_after,
+            base_s=self.base_delay_s,
+            cap_s=self.max_delay_s,
+            max_retry_after_s=self.max_retry_after_s,
+            jitter=random.random(),
+        )
 
 
 @dataclass(frozen=True)
@@ -270,20 +234,7 @@ def _has_marker(response: httpx.Response, target: Target) -> bool:
 
 def _retry_delay(response: httpx.Response, retry: RetryPolicy, attempt: int) -> float:
     """Retry-After (seconds or HTTP date) capped at ``max_retry_after_s``, else backoff."""
-    raw = response.headers.get("retry-after", "").strip()
-    if not raw:
-        return retry.backoff(attempt)
-    try:
-        seconds = float(raw)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(raw)
-        except (TypeError, ValueError, IndexError):
-            return retry.backoff(attempt)
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - datetime.now(UTC)).total_seconds()
-    return max(0.0, min(seconds, retry.max_retry_after_s))
+    return retry.delay(attempt, parse_retry_after(response.headers.get("retry-after")))
 
 
 def json_object(response: httpx.Response, target: Target, *, hint: str = "") -> dict[str, Any]:

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 
 from deepresearch.errors import ConfigError, DeepResearchError, RunError
 from deepresearch.models import Report, RunEvent
+from deepresearch.resilience import backoff_delay, parse_retry_after
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS
 from deepresearch.service.schemas import JobPage, JobView, QueueView, SourcesView, SubmitView
 
@@ -206,7 +207,12 @@ class EventStream:
                     hint=f"the job runs on in the service; 'deepresearch jobs watch {self.job_id}'"
                     " picks up where this stopped",
                 )
-            delay = min(self.client.max_backoff_s, self.client.backoff_s * 2 ** (failures - 1))
+            delay = backoff_delay(
+                failures - 1,
+                base_s=self.client.backoff_s,
+                cap_s=self.client.max_backoff_s,
+                jitter=1.0,
+            )
             log.info("event stream of %s: %s; reconnecting in %.1f s", self.job_id, why, delay)
             time.sleep(delay)
             self.reconnects += 1
@@ -494,11 +500,7 @@ def _hint(status: int, kind: str, job_id: str | None) -> str:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after", "")
-    try:
-        return float(value)
-    except ValueError:
-        return None
+    return parse_retry_after(response.headers.get("retry-after"))
 
 
 def _check_url(server: str) -> str:

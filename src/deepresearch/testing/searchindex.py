@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from deepresearch.testing.bm25 import BM25Okapi, tokenize
+from deepresearch.core.bm25 import BM25Okapi
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.searchquery import (
     ParsedQuery,
@@ -20,6 +20,7 @@ from deepresearch.testing.searchquery import (
     parse_query,
     phrase_pattern,
 )
+from deepresearch.testing.tokens import tokenize
 
 TITLE_WEIGHT = 2
 

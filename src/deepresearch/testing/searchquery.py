@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from deepresearch.testing.bm25 import tokenize, words
+from deepresearch.testing.tokens import tokenize, words
 
 MAX_QUERY_CHARS = 2000
 MAX_TERMS = 64

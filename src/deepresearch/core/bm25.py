@@ -1,48 +1,34 @@
-"""BM25 Okapi ranking over an inverted index, plus the tokenizer it uses.
+"""BM25 Okapi over an inverted index: the one BM25 in deepresearch. Pure.
 
-Pure and dependency-free: documents go in as token lists (or term-frequency maps), queries
-come back as ``{doc_index: score}``. The IDF is the always-positive variant
-``log(1 + (N - df + 0.5) / (df + 0.5))`` so a term found in most documents still counts a
-little instead of going negative.
+Documents go in as token sequences or term-frequency maps (the caller tokenizes and
+weights fields, a title counted twice say); a query's terms come back as
+``{doc_index: score}`` for the documents that contain any of them. The IDF is the
+always-positive variant ``log(1 + (N - df + 0.5) / (df + 0.5))`` so a term found in most
+documents still counts a little instead of going negative; a caller may pass IDF weights
+taken over another collection (``core.passages`` weighs passage terms across sources).
+
+Used by passage ranking (``core.lexical.BM25``, ``core.passages``) and the offline web's
+search engine (``testing.searchindex``). The local corpus search ranks with SQLite FTS5's
+own ``bm25()`` inside its query (``search.local``).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 K1 = 1.5
 B = 0.75
 
-_WORD = re.compile(r"\w+")
-
-_STOPWORD_TEXT = """a about an and are as at be been but by can did do does for from had has have
-how i if in into is it its of on or that the their there these they this to was were what when
-where which who whom why will with you your"""
-
-#: A short English stopword list: words too common to help ranking.
-STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
-
-
-def words(text: str) -> list[str]:
-    """Lowercased unicode word tokens of ``text``, stopwords kept (used for phrases)."""
-    return _WORD.findall(text.lower())
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercased unicode word tokens of ``text`` without stopwords (used for ranking)."""
-    return [token for token in _WORD.findall(text.lower()) if token not in STOPWORDS]
-
 
 class BM25Okapi:
     """An Okapi BM25 index over a fixed list of documents.
 
     Each document is either a token sequence or a term-frequency mapping; the document
-    length is the sum of its term frequencies. Field weighting (a title counted twice, say)
-    is done by the caller by adding to the frequencies.
+    length is the sum of its term frequencies. ``idf``, when given, replaces the index's
+    own term weights (a term missing from it weighs 0).
     """
 
     def __init__(
@@ -51,9 +37,11 @@ class BM25Okapi:
         *,
         k1: float = K1,
         b: float = B,
+        idf: Mapping[str, float] | None = None,
     ) -> None:
         self.k1 = k1
         self.b = b
+        self._idf = idf
         self._postings: dict[str, list[tuple[int, int]]] = {}
         lengths: list[int] = []
         for index, document in enumerate(documents):
@@ -82,10 +70,16 @@ class BM25Okapi:
 
     def idf(self, term: str) -> float:
         """The inverse document frequency of ``term`` (0.0 when no document has it)."""
+        if self._idf is not None:
+            return self._idf.get(term, 0.0)
         df = self.document_frequency(term)
         if df == 0:
             return 0.0
         return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
+
+    def idf_table(self) -> dict[str, float]:
+        """``idf(term)`` for every term of the index, to weigh another index's terms."""
+        return {term: self.idf(term) for term in self._postings}
 
     def scores(self, terms: Iterable[str]) -> dict[int, float]:
         """BM25 score of every document that contains at least one of ``terms``.
