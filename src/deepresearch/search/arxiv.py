@@ -26,7 +26,7 @@ from typing import Unpack
 import httpx
 from lxml import etree
 
-from deepresearch.core.text import keywords
+from deepresearch.core.text import keywords, words
 from deepresearch.errors import ProviderError
 from deepresearch.models import SearchHit
 from deepresearch.search.adapter import Found, HttpOptions
@@ -111,9 +111,11 @@ class ArxivSearch(PacedAdapter):
 
 def arxiv_query(text: str) -> str:
     """The ``search_query`` for free ``text``: its keywords (at most ``MAX_TERMS``, lower
-    case, letters and digits only) as ``all:word`` joined with ``AND``; "" when none."""
-    terms = dict.fromkeys(_NOT_WORD.sub("", term) for term in keywords(text, limit=MAX_TERMS))
-    return " AND ".join(f"all:{term}" for term in terms if term)
+    case, letters and digits only; its plain words when it has no keywords) as
+    ``all:word`` joined with ``AND``; "" when it has no words at all."""
+    terms = [_NOT_WORD.sub("", term) for term in keywords(text, limit=MAX_TERMS) or words(text)]
+    unique = [term for term in dict.fromkeys(terms) if term][:MAX_TERMS]
+    return " AND ".join(f"all:{term}" for term in unique)
 
 
 def abs_url(entry_id: str) -> str:

@@ -46,6 +46,8 @@ class PacedAdapter(HttpSearchAdapter):
             client, base_url, target, timeout_s=timeout_s, retry=retry, breaker=breaker
         )
         self._base_url = base_url.rstrip("/")
+        #: the least time between two request starts, in seconds
+        self.min_interval_s = min_interval_s
         self._gate = HostGate(max_concurrent=max_concurrent, min_interval_s=min_interval_s)
 
     async def _request(self, method: str, **parts: Unpack[RequestParts]) -> httpx.Response:

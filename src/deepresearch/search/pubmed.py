@@ -92,11 +92,10 @@ class PubmedSearch(PacedAdapter):
             },
         )
         result = found.get("esearchresult")
-        if not isinstance(result, dict):
-            raise self._bad_body("esearch", "has no esearchresult")
-        if result.get("ERROR"):
+        result = result if isinstance(result, dict) else {}
+        if found.get("error") or result.get("ERROR"):
             raise ProviderError(
-                "PubMed rejected the search term",
+                "PubMed rejected the search (its reply reports an error)",
                 provider=self.name,
                 hint=f"try a simpler question, {_SWITCH}",
             )
@@ -106,9 +105,14 @@ class PubmedSearch(PacedAdapter):
         summaries = await self._json_at(
             self._summary_endpoint, "GET", params={**self._common(), "id": ",".join(pmids)}
         )
+        if summaries.get("error"):
+            raise ProviderError(
+                "PubMed could not summarize the articles it found",
+                provider=self.name,
+                hint=f"try again later, {_SWITCH}",
+            )
         docs = summaries.get("result")
-        if not isinstance(docs, dict):
-            raise self._bad_body("esummary", "has no result")
+        docs = docs if isinstance(docs, dict) else {}
         return self._ranked(_found(pmids, docs), query=query, limit=limit)
 
     def _common(self) -> dict[str, str]:
@@ -118,13 +122,6 @@ class PubmedSearch(PacedAdapter):
         if self._key:
             params["api_key"] = reveal(self._key)
         return params
-
-    def _bad_body(self, call: str, what: str) -> ProviderError:
-        return ProviderError(
-            f"PubMed's {call} sent a response that {what}",
-            provider=self.name,
-            hint=f"the service may have changed its API; try again later, {_SWITCH}",
-        )
 
 
 def _is_pmid(value: object) -> bool:
