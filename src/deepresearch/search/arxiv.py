@@ -9,8 +9,11 @@ and ``<link rel="alternate">`` (the abstract page) and ``<link title="pdf">``. A
 request comes back as a feed with one entry whose ``<id>`` starts with
 ``http://arxiv.org/api/errors`` and whose ``<title>`` is ``Error`` (HTTP 400, or 200).
 
-The hit's URL is the abstract page (``https://arxiv.org/abs/<id>``, which the fetcher
-reads), its snippet the abstract, its date the first version's. The query is built from
+The hit's URL is the abstract page (``https://arxiv.org/abs/<id>``), its snippet and
+its text (``content``, with the title) the abstract, its date the first version's. The
+abstract is what that page shows, and arxiv.org's robots.txt asks crawlers to wait 15 s
+between pages, so the page is not fetched again (the PDF at ``/pdf/<id>`` is readable
+when a user names it). The query is built from
 the words of the question, lower-cased (so no word is one of arXiv's upper-case
 ``AND``/``OR``/``ANDNOT``), each searched in all fields (``all:word``) and joined with
 ``AND``; the user's text never forms arXiv syntax. arXiv's terms of use ask for one
@@ -126,9 +129,12 @@ def abs_url(entry_id: str) -> str:
 
 
 def _found(entry: etree._Element) -> Found:
+    title = collapse(entry.findtext(f"{ATOM}title") or "")
+    abstract = collapse(entry.findtext(f"{ATOM}summary") or "")
     return Found(
         url=abs_url(entry.findtext(f"{ATOM}id") or ""),
-        title=collapse(entry.findtext(f"{ATOM}title") or ""),
-        snippet=snippet(entry.findtext(f"{ATOM}summary") or ""),
+        title=title,
+        snippet=snippet(abstract),
         published=parse_published(entry.findtext(f"{ATOM}published")),
+        content=f"{title}\n\n{abstract}" if abstract else None,
     )
