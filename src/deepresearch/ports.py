@@ -11,6 +11,7 @@ import httpx
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.context import RunContext
+from deepresearch.errors import ProviderError
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.fetch.cache import CachingFetcher, PageCache
@@ -20,6 +21,7 @@ from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import ModelCall
 from deepresearch.search.base import SearchProvider
+from deepresearch.search.fanout import OnFailure
 from deepresearch.search.registry import build_search_provider
 from deepresearch.settings import ROLES, Role, Settings
 
@@ -38,7 +40,8 @@ async def open_context(
             headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s
         )
     )
-    search = search or build_search_provider(settings, client)
+    if search is None:
+        search = build_search_provider(settings, client, on_failure=_search_warnings(bus))
     if settings.debug_log is not None:
         stack.enter_context(fetch_debug_log(settings.debug_log))
     if fetcher is None:  # its own pinned client: never the shared one above
@@ -81,6 +84,27 @@ async def open_context(
     else:
         gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
     return RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
+
+
+def _search_warnings(bus: EventBus) -> OnFailure:
+    """A warning event when one of several search providers fails while the others answer:
+    once per provider and problem, not once per query."""
+    warned: set[tuple[str, str]] = set()
+
+    def on_failure(error: ProviderError) -> None:
+        if (error.provider, error.message) in warned:
+            return
+        warned.add((error.provider, error.message))
+        bus.emit(
+            "warning",
+            stage="research",
+            message=f"Search provider {error.provider} failed, the others' results are used: "
+            f"{error.message}",
+            provider=error.provider,
+            code="search_provider_failed",
+        )
+
+    return on_failure
 
 
 def _model_name(model: BaseChatModel | None) -> str:

@@ -7,6 +7,8 @@ variables > ``.env`` > defaults. Validated once, at start. Per-run limits come f
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +23,13 @@ from pydantic_settings import (
 )
 
 from deepresearch.errors import ConfigError
+from deepresearch.search.registry import PROVIDER_NAMES, URL_PROVIDERS, is_http_url, parse_search
 
 Depth = Literal["quick", "standard", "deep"]
 Role = Literal["planner", "researcher", "summarizer", "writer", "judge"]
 ROLES: tuple[Role, ...] = ("planner", "researcher", "summarizer", "writer", "judge")
-SEARCH_PROVIDERS = ("searxng", "tavily", "exa", "brave", "duckduckgo", "google", "local", "none")
+#: every search provider's name (the registry, ``deepresearch.search.registry``, owns them)
+SEARCH_PROVIDERS = PROVIDER_NAMES
 
 
 @dataclass(frozen=True)
@@ -80,13 +84,29 @@ class Settings(BaseSettings):
     model_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
 
     # search
-    search: str = "duckduckgo"
+    search: str = Field(
+        default="duckduckgo",
+        description="a provider, or several comma-separated (a list in TOML): local,searxng",
+    )
     searxng_url: str | None = None
     tavily_api_key: SecretStr | None = None
     exa_api_key: SecretStr | None = None
     brave_api_key: SecretStr | None = None
     google_api_key: SecretStr | None = None
     google_cse_id: str | None = None
+    serper_api_key: SecretStr | None = None
+    semantic_scholar_api_key: SecretStr | None = None
+    ncbi_api_key: SecretStr | None = None
+    ncbi_email: str | None = Field(default=None, description="contact address NCBI asks for")
+    arxiv_interval_s: float = Field(
+        default=3.0, ge=0.0, le=60.0, description="gap between arXiv requests (arXiv asks 3 s)"
+    )
+    search_urls: dict[str, str] = Field(
+        default_factory=dict, description="provider -> API address, replacing its default"
+    )
+    search_rrf_k: float = Field(
+        default=60.0, gt=0, description="reciprocal rank fusion constant for several providers"
+    )
     corpus_dir: Path | None = None
     search_timeout_s: float = Field(default=8.0, gt=0)
 
@@ -164,13 +184,30 @@ class Settings(BaseSettings):
     )
     sse_heartbeat_s: float = Field(default=10.0, gt=0)
 
-    @field_validator("search")
+    @field_validator("search", mode="before")
     @classmethod
-    def _known_search(cls, value: str) -> str:
-        if value not in SEARCH_PROVIDERS:
-            known = ", ".join(SEARCH_PROVIDERS)
-            raise ValueError(f"unknown search provider {value!r}; choose one of: {known}")
+    def _known_search(cls, value: Any) -> Any:
+        """One name, "a,b", or a list (TOML, the API): the canonical "a,b"."""
+        if isinstance(value, str) and value.strip().startswith("["):
+            with contextlib.suppress(ValueError):  # a JSON list in an environment variable
+                value = json.loads(value)
+        if isinstance(value, str | list | tuple):
+            return ",".join(parse_search(value))
         return value
+
+    @field_validator("search_urls")
+    @classmethod
+    def _known_urls(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, url in value.items():
+            if name not in URL_PROVIDERS:
+                raise ValueError(
+                    f"search_urls: {name!r} has no API address to change; "
+                    f"choose from: {', '.join(URL_PROVIDERS)}"
+                    + (" (SearXNG's is searxng_url)" if name == "searxng" else "")
+                )
+            if not is_http_url(url):
+                raise ValueError(f"search_urls.{name} must be an http(s) URL, not {url!r}")
+        return {name: url.strip() for name, url in value.items()}
 
     @field_validator("allow_hosts", mode="before")
     @classmethod
@@ -221,6 +258,9 @@ class Settings(BaseSettings):
             self.exa_api_key,
             self.brave_api_key,
             self.google_api_key,
+            self.serper_api_key,
+            self.semantic_scholar_api_key,
+            self.ncbi_api_key,
         ):
             if value is not None and value.get_secret_value():
                 out.append(value.get_secret_value())

@@ -171,3 +171,16 @@ def test_input_is_not_modified() -> None:
     original = hit(" HTTPS://Ex.com/a ", title=" t ")
     preprocess([original], limit=1)
     assert original.url == " HTTPS://Ex.com/a " and original.title == " t "
+
+
+def test_a_page_from_two_providers_keeps_both_names() -> None:
+    web = SearchHit(url="https://a.example/x", provider="searxng", query="q1", rank=1)
+    fused = SearchHit(
+        url="https://a.example/x#top", provider="local", providers=("brave", "local"), rank=0
+    )
+    alone = SearchHit(url="https://b.example/", provider="searxng", rank=0)
+    for order in ([web, fused, alone], [alone, fused, web]):
+        result = preprocess(order, limit=5)
+        by_url = {hit.url: hit for hit in result.hits}
+        assert by_url["https://a.example/x"].providers == ("brave", "local", "searxng")
+        assert by_url["https://b.example/"].providers == ()

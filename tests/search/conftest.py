@@ -13,6 +13,7 @@ import ssl
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -23,13 +24,18 @@ import pytest
 
 from deepresearch.models import SearchHit
 from deepresearch.search.adapter import HttpSearchAdapter
+from deepresearch.search.arxiv import ArxivSearch
 from deepresearch.search.brave import BraveSearch
 from deepresearch.search.duckduckgo import DuckDuckGoSearch
 from deepresearch.search.exa import ExaSearch
 from deepresearch.search.google_cse import GoogleSearch
 from deepresearch.search.http import RetryPolicy
+from deepresearch.search.pubmed import PubmedSearch
 from deepresearch.search.searxng import SearxngSearch
+from deepresearch.search.semantic_scholar import SemanticScholarSearch
+from deepresearch.search.serper import SerperSearch
 from deepresearch.search.tavily import TavilySearch
+from deepresearch.search.wikipedia import WikipediaSearch
 
 API_KEY = "sk-test-SECRET-4f1c9a"
 #: built once: creating a TLS context per test costs more than the test itself
@@ -49,9 +55,32 @@ ADAPTERS: dict[str, Build] = {
         c, key, CSE_ID, base_url=url, timeout_s=2, retry=r
     ),
     "duckduckgo": lambda c, url, key, r: DuckDuckGoSearch(c, base_url=url, timeout_s=2, retry=r),
+    "serper": lambda c, url, key, r: SerperSearch(c, key, base_url=url, timeout_s=2, retry=r),
+    "wikipedia": lambda c, url, key, r: WikipediaSearch(c, base_url=url, timeout_s=2, retry=r),
+    # the polite pacing is tested on its own; here requests go out at once
+    "arxiv": lambda c, url, key, r: ArxivSearch(
+        c, base_url=url, min_interval_s=0, timeout_s=2, retry=r
+    ),
+    "pubmed": lambda c, url, key, r: PubmedSearch(
+        c,
+        api_key=key,
+        email="dev@lab.example",
+        base_url=url,
+        min_interval_s=0,
+        timeout_s=2,
+        retry=r,
+    ),
+    "semantic_scholar": lambda c, url, key, r: SemanticScholarSearch(
+        c, api_key=key, base_url=url, min_interval_s=0, timeout_s=2, retry=r
+    ),
 }
-JSON_ADAPTERS = [name for name in ADAPTERS if name != "duckduckgo"]
-KEYED = ["tavily", "exa", "brave", "google"]
+#: adapters whose hits keep the URL the provider listed (the others build it: a wiki
+#: page from its title, an arXiv abstract page from the entry id, a PubMed page from the PMID)
+DIRECT_URL = [name for name in ADAPTERS if name not in ("wikipedia", "arxiv", "pubmed")]
+JSON_ADAPTERS = [name for name in ADAPTERS if name not in ("duckduckgo", "arxiv")]
+KEYED = ["tavily", "exa", "brave", "google", "serper", "pubmed", "semantic_scholar"]
+#: requests one successful search sends (PubMed: esearch, then esummary)
+CALLS = {"pubmed": 2}
 
 #: one listed result: (url, title, snippet); None is an entry with no usable URL
 Listed = tuple[str, str, str] | None
@@ -61,12 +90,26 @@ def results_body(name: str, listed: Sequence[Listed]) -> Any:
     """A 200 reply in ``name``'s wire format that lists ``listed`` in order."""
     if name == "duckduckgo":
         return "<html><body>" + "".join(map(_ddg_result, listed)) + "</body></html>"
+    if name == "arxiv":
+        return atom_feed(listed)
+    if name == "pubmed":
+        return pubmed_body(listed)
+    if name == "wikipedia":
+        entries = [
+            {"ns": 0, "title": "", "snippet": ""}
+            if hit is None
+            else {"ns": 0, "title": hit[1], "pageid": 1000 + i, "snippet": hit[2]}
+            for i, hit in enumerate(listed)
+        ]
+        return {"batchcomplete": True, "query": {"searchinfo": {"totalhits": 9}, "search": entries}}
     url_key, snippet_key, path = {
         "searxng": ("url", "content", ("results",)),
         "tavily": ("url", "content", ("results",)),
         "exa": ("url", "text", ("results",)),
         "brave": ("url", "description", ("web", "results")),
         "google": ("link", "snippet", ("items",)),
+        "serper": ("link", "snippet", ("organic",)),
+        "semantic_scholar": ("url", "abstract", ("data",)),
     }[name]
     entries = [
         {"title": "no url", snippet_key: "skipped"}
@@ -78,6 +121,63 @@ def results_body(name: str, listed: Sequence[Listed]) -> Any:
     for key in reversed(path):
         body = {key: body}
     return body
+
+
+def atom_feed(listed: Sequence[Listed]) -> bytes:
+    """An arXiv API reply (Atom) listing ``listed``: each URL's last path part becomes the
+    arXiv id, so ``https://a.example/2101.00001`` is ``https://arxiv.org/abs/2101.00001``."""
+    entries = []
+    for hit in listed:
+        if hit is None:
+            entries.append("<entry><title>no id</title><summary>skipped</summary></entry>")
+            continue
+        url, title, snippet = hit
+        arxiv_id = url.rstrip("/").rsplit("/", 1)[-1]
+        entries.append(
+            f"<entry><id>http://arxiv.org/abs/{arxiv_id}v2</id>"
+            "<published>2021-01-04T18:59:59Z</published><updated>2021-03-01T10:00:00Z</updated>"
+            f"<title>{title}</title><summary>{snippet}</summary>"
+            "<author><name>A. Author</name></author>"
+            f'<link href="http://arxiv.org/abs/{arxiv_id}v2" rel="alternate" type="text/html"/>'
+            f'<link title="pdf" href="http://arxiv.org/pdf/{arxiv_id}v2" rel="related"/>'
+            "</entry>"
+        )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<feed xmlns="http://www.w3.org/2005/Atom" '
+        'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">'
+        "<title>ArXiv Query</title><id>http://arxiv.org/api/x</id>"
+        f"<opensearch:totalResults>{len(listed)}</opensearch:totalResults>"
+        + "".join(entries)
+        + "</feed>"
+    ).encode()
+
+
+def pubmed_body(listed: Sequence[Listed]) -> dict[str, Any]:
+    """One JSON document that answers both PubMed calls for ``listed``: ``esearchresult``
+    (read from esearch) and ``result`` (read from esummary). Each URL's last path part is
+    the PMID when it is a number (else one is made up); ``None`` is a PMID without a summary. ``test_pubmed`` serves the two calls
+    separately."""
+    pmids = [
+        "9" * 8 if hit is None else _pmid(hit[0], 31_000_000 + i) for i, hit in enumerate(listed)
+    ]
+    result: dict[str, Any] = {"uids": pmids}
+    for pmid, hit in zip(pmids, listed, strict=True):
+        result[pmid] = (
+            {"uid": pmid, "error": "cannot get document summary"}
+            if hit is None
+            else {"uid": pmid, "title": hit[1], "fulljournalname": hit[2], "pubdate": "2023"}
+        )
+    return {
+        "header": {"type": "esearch", "version": "0.3"},
+        "esearchresult": {"count": str(len(pmids)), "idlist": pmids},
+        "result": result,
+    }
+
+
+def _pmid(url: str, fallback: int) -> str:
+    last = url.rstrip("/").rsplit("/", 1)[-1]
+    return last if last.isdigit() else str(fallback)
 
 
 def _ddg_result(hit: Listed) -> str:
@@ -100,6 +200,8 @@ class Recorded:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    #: when the server read the request (time.monotonic)
+    received: float = 0.0
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -134,6 +236,8 @@ class FakeProvider:
         self.requests: list[Recorded] = []
         self.replies: list[Reply] = []
         self.default = Reply(200, {})
+        #: path -> the reply every request to that path gets (before the queue)
+        self.routes: dict[str, Reply] = {}
         self._lock = threading.Lock()
 
     def respond(
@@ -146,9 +250,15 @@ class FakeProvider:
         """The reply once the queue is empty."""
         self.default = Reply(status, body, _header_names(headers))
 
+    def route(self, path: str, status: int = 200, body: Any = b"", **headers: str) -> None:
+        """Answer every request to ``path`` with this reply (a service with two endpoints)."""
+        self.routes[path] = Reply(status, body, _header_names(headers))
+
     def next_reply(self, request: Recorded) -> Reply:
         with self._lock:
             self.requests.append(request)
+            if request.path in self.routes:
+                return self.routes[request.path]
             return self.replies.pop(0) if self.replies else self.default
 
     @property
@@ -171,6 +281,7 @@ def _handler(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
                 query=parse_qs(parts.query, keep_blank_values=True),
                 headers={key.lower(): value for key, value in self.headers.items()},
                 body=self.rfile.read(length) if length else b"",
+                received=time.monotonic(),
             )
             reply = fake.next_reply(recorded)
             if reply.delay_s:
@@ -201,8 +312,9 @@ class _QuietServer(ThreadingHTTPServer):
         """A client that gave up (the timeout tests) is expected, not worth a traceback."""
 
 
-@pytest.fixture
-def provider_server() -> Iterator[FakeProvider]:
+@contextmanager
+def serving() -> Iterator[FakeProvider]:
+    """A ``FakeProvider`` listening on a free loopback port until the block ends."""
     fake = FakeProvider("")
     server = _QuietServer(("127.0.0.1", 0), _handler(fake))
     fake.base_url = f"http://127.0.0.1:{server.server_address[1]}"
@@ -214,6 +326,19 @@ def provider_server() -> Iterator[FakeProvider]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture
+def provider_server() -> Iterator[FakeProvider]:
+    with serving() as fake:
+        yield fake
+
+
+@pytest.fixture
+def second_server() -> Iterator[FakeProvider]:
+    """Another provider, for searches that ask two at once."""
+    with serving() as fake:
+        yield fake
 
 
 @pytest.fixture

@@ -8,13 +8,18 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from deepresearch.search.adapter import Found, ranked_hits
+from deepresearch.search.arxiv import ArxivSearch
 from deepresearch.search.brave import BraveSearch
 from deepresearch.search.duckduckgo import DuckDuckGoSearch
 from deepresearch.search.exa import ExaSearch
 from deepresearch.search.google_cse import GoogleSearch
+from deepresearch.search.pubmed import PubmedSearch
 from deepresearch.search.searxng import SearxngSearch
+from deepresearch.search.semantic_scholar import SemanticScholarSearch
+from deepresearch.search.serper import SerperSearch
 from deepresearch.search.tavily import TavilySearch
-from tests.search.conftest import JSON_ADAPTERS, Recorded, results_body
+from deepresearch.search.wikipedia import WikipediaSearch
+from tests.search.conftest import DIRECT_URL, JSON_ADAPTERS, Recorded, results_body
 
 HIT = "https://a.example/page"
 LISTED = [
@@ -30,6 +35,11 @@ OPERATORS = [
     (BraveSearch, "brave", True),
     (GoogleSearch, "google", True),
     (DuckDuckGoSearch, "duckduckgo", True),
+    (SerperSearch, "serper", True),
+    (WikipediaSearch, "wikipedia", False),
+    (ArxivSearch, "arxiv", False),
+    (PubmedSearch, "pubmed", False),
+    (SemanticScholarSearch, "semantic_scholar", False),
 ]
 #: where a provider is told how many hits to return, and the most it may be asked for
 REQUESTED: dict[str, tuple[Callable[[Recorded], int], int]] = {
@@ -37,6 +47,10 @@ REQUESTED: dict[str, tuple[Callable[[Recorded], int], int]] = {
     "exa": (lambda request: request.json()["numResults"], 100),
     "brave": (lambda request: int(request.param("count")), 20),
     "google": (lambda request: int(request.param("num")), 10),
+    "serper": (lambda request: request.json()["num"], 100),
+    "wikipedia": (lambda request: int(request.param("srlimit")), 50),
+    "arxiv": (lambda request: int(request.param("max_results")), 100),
+    "semantic_scholar": (lambda request: int(request.param("limit")), 100),
 }
 #: a successful reply with no result list at all
 NO_LIST = {
@@ -45,6 +59,7 @@ NO_LIST = {
 }
 
 
+@pytest.mark.parametrize("adapter_name", DIRECT_URL)
 async def test_happy_path(adapter_name, provider_server, connect) -> None:
     provider_server.respond(200, results_body(adapter_name, [(HIT, "A", "a")]))
     hits = await connect(adapter_name).search("q", limit=5)
@@ -53,6 +68,7 @@ async def test_happy_path(adapter_name, provider_server, connect) -> None:
     ]
 
 
+@pytest.mark.parametrize("adapter_name", DIRECT_URL)
 async def test_limit_caps_the_hits_and_skips_entries_without_a_url(
     adapter_name, provider_server, connect
 ) -> None:

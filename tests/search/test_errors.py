@@ -15,9 +15,11 @@ from deepresearch.errors import (
     RateLimited,
 )
 from deepresearch.search.http import RetryPolicy
-from tests.search.conftest import ADAPTERS, API_KEY, JSON_ADAPTERS, KEYED, results_body
+from tests.search.conftest import ADAPTERS, API_KEY, CALLS, JSON_ADAPTERS, KEYED, results_body
 
 HIT = "https://a.example/page"
+#: the query parameter that carries the key, for the providers that want it there
+KEY_IN_QUERY = {"google": "key", "pubmed": "api_key"}
 #: how each adapter names itself in messages ({url}: the base URL it was given)
 LABELS = {
     "searxng": "SearXNG at {url}",
@@ -26,6 +28,11 @@ LABELS = {
     "brave": "Brave Search",
     "google": "Google Custom Search",
     "duckduckgo": "DuckDuckGo",
+    "serper": "Serper",
+    "wikipedia": "the wiki at {url}",
+    "arxiv": "arXiv",
+    "pubmed": "PubMed (NCBI E-utilities)",
+    "semantic_scholar": "Semantic Scholar",
 }
 #: what the hint says when the service cannot be reached, or its reply is not JSON
 UNREACHABLE_HINTS = {"searxng": ("is it running?", "--searxng-url")}
@@ -64,6 +71,25 @@ REFUSALS: dict[str, tuple[int, Any, str, str]] = {
         },
         "DEEPRESEARCH_GOOGLE_API_KEY",
         "not valid",
+    ),
+    "serper": (
+        403,
+        {"message": "Unauthorized.", "statusCode": 403},
+        "DEEPRESEARCH_SERPER_API_KEY",
+        "Unauthorized",
+    ),
+    "semantic_scholar": (
+        403,
+        {"message": "Forbidden"},
+        "DEEPRESEARCH_SEMANTIC_SCHOLAR_API_KEY",
+        "Forbidden",
+    ),
+    # NCBI answers a bad key with 400 and says so in the body
+    "pubmed": (
+        400,
+        {"error": "API key invalid", "api-key": API_KEY, "type": "api-key", "status": "unknown"},
+        "DEEPRESEARCH_NCBI_API_KEY",
+        "invalid",
     ),
 }
 #: 4xx replies that are neither a refused key nor a rate limit: (status, body, not shown)
@@ -109,10 +135,10 @@ async def test_a_refusal_names_the_fix(adapter_name, provider_server, connect, a
 
 async def test_one_429_then_success_is_retried(adapter_name, provider_server, connect) -> None:
     provider_server.respond(429, {"error": "slow down"}, retry_after="0")
-    provider_server.respond(200, ok_body(adapter_name))
+    provider_server.always(200, ok_body(adapter_name))
     hits = await connect(adapter_name).search("q", limit=5)
-    assert [hit.url for hit in hits] == [HIT]
-    assert len(provider_server.requests) == 2
+    assert [hit.title for hit in hits] == ["A"]
+    assert len(provider_server.requests) == 1 + CALLS.get(adapter_name, 1)
 
 
 async def test_persistent_429_is_rate_limited(
@@ -143,9 +169,9 @@ async def test_server_errors_become_unavailable(
 
 async def test_one_502_then_success(adapter_name, provider_server, connect) -> None:
     provider_server.respond(502, "bad gateway")
-    provider_server.respond(200, ok_body(adapter_name))
+    provider_server.always(200, ok_body(adapter_name))
     hits = await connect(adapter_name).search("q", limit=5)
-    assert len(hits) == 1 and len(provider_server.requests) == 2
+    assert len(hits) == 1 and len(provider_server.requests) == 1 + CALLS.get(adapter_name, 1)
 
 
 @pytest.mark.parametrize(("adapter_name", "status", "body", "echo"), OTHER_CLIENT_ERRORS)
@@ -209,13 +235,15 @@ async def test_timeout(adapter_name, provider_server, connect, api_key) -> None:
 async def test_key_travels_only_where_the_provider_wants_it(
     adapter_name, provider_server, connect, api_key
 ) -> None:
-    provider_server.respond(200, ok_body(adapter_name))
+    provider_server.always(200, ok_body(adapter_name))
     await connect(adapter_name).search("q", limit=5)
-    request = provider_server.last
-    in_query = any(api_key in value for values in request.query.values() for value in values)
-    in_headers = [name for name, value in request.headers.items() if api_key in value]
-    in_body = api_key.encode() in request.body
-    if adapter_name == "google":
-        assert in_query and not in_headers and not in_body
-    else:
-        assert not in_query and not in_body and len(in_headers) == 1
+    assert len(provider_server.requests) == CALLS.get(adapter_name, 1)
+    for request in provider_server.requests:
+        in_query = [name for name, values in request.query.items() if api_key in values[0]]
+        in_headers = [name for name, value in request.headers.items() if api_key in value]
+        in_body = api_key.encode() in request.body
+        where = KEY_IN_QUERY.get(adapter_name)
+        if where:
+            assert in_query == [where] and not in_headers and not in_body
+        else:
+            assert not in_query and not in_body and len(in_headers) == 1

@@ -13,15 +13,20 @@ from pydantic import SecretStr
 
 from deepresearch.errors import ConfigError, MissingKeyError
 from deepresearch.models import SearchHit
+from deepresearch.search.arxiv import ArxivSearch
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.brave import BraveSearch
 from deepresearch.search.duckduckgo import DuckDuckGoSearch
 from deepresearch.search.exa import ExaSearch
 from deepresearch.search.google_cse import GoogleSearch
 from deepresearch.search.none import NoSearch
+from deepresearch.search.pubmed import PubmedSearch
 from deepresearch.search.registry import build_search_provider, index_path
 from deepresearch.search.searxng import SearxngSearch
+from deepresearch.search.semantic_scholar import SemanticScholarSearch
+from deepresearch.search.serper import SerperSearch
 from deepresearch.search.tavily import TavilySearch
+from deepresearch.search.wikipedia import WikipediaSearch
 from deepresearch.settings import Settings
 
 
@@ -51,6 +56,11 @@ class FakeLocal:
         ({"search": "exa", "exa_api_key": "exa-1"}, ExaSearch),
         ({"search": "brave", "brave_api_key": "brave-1"}, BraveSearch),
         ({"search": "google", "google_api_key": "g-1", "google_cse_id": "cx"}, GoogleSearch),
+        ({"search": "serper", "serper_api_key": "serp-1"}, SerperSearch),
+        ({"search": "wikipedia"}, WikipediaSearch),
+        ({"search": "arxiv"}, ArxivSearch),
+        ({"search": "pubmed"}, PubmedSearch),
+        ({"search": "semantic_scholar"}, SemanticScholarSearch),
         ({"search": "none"}, NoSearch),
     ],
 )
@@ -75,7 +85,7 @@ def test_keys_come_from_the_environment(http, monkeypatch) -> None:
     assert provider._key == SecretStr("tvly-env")
 
 
-@pytest.mark.parametrize("name", ["tavily", "exa", "brave", "google"])
+@pytest.mark.parametrize("name", ["tavily", "exa", "brave", "google", "serper"])
 @pytest.mark.parametrize("key", [None, "   "])
 def test_missing_key_names_the_variable_and_the_keyless_option(http, name, key) -> None:
     overrides = {"search": name, f"{name}_api_key": key, "google_cse_id": "cx"}

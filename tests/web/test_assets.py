@@ -12,8 +12,9 @@ from typing import get_args
 import pytest
 from fastapi.testclient import TestClient
 
+from deepresearch.search.registry import PROVIDER_NAMES
 from deepresearch.service.app import create_app
-from deepresearch.service.schemas import Recipe, SearchName
+from deepresearch.service.schemas import Recipe
 from deepresearch.service.web import WEB_DIR
 from deepresearch.settings import Depth, load_settings
 
@@ -75,7 +76,7 @@ def test_the_ask_form_offers_what_the_api_accepts() -> None:
         return [v for v in re.findall(r'<option value="([^"]*)"', block.group(0)) if v]
 
     assert options("depth") == list(get_args(Depth))
-    assert options("search") == list(get_args(SearchName))
+    assert options("search") == list(PROVIDER_NAMES)
     assert options("recipe") == list(get_args(Recipe))
     # the page's model check is the API's
     model_pattern = re.search(r"const MODEL_PATTERN = /(.*)/;", (WEB_DIR / "app.js").read_text())

@@ -17,7 +17,8 @@ from deepresearch.cli.common import EXIT_FAILED, EXIT_OK, settings_from, use_con
 from deepresearch.errors import DeepResearchError
 from deepresearch.llm.providers import build_chat_model
 from deepresearch.llm.redact import redact
-from deepresearch.search.registry import build_search_provider
+from deepresearch.search.base import SearchProvider
+from deepresearch.search.registry import build_search_providers
 from deepresearch.settings import ROLES, Settings
 
 
@@ -29,19 +30,24 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-async def _check_search(settings: Settings) -> tuple[bool, str]:
+async def _check_search(settings: Settings) -> list[tuple[str, bool, str]]:
+    """(provider, ok, detail) for each provider ``search`` names, each asked on its own."""
     async with httpx.AsyncClient(timeout=5.0) as client:
         try:
-            provider = build_search_provider(settings, client)
+            providers = build_search_providers(settings, client)
         except DeepResearchError as exc:
-            return False, str(exc)
-        if provider.name in ("none",):
-            return True, "no search: the run uses model knowledge only"
-        try:
-            hits = await provider.search("test", limit=1)
-        except DeepResearchError as exc:
-            return False, redact(str(exc), settings.secrets())
-        return True, f"reachable ({len(hits)} result for a test query)"
+            return [(settings.search, False, str(exc))]
+        return [(p.name, *await _check_provider(p, settings)) for p in providers]
+
+
+async def _check_provider(provider: SearchProvider, settings: Settings) -> tuple[bool, str]:
+    if provider.name == "none":
+        return True, "no search: the run uses model knowledge only"
+    try:
+        hits = await provider.search("test", limit=1)
+    except DeepResearchError as exc:
+        return False, redact(str(exc), settings.secrets())
+    return True, f"reachable ({len(hits)} result for a test query)"
 
 
 def _check_models(settings: Settings) -> list[tuple[str, bool, str]]:
@@ -68,7 +74,9 @@ def doctor(
     config: Annotated[
         Path | None, typer.Option(help="A deepresearch.toml configuration file.")
     ] = None,
-    search: Annotated[str | None, typer.Option(help="Check this search provider.")] = None,
+    search: Annotated[
+        str | None, typer.Option(help="Check this search provider (or several, comma-separated).")
+    ] = None,
     searxng_url: Annotated[str | None, typer.Option(help="SearXNG base URL to check.")] = None,
     model: Annotated[str | None, typer.Option(help="Check this model spec.")] = None,
 ) -> None:
@@ -91,8 +99,8 @@ def doctor(
     for name, ok, detail in _check_models(settings):
         checks.add_row(name, "yes" if ok else "NO", detail)
         ok_all &= ok
-    ok, detail = asyncio.run(_check_search(settings))
-    checks.add_row(f"search: {settings.search}", "yes" if ok else "NO", detail)
-    ok_all &= ok
+    for name, ok, detail in asyncio.run(_check_search(settings)):
+        checks.add_row(f"search: {name}", "yes" if ok else "NO", detail)
+        ok_all &= ok
     console.print(checks)
     raise typer.Exit(EXIT_OK if ok_all else EXIT_FAILED)

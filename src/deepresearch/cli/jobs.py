@@ -15,6 +15,7 @@ import typer
 
 from deepresearch.cli.common import EXIT_ABORT, EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
 from deepresearch.cli.live import Renderer
+from deepresearch.cli.options import SEARCH_HELP
 from deepresearch.cli.run import Depth, Format
 from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
@@ -68,7 +69,7 @@ def submit(
     depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
     search: Annotated[
         str | None,
-        typer.Option(help="searxng, tavily, exa, brave, duckduckgo, google, local or none."),
+        typer.Option(help=SEARCH_HELP),
     ] = None,
     model: Annotated[
         str | None, typer.Option(help="provider:model for every role, or 'none'.")

@@ -8,6 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
+from deepresearch.search.registry import PROVIDER_NAMES
+
+#: the --search help, from the registry's list of providers
+SEARCH_HELP = (
+    f"A search provider, or several comma-separated (local,searxng): {', '.join(PROVIDER_NAMES)}."
+)
 Model = Annotated[str | None, typer.Option(help="provider:model for every role, or 'none'.")]
 PlannerModel = Annotated[str | None, typer.Option(help="Model for planning and intake.")]
 ResearcherModel = Annotated[str | None, typer.Option(help="Model for reflection and synthesis.")]
@@ -19,7 +25,7 @@ ModelBaseUrl = Annotated[
 ]
 Search = Annotated[
     str | None,
-    typer.Option(help="searxng, tavily, exa, brave, duckduckgo, google, local or none."),
+    typer.Option(help=SEARCH_HELP),
 ]
 SearxngUrl = Annotated[str | None, typer.Option(help="Base URL of a SearXNG instance.")]
 Corpus = Annotated[

@@ -11,7 +11,8 @@ Pure, deterministic and model-free: the same hits, in any order, give the same r
   best-ranked duplicate is kept: lowest rank, then highest score, then provider, query,
   title and snippet, so the choice never depends on input order. When the kept hit lacks
   ``content`` or ``published``, it takes them from a dropped duplicate (the first one that
-  has them in the same order), so full text a provider already sent is not fetched again.
+  has them in the same order), so full text a provider already sent is not fetched again;
+  its ``providers`` become every provider that returned the page.
 - **sort**: by rank, then URL, then title. Sorting by rank first interleaves queries and
   providers (every list's first hit, then every second hit...) instead of letting one
   list crowd out the others; URL and title (then provider, query and text) break ties.
@@ -175,4 +176,8 @@ def _merge(group: list[SearchHit]) -> SearchHit:
         update["content"] = next((h.content for h in ordered if h.content is not None), None)
     if best.published is None:
         update["published"] = next((h.published for h in ordered if h.published), None)
+    # the same page from two providers (in two queries' lists) was found by both
+    providers = sorted({name for hit in group for name in (hit.providers or (hit.provider,))})
+    if len(providers) > 1:
+        update["providers"] = tuple(providers)
     return best.model_copy(update=update) if update else best

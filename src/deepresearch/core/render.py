@@ -298,11 +298,16 @@ def _html_source(ref: SourceRef, items: list[Evidence], allowed: Collection[str]
 def _md_considered(report: Report, allowed: Collection[str]) -> list[str]:
     """The sources considered, one row each: tier, signal, model, final score, decision.
     Only cited sources are links; the others show their address as code."""
-    lines = [
-        "## Sources considered",
-        "",
-        "| source | tier | signal | model | final | decision |",
-        "|---|---|---|---|---|---|",
+    counts = considered_by_provider(report)
+    several = len(counts) > 1
+    lines = ["## Sources considered", ""]
+    if several:
+        lines += [_counts_line(counts), ""]
+    lines += [
+        "| source |"
+        + (" found by |" if several else "")
+        + " tier | signal | model | final | decision |",
+        "|---|" + ("---|" if several else "") + "---|---|---|---|---|",
     ]
     for s in report.considered:
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"
@@ -312,10 +317,25 @@ def _md_considered(report: Report, allowed: Collection[str]) -> list[str]:
             where = f"[{name}]({_md_url(s.url)})"
         else:
             where = f"{name} `{s.url.replace('`', '%60').replace('|', '%7C')}`"
+        found = f" {_md(', '.join(s.providers), allowed).replace('|', '/')} |" if several else ""
         lines.append(
-            f"| {where} | {s.tier} | {s.signal_score:.2f} | {model} | {s.final:.2f} | {reason} |"
+            f"| {where} |{found} {s.tier} | {s.signal_score:.2f} | {model} | {s.final:.2f} | {reason} |"
         )
     return [*lines, ""]
+
+
+def considered_by_provider(report: Report) -> dict[str, int]:
+    """How many of the sources considered each search provider returned (a source that
+    several returned counts for each), by provider name."""
+    counts: dict[str, int] = {}
+    for s in report.considered:
+        for name in s.providers:
+            counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _counts_line(counts: dict[str, int]) -> str:
+    return "Found by: " + ", ".join(f"{name} {count}" for name, count in counts.items())
 
 
 def _html_considered(report: Report, allowed: Collection[str]) -> str:
@@ -328,6 +348,8 @@ def _html_considered(report: Report, allowed: Collection[str]) -> str:
     def num(value: float | None) -> str:
         return "–" if value is None else f"{value:.2f}"
 
+    counts = considered_by_provider(report)
+    several = len(counts) > 1
     rows = []
     for s in report.considered:
         name = esc(s.domain or s.url)
@@ -340,7 +362,8 @@ def _html_considered(report: Report, allowed: Collection[str]) -> str:
         rows.append(
             "<tr>"
             f"<td>{where}</td>"
-            f"<td>{esc(s.tier)}</td><td>{esc(s.source_type)}</td>"
+            + (f'<td class="providers">{esc(", ".join(s.providers))}</td>' if several else "")
+            + f"<td>{esc(s.tier)}</td><td>{esc(s.source_type)}</td>"
             f"<td>{s.domain_authority}</td><td>{num(s.recency)}</td><td>{num(s.retrieval_relevance)}</td>"
             f"<td>{num(s.credibility)}</td><td>{num(s.signal_score)}</td><td>{num(s.model_score)}</td>"
             f"<td>{num(s.extractability)}</td><td>{num(s.query_multiplier)}</td>"
@@ -348,12 +371,15 @@ def _html_considered(report: Report, allowed: Collection[str]) -> str:
             "</tr>"
         )
     head = (
-        "<tr><th>source</th><th>tier</th><th>type</th><th>authority</th><th>recency</th>"
+        "<tr><th>source</th>"
+        + ("<th>found by</th>" if several else "")
+        + "<th>tier</th><th>type</th><th>authority</th><th>recency</th>"
         "<th>retrieval</th><th>credibility</th><th>signal</th><th>model</th>"
         "<th>extractability</th><th>query ×</th><th>final</th><th>decision</th></tr>"
     )
+    summary = f'<p class="found-by">{esc(_counts_line(counts))}</p>' if several else ""
     return (
-        '<h2>Sources considered</h2><div class="considered"><table>'
+        f'<h2>Sources considered</h2>{summary}<div class="considered"><table>'
         f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 

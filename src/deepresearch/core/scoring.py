@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from deepresearch.core.fusion import found_by
 from deepresearch.core.gate import domain_of
 from deepresearch.core.lexical import overlap
 from deepresearch.core.tiers import DomainRules, authority_for, source_type_for, tier_for
@@ -188,6 +189,7 @@ def score_hit(
     return SourceScores(
         url=hit.url,
         domain=domain_of(hit.url),
+        providers=found_by(hit),
         relevance=clamp(model_dims.relevance) if model_dims else None,
         quality=clamp(model_dims.quality) if model_dims else None,
         usefulness=clamp(model_dims.usefulness) if model_dims else None,

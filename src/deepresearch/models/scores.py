@@ -41,6 +41,9 @@ class SourceScores(BaseModel):
 
     url: str
     domain: str
+    #: the search providers that returned this candidate (empty in records made before
+    #: providers were tracked)
+    providers: tuple[str, ...] = ()
     # seed 001, 4.3: the judge model's dimensions and their 50/30/20 composite
     relevance: Unit | None = None
     quality: Unit | None = None

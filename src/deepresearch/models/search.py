@@ -12,6 +12,8 @@ class SearchHit(BaseModel):
 
     ``content`` carries the full text when the provider already has it (the local corpus,
     Tavily's ``raw_content``); the fetch stage then uses it instead of fetching the URL.
+    ``provider`` is the provider of the best-ranked sighting; ``providers`` names all of
+    them when a fan-out search fused several lists (``core.fusion``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -25,3 +27,8 @@ class SearchHit(BaseModel):
     score: float | None = Field(default=None, description="the provider's own relevance score")
     published: datetime | None = None
     content: str | None = None
+    providers: tuple[str, ...] = Field(
+        default=(),
+        description="every provider that returned this URL when several were searched "
+        "(sorted); empty means just ``provider``",
+    )

@@ -1,33 +1,228 @@
 """Turn ``Settings.search`` into a ready ``SearchProvider``, or say what the user must fix.
 
-This is the one place that knows every provider's name; the rest of the code sees only
-the ``SearchProvider`` protocol. Configuration problems raise ``ConfigError`` (or
-``MissingKeyError``) with a hint naming the flag or environment variable to set.
+This is the one place that knows every provider: ``PROVIDERS`` maps each name to how it is
+built, and ``PROVIDER_NAMES``, ``URL_PROVIDERS`` and ``parse_search`` derive from it for
+the settings, the CLI's help, the service's schema and the docs. The rest of the code sees
+only the ``SearchProvider`` protocol. ``search`` names one provider or several
+(``"local,searxng"``); several become one ``FanOutSearch`` that fuses their results.
+Configuration problems raise ``ConfigError`` (or ``MissingKeyError``) with a hint naming
+the flag or environment variable to set.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
 from pydantic import SecretStr
 
 from deepresearch.errors import ConfigError, MissingKeyError
+from deepresearch.search import arxiv, brave, duckduckgo, exa, google_cse, pubmed, serper, tavily
+from deepresearch.search import semantic_scholar as s2
+from deepresearch.search import wikipedia as wiki
 from deepresearch.search.base import SearchProvider
-from deepresearch.search.brave import BraveSearch
-from deepresearch.search.duckduckgo import DuckDuckGoSearch
-from deepresearch.search.exa import ExaSearch
-from deepresearch.search.google_cse import GoogleSearch
+from deepresearch.search.fanout import FanOutSearch, OnFailure
 from deepresearch.search.none import NoSearch
 from deepresearch.search.searxng import SearxngSearch
-from deepresearch.search.tavily import TavilySearch
-from deepresearch.settings import SEARCH_PROVIDERS, Settings
+
+if TYPE_CHECKING:  # settings imports this module for the provider names
+    from deepresearch.settings import Settings
 
 LocalFactory = Callable[[Path], SearchProvider]
 _NO_KEY = "or use --search duckduckgo, which needs no key"
+
+
+@dataclass(frozen=True)
+class _Build:
+    settings: Settings
+    client: httpx.AsyncClient
+    local_factory: LocalFactory | None
+
+    @property
+    def timeout_s(self) -> float:
+        return self.settings.search_timeout_s
+
+    def url(self, name: str, default: str) -> str:
+        return self.settings.search_urls.get(name, default)
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One search provider: what it searches, and how it is built from the settings."""
+
+    summary: str
+    build: Callable[[_Build], SearchProvider]
+    #: its default API address, overridable with ``search_urls`` (None: not overridable)
+    default_url: str | None = None
+
+
+def _searxng(b: _Build) -> SearchProvider:
+    return SearxngSearch(b.client, _searxng_url(b.settings.searxng_url), timeout_s=b.timeout_s)
+
+
+def _tavily(b: _Build) -> SearchProvider:
+    key = _key(b.settings.tavily_api_key, "tavily")
+    url = b.url("tavily", tavily.DEFAULT_BASE_URL)
+    return tavily.TavilySearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+
+
+def _exa(b: _Build) -> SearchProvider:
+    key = _key(b.settings.exa_api_key, "exa")
+    url = b.url("exa", exa.DEFAULT_BASE_URL)
+    return exa.ExaSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+
+
+def _brave(b: _Build) -> SearchProvider:
+    key = _key(b.settings.brave_api_key, "brave")
+    url = b.url("brave", brave.DEFAULT_BASE_URL)
+    return brave.BraveSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+
+
+def _duckduckgo(b: _Build) -> SearchProvider:
+    url = b.url("duckduckgo", duckduckgo.DEFAULT_BASE_URL)
+    return duckduckgo.DuckDuckGoSearch(b.client, base_url=url, timeout_s=b.timeout_s)
+
+
+def _google(b: _Build) -> SearchProvider:
+    key = _key(b.settings.google_api_key, "google")
+    if not b.settings.google_cse_id:
+        raise MissingKeyError(
+            "the google search provider needs a Programmable Search Engine id",
+            hint=f"set DEEPRESEARCH_GOOGLE_CSE_ID (the 'cx' value), {_NO_KEY}",
+        )
+    url = b.url("google", google_cse.DEFAULT_BASE_URL)
+    return google_cse.GoogleSearch(
+        b.client, key, b.settings.google_cse_id, base_url=url, timeout_s=b.timeout_s
+    )
+
+
+def _serper(b: _Build) -> SearchProvider:
+    key = _key(b.settings.serper_api_key, "serper")
+    url = b.url("serper", serper.DEFAULT_BASE_URL)
+    return serper.SerperSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+
+
+def _wikipedia(b: _Build) -> SearchProvider:
+    url = b.url("wikipedia", wiki.DEFAULT_BASE_URL)
+    return wiki.WikipediaSearch(b.client, base_url=url, timeout_s=b.timeout_s)
+
+
+def _arxiv(b: _Build) -> SearchProvider:
+    url = b.url("arxiv", arxiv.DEFAULT_BASE_URL)
+    return arxiv.ArxivSearch(
+        b.client, base_url=url, min_interval_s=b.settings.arxiv_interval_s, timeout_s=b.timeout_s
+    )
+
+
+def _pubmed(b: _Build) -> SearchProvider:
+    url = b.url("pubmed", pubmed.DEFAULT_BASE_URL)
+    return pubmed.PubmedSearch(
+        b.client,
+        api_key=b.settings.ncbi_api_key,
+        email=b.settings.ncbi_email,
+        base_url=url,
+        timeout_s=b.timeout_s,
+    )
+
+
+def _semantic_scholar(b: _Build) -> SearchProvider:
+    url = b.url("semantic_scholar", s2.DEFAULT_BASE_URL)
+    return s2.SemanticScholarSearch(
+        b.client, api_key=b.settings.semantic_scholar_api_key, base_url=url, timeout_s=b.timeout_s
+    )
+
+
+def _local(b: _Build) -> SearchProvider:
+    corpus = b.settings.corpus_dir
+    if corpus is None:
+        raise ConfigError(
+            "the local search provider needs a folder of documents to search",
+            hint="pass --corpus DIR (or set DEEPRESEARCH_CORPUS_DIR)",
+        )
+    corpus = corpus.expanduser().resolve()
+    if not corpus.is_dir():
+        raise ConfigError(f"the corpus folder {corpus} does not exist", hint="check --corpus DIR")
+    if b.local_factory is not None:
+        return b.local_factory(corpus)
+    from deepresearch.search.local import LocalSearch  # its PDF and HTML readers load slowly
+
+    return LocalSearch(corpus, index_path(b.settings.data_dir, corpus))
+
+
+def _none(b: _Build) -> SearchProvider:
+    return NoSearch()
+
+
+#: every provider, in the order help texts and docs list them
+PROVIDERS: dict[str, Provider] = {
+    "searxng": Provider("a SearXNG metasearch server you run", _searxng),
+    "tavily": Provider("Tavily's search API for agents", _tavily, tavily.DEFAULT_BASE_URL),
+    "exa": Provider("Exa's neural web search", _exa, exa.DEFAULT_BASE_URL),
+    "brave": Provider("the Brave Search web index", _brave, brave.DEFAULT_BASE_URL),
+    "duckduckgo": Provider("DuckDuckGo, no key", _duckduckgo, duckduckgo.DEFAULT_BASE_URL),
+    "google": Provider("Google Programmable Search", _google, google_cse.DEFAULT_BASE_URL),
+    "serper": Provider("Google results through serper.dev", _serper, serper.DEFAULT_BASE_URL),
+    "wikipedia": Provider("Wikipedia (any MediaWiki site)", _wikipedia, wiki.DEFAULT_BASE_URL),
+    "arxiv": Provider("arXiv preprints", _arxiv, arxiv.DEFAULT_BASE_URL),
+    "pubmed": Provider("PubMed biomedical literature", _pubmed, pubmed.DEFAULT_BASE_URL),
+    "semantic_scholar": Provider(
+        "Semantic Scholar papers, every field", _semantic_scholar, s2.DEFAULT_BASE_URL
+    ),
+    "local": Provider("your own folder of documents (--corpus)", _local),
+    "none": Provider("no search: the model's knowledge only", _none),
+}
+PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDERS)
+#: the providers whose API address ``search_urls`` may change
+URL_PROVIDERS: tuple[str, ...] = tuple(n for n, p in PROVIDERS.items() if p.default_url)
+
+
+def parse_search(value: str | Iterable[str]) -> tuple[str, ...]:
+    """The provider names in ``"local,searxng"`` (or ``["local", "searxng"]``), in order
+    and without repeats. Raises ``ValueError`` (with the known names) for an unknown or
+    missing name, and for ``none`` combined with another provider."""
+    parts = value.split(",") if isinstance(value, str) else list(value)
+    names: list[str] = []
+    for part in parts:
+        if not isinstance(part, str):
+            raise ValueError("search provider names must be text")
+        name = part.strip().lower()
+        if not name:
+            continue
+        if name not in PROVIDERS:
+            known = ", ".join(PROVIDER_NAMES)
+            raise ValueError(f"unknown search provider {part.strip()!r}; choose from: {known}")
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise ValueError(
+            "no search provider given; name one, or several separated by commas "
+            "(e.g. local,searxng), or none"
+        )
+    if "none" in names and len(names) > 1:
+        raise ValueError("'none' means no search, so it cannot be combined with other providers")
+    return tuple(names)
+
+
+def build_search_providers(
+    settings: Settings,
+    client: httpx.AsyncClient,
+    *,
+    local_factory: LocalFactory | None = None,
+) -> list[SearchProvider]:
+    """Every provider ``settings.search`` names, each configured from ``settings``."""
+    try:
+        names = parse_search(settings.search)
+    except ValueError as exc:
+        raise ConfigError(
+            str(exc), hint=f"check --search; providers: {', '.join(PROVIDER_NAMES)}"
+        ) from None
+    build = _Build(settings, client, local_factory)
+    return [PROVIDERS[name].build(build) for name in names]
 
 
 def build_search_provider(
@@ -35,34 +230,15 @@ def build_search_provider(
     client: httpx.AsyncClient,
     *,
     local_factory: LocalFactory | None = None,
+    on_failure: OnFailure | None = None,
 ) -> SearchProvider:
-    """The provider ``settings.search`` names, configured from ``settings``."""
-    name = settings.search
-    timeout_s = settings.search_timeout_s
-    if name == "duckduckgo":
-        return DuckDuckGoSearch(client, timeout_s=timeout_s)
-    if name == "searxng":
-        return SearxngSearch(client, _searxng_url(settings.searxng_url), timeout_s=timeout_s)
-    if name == "tavily":
-        return TavilySearch(client, _key(settings.tavily_api_key, "tavily"), timeout_s=timeout_s)
-    if name == "exa":
-        return ExaSearch(client, _key(settings.exa_api_key, "exa"), timeout_s=timeout_s)
-    if name == "brave":
-        return BraveSearch(client, _key(settings.brave_api_key, "brave"), timeout_s=timeout_s)
-    if name == "google":
-        key = _key(settings.google_api_key, "google")
-        if not settings.google_cse_id:
-            raise MissingKeyError(
-                "the google search provider needs a Programmable Search Engine id",
-                hint=f"set DEEPRESEARCH_GOOGLE_CSE_ID (the 'cx' value), {_NO_KEY}",
-            )
-        return GoogleSearch(client, key, settings.google_cse_id, timeout_s=timeout_s)
-    if name == "local":
-        return _local(settings, local_factory)
-    if name == "none":
-        return NoSearch()
-    known = ", ".join(SEARCH_PROVIDERS)
-    raise ConfigError(f"unknown search provider {name!r}", hint=f"choose one of: {known}")
+    """The provider ``settings.search`` names, or a ``FanOutSearch`` over several.
+
+    ``on_failure`` hears about a provider that failed while the others answered."""
+    providers = build_search_providers(settings, client, local_factory=local_factory)
+    if len(providers) == 1:
+        return providers[0]
+    return FanOutSearch(providers, k=settings.search_rrf_k, on_failure=on_failure)
 
 
 def _key(value: SecretStr | None, provider: str) -> SecretStr:
@@ -80,8 +256,7 @@ def _searxng_url(url: str | None) -> str:
             "the searxng search provider needs the address of a SearXNG server",
             hint="pass --searxng-url URL (or set DEEPRESEARCH_SEARXNG_URL)",
         )
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not is_http_url(url):
         raise ConfigError(
             "the SearXNG address must be an http(s) URL such as http://127.0.0.1:8888",
             hint="check --searxng-url",
@@ -89,21 +264,13 @@ def _searxng_url(url: str | None) -> str:
     return url.strip()
 
 
-def _local(settings: Settings, factory: LocalFactory | None) -> SearchProvider:
-    corpus = settings.corpus_dir
-    if corpus is None:
-        raise ConfigError(
-            "the local search provider needs a folder of documents to search",
-            hint="pass --corpus DIR (or set DEEPRESEARCH_CORPUS_DIR)",
-        )
-    corpus = corpus.expanduser().resolve()
-    if not corpus.is_dir():
-        raise ConfigError(f"the corpus folder {corpus} does not exist", hint="check --corpus DIR")
-    if factory is not None:
-        return factory(corpus)
-    from deepresearch.search.local import LocalSearch
-
-    return LocalSearch(corpus, index_path(settings.data_dir, corpus))
+def is_http_url(url: str) -> bool:
+    """True for an absolute http(s) URL with a host."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def index_path(data_dir: Path, corpus: Path) -> Path:

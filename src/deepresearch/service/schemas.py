@@ -8,12 +8,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from deepresearch.recipes.employer import REQUEST_OPTIONS as EMPLOYER_OPTIONS
+from deepresearch.search.registry import PROVIDER_NAMES, parse_search
 from deepresearch.service.jobs import Job, JobStatus
-from deepresearch.settings import SEARCH_PROVIDERS, Depth
+from deepresearch.settings import Depth
 
 Recipe = Literal["research", "employer"]
-SearchName = Literal["searxng", "tavily", "exa", "brave", "duckduckgo", "google", "local", "none"]
-assert set(SEARCH_PROVIDERS) == set(SearchName.__args__)  # type: ignore[attr-defined]
 
 
 class ResearchOptions(BaseModel):
@@ -22,7 +21,12 @@ class ResearchOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     depth: Depth | None = None
-    search: SearchName | None = None
+    search: str | list[str] | None = Field(
+        default=None,
+        description="a search provider, or several as a list or comma-separated; "
+        f"one of: {', '.join(PROVIDER_NAMES)}",
+        examples=["searxng", ["local", "searxng"]],
+    )
     model: str | None = Field(
         default=None,
         max_length=200,
@@ -44,6 +48,12 @@ class ResearchOptions(BaseModel):
     max_queries: int | None = Field(default=None, ge=1, le=4, description="employer")
     max_result_chars: int | None = Field(default=None, ge=200, le=8000, description="employer")
     sources_per_query: int | None = Field(default=None, ge=1, le=10, description="employer")
+
+    @field_validator("search")
+    @classmethod
+    def _known_search(cls, value: str | list[str] | None) -> str | None:
+        """The canonical "a,b" form the settings hold."""
+        return None if value is None else ",".join(parse_search(value))
 
     def settings_update(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)

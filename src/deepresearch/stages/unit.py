@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from deepresearch.context import RunContext
+from deepresearch.core.fusion import provider_counts
 from deepresearch.core.injection import flag_reason
 from deepresearch.core.passages import pooled_scores
 from deepresearch.core.preprocess import preprocess
@@ -57,6 +58,7 @@ async def run_unit(
         duplicates=kept.duplicates,
         invalid=kept.invalid,
         kept=kept.kept,
+        providers={name: n for name, n in provider_counts(kept.hits).items()},
     )
     fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
     selection = await rank_candidates(
