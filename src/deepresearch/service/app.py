@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from deepresearch import __version__
 from deepresearch.service import problems
 from deepresearch.service.db import open_database
-from deepresearch.service.middleware import DeclaredSizeGuard, HeadAsGet, SecurityHeaders
+from deepresearch.service.middleware import BodyCap, HeadAsGet, SecurityHeaders
 from deepresearch.service.notify import Notifier
 from deepresearch.service.preflight import Preflight
 from deepresearch.service.routes import router
@@ -61,11 +61,9 @@ def create_app(
         # the internet, so only the OpenAPI document is served
         docs_url=None,
         redoc_url=None,
-        # counts every body as it is read, chunked ones too, before any parsing or auth
-        max_body_size=settings.max_request_bytes,
     )
-    # the last added runs first: headers on every answer, then HEAD, then the size check
-    app.add_middleware(DeclaredSizeGuard, max_bytes=settings.max_request_bytes)
+    # the last added runs first: headers on every answer, then HEAD, then the body cap
+    app.add_middleware(BodyCap, max_bytes=settings.max_request_bytes)
     app.add_middleware(HeadAsGet)
     app.add_middleware(SecurityHeaders)
     problems.install(app)

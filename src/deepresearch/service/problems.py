@@ -134,7 +134,7 @@ def install(app: FastAPI) -> None:
         kind = ""
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no such endpoint: {request.method} {request.url.path}"
-        if exc.status_code == 413:  # FastAPI's max_body_size, counting a body as it is read
+        if exc.status_code == 413:  # middleware.BodyCap, counting a body as it is read
             state = getattr(request.app.state, "service", None)
             detail = too_large(state.settings.max_request_bytes) if state else detail
             kind = "too-large"
