@@ -1,6 +1,7 @@
 """An OpenAI-compatible chat server on loopback (``POST /v1/chat/completions``) whose
 replies come from the research script: the wire format vLLM, llama.cpp and LM Studio speak.
-``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call."""
+``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call, and
+``hold`` any call whose system prompt starts with one of its keys (for that many seconds)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ class ChatServer(ThreadingHTTPServer):
     authorizations: list[str]
     refuse: bool = False
     write_delay_s: float = 0.0
+    hold: dict[str, float]
     prompts: list[str]
 
 
@@ -60,6 +62,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.prompts.append(str(messages[0].content).splitlines()[0])
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
+        first_line = str(messages[0].content).splitlines()[0]
+        time.sleep(self.server.hold.get(first_line, 0.0))
         reply = self.script(messages)
         payload = {
             "id": "chatcmpl-1",
@@ -88,6 +92,7 @@ def chat_server() -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), _Handler)
     server.authorizations = []
     server.prompts = []
+    server.hold = {}
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server

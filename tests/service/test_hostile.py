@@ -186,7 +186,8 @@ def test_an_oversized_body_is_refused_before_auth_and_before_it_is_read(
 ) -> None:
     with bare_service(tmp_path, f"sqlite:///{tmp_path / 's.db'}") as bare:
         _, token = create_key(bare.store, "alice")
-        headers = AUTH[who] if AUTH[who] is not None else {"Authorization": f"Bearer {token}"}
+        given = AUTH[who]
+        headers = given if given is not None else {"Authorization": f"Bearer {token}"}
         job_id = finished_job(bare.store)
         json_type = {**headers, "Content-Type": "application/json"}
         # declared: answered at once, though not a byte of the 300 MB was sent
