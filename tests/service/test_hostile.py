@@ -21,6 +21,7 @@ import pytest
 
 from deepresearch.models import Report, RunEvent
 from deepresearch.service.app import create_app
+from deepresearch.service.client import ServiceClient, ServiceRequestError
 from deepresearch.service.db import make_engine
 from deepresearch.service.jobs import Outcome
 from deepresearch.service.keys import create_key
@@ -374,6 +375,11 @@ def test_a_job_the_server_could_not_run_is_refused_at_submission(tmp_path: Path)
         assert no_model_key.json()["detail"].startswith("model 'openai:gpt-4.1-mini' needs an API")
         assert no_search_key.json()["detail"] == "the tavily search provider needs an API key"
         assert bare.client.get("/v1/queue").json()["counts"]["QUEUED"] == 0  # nothing queued
+        # the CLI client shows the service's hint
+        with ServiceClient(bare.url) as service, pytest.raises(ServiceRequestError) as refused:
+            service.submit("q", options={"model": "none", "search": "brave"})
+        assert refused.value.message == "the brave search provider needs an API key"
+        assert "options.search" in refused.value.hint
         runnable = client.post(
             "/v1/research",
             json={"question": "q", "options": {"model": "none", "search": "duckduckgo"}},
