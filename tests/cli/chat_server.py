@@ -28,6 +28,10 @@ class ChatServer(ThreadingHTTPServer):
     hold: dict[str, float]
     prompts: list[str]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hold = {}  # every fixture's server, this module's or another's
+
 
 class _Handler(BaseHTTPRequestHandler):
     server: ChatServer
@@ -92,7 +96,6 @@ def chat_server() -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), _Handler)
     server.authorizations = []
     server.prompts = []
-    server.hold = {}
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
