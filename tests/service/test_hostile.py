@@ -245,6 +245,30 @@ def test_event_ids_out_of_range_or_malformed_get_400_in_the_header_and_the_query
             assert response.status_code == 404 and response.json()["type"] == "/problems/not-found"
 
 
+def test_listing_parameters_out_of_range_are_refused_never_a_server_error(
+    database_url: str, tmp_path: Path
+) -> None:
+    with bare_service(tmp_path, database_url) as bare:
+        finished_job(bare.store)
+        for query in (
+            "limit=0",
+            "limit=-1",
+            "limit=101",
+            "limit=99999999999999999999999",
+            "limit=x",
+            "before=x",
+            "before=99999999999999999999",
+            "before=10000-01-01T00:00:00Z",
+            "before=0001-01-01T00:00:00%2B14:00",
+            "before=9999-12-31T23:59:59-14:00",
+            "before=%00",
+        ):
+            response = bare.client.get(f"/v1/research?{query}")
+            assert response.status_code in (200, 422), (query, response.text)
+            if response.status_code == 422:
+                assert response.json()["type"] == "/problems/invalid-request"
+
+
 def test_head_answers_every_get_route_with_its_headers_and_no_body(tmp_path: Path) -> None:
     with bare_service(tmp_path, f"sqlite:///{tmp_path / 's.db'}") as bare:
         job_id = finished_job(bare.store)
