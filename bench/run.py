@@ -32,6 +32,7 @@ from bench import (
     retrieval,
     scaling,
     service_load,
+    upload_cap,
 )
 from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
 from bench.machine import ROOT, describe, git_revision, now
@@ -45,6 +46,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "scaling": scaling.run,
     "retrieval": retrieval.run,
     "service_load": service_load.run,
+    "upload_cap": upload_cap.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")

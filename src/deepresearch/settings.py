@@ -183,6 +183,12 @@ class Settings(BaseSettings):
         default=1, ge=1, description="more submissions attach to the active run"
     )
     sse_heartbeat_s: float = Field(default=10.0, gt=0)
+    max_request_bytes: int = Field(
+        default=65_536,
+        ge=1_024,
+        le=16_777_216,
+        description="largest request body the service reads (job submissions); larger: 413",
+    )
 
     @field_validator("search", mode="before")
     @classmethod

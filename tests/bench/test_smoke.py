@@ -70,6 +70,7 @@ POSITIVE = {
         "sse.events_per_s",
         "sse.clients_exact",
     ],
+    "upload_cap": ["declared.refused_413", "chunked.refused_413", "declared.rss_before_mb"],
 }
 
 

@@ -1,6 +1,7 @@
 """An OpenAI-compatible chat server on loopback (``POST /v1/chat/completions``) whose
 replies come from the research script: the wire format vLLM, llama.cpp and LM Studio speak.
-``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call."""
+``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call, and
+``hold`` any call whose system prompt starts with one of its keys (for that many seconds)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,12 @@ class ChatServer(ThreadingHTTPServer):
     authorizations: list[str]
     refuse: bool = False
     write_delay_s: float = 0.0
+    hold: dict[str, float]
     prompts: list[str]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hold = {}  # every fixture's server, this module's or another's
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -60,6 +66,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.prompts.append(str(messages[0].content).splitlines()[0])
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
+        first_line = str(messages[0].content).splitlines()[0]
+        time.sleep(self.server.hold.get(first_line, 0.0))
         reply = self.script(messages)
         payload = {
             "id": "chatcmpl-1",

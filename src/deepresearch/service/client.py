@@ -458,7 +458,8 @@ class ServiceClient:
         detail: str = body["detail"]
         kind = str(body.get("type") or "").removeprefix("/problems/")
         kind = "" if kind == "about:blank" else kind
-        hint = _hint(status, kind, job_id)
+        given = body.get("hint")  # the service's own hint, when it has one
+        hint = given if isinstance(given, str) and given else _hint(status, kind, job_id)
         if status in (401, 403):
             return ServiceAuthError(detail, hint=hint, status=status, kind=kind)
         if status == 404:

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import AsyncIterator
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
-from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.render import render
 from deepresearch.models import Report
 from deepresearch.recipes.employer import EmployerResult, render_employer
 from deepresearch.service.auth import Caller, caller
-from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS, Job, request_hash
+from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
     JobPage,
@@ -29,12 +27,20 @@ from deepresearch.service.schemas import (
     SourceView,
     SubmitView,
 )
+from deepresearch.service.sse import (
+    MAX_EVENT_ID,
+    EventStream,
+    check_in_stream,
+    job_events,
+    parse_event_id,
+)
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import (
     IdempotencyInFlight,
     IdempotencyMismatch,
     SubmissionRateLimited,
 )
+from deepresearch.service.worker import job_settings
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -42,6 +48,7 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem, "description": title}
     for status, title in (
         (401, "missing or invalid API key"),
+        (400, "a malformed or out-of-range parameter"),
         (404, "no such job (or not yours)"),
         (409, "conflict with the job's state"),
         (422, "invalid request"),
@@ -50,12 +57,23 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
+#: what a job id can look like (``run-`` and hex today); anything else names no job
+JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: the HTML report may style itself and nothing more: no script, image, frame or form
+REPORT_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+
+
 def _state(request: Request) -> ServiceState:
     state: ServiceState = request.app.state.service
     return state
 
 
 async def _own_job(request: Request, who: Caller, job_id: str) -> Job:
+    if not JOB_ID.fullmatch(job_id):  # never sent to the database (NUL bytes, 10 kB ids)
+        raise ApiProblem(404, "no job with this id", kind="not-found")
     job = await run_in_threadpool(_state(request).store.get, job_id, who.owner)
     if job is None:
         raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
@@ -82,6 +100,8 @@ async def submit(
     back (200, ``attached``) unless their key allows more at once."""
     state = _state(request)
     options = body.options.settings_update()
+    # a job the server could not run (no key for its model or search) is refused now
+    await run_in_threadpool(state.preflight.check, job_settings(state.settings, options))
     fingerprint = request_hash(body.question, body.recipe, options)
     try:
         result = await run_in_threadpool(
@@ -206,8 +226,10 @@ async def report(
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
         if kind == "employer":
-            return HTMLResponse(render_employer(EmployerResult.model_validate(document), "html"))
-        return HTMLResponse(render(Report.model_validate(document), "html"))
+            page = render_employer(EmployerResult.model_validate(document), "html")
+        else:
+            page = render(Report.model_validate(document), "html")
+        return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)
 
 
@@ -227,77 +249,39 @@ async def sources(job_id: str, request: Request, who: CallerDep) -> SourcesView:
     )
 
 
-async def _stream_job(job_id: str, request: Request, who: CallerDep) -> Job:
-    # checked before the stream starts, so a bad id still gets a proper 404
-    return await _own_job(request, who, job_id)
-
-
-def _stream_start(
-    last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[int | None, Query(ge=0, description="like Last-Event-ID")] = None,
-) -> int:
-    if after is not None:
-        return after
-    if not last_event_id:
-        return 0
-    try:
-        return max(0, int(last_event_id.strip()))
-    except ValueError:
-        raise ApiProblem(
-            400, "Last-Event-ID must be the id of an event from this stream", kind="bad-event-id"
-        ) from None
-
-
 @router.get(
     "/research/{job_id}/events",
-    response_class=EventSourceResponse,
+    response_class=EventStream,
     responses=PROBLEMS,
     summary="Live events (SSE)",
 )
 async def events(
-    job: Annotated[Job, Depends(_stream_job)],
-    start: Annotated[int, Depends(_stream_start)],
+    job_id: str,
     request: Request,
-) -> AsyncIterator[ServerSentEvent]:
+    who: CallerDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+    after: Annotated[
+        str | None, Query(description=f"like Last-Event-ID: an event id, 0 to {MAX_EVENT_ID}")
+    ] = None,
+) -> Response:
     """Server-sent events: ``id:`` is the event's sequence number; reconnect with
     ``Last-Event-ID`` (or ``?after=``) to get every later event exactly once. ``heartbeat``
     events (no id) arrive while nothing else happens; the stream ends after the terminal
-    event."""
+    event. An id that is malformed, or that the stream has not reached, is refused (400)."""
+    # both read by the same rule, before the job is looked up
+    given = [
+        (name, event_id)
+        for name, value in (("after", after), ("Last-Event-ID", last_event_id))
+        if (event_id := parse_event_id(value, name)) is not None
+    ]
+    job = await _own_job(request, who, job_id)  # checked before the stream starts: a 404
     state = _state(request)
-    job_id = job.id
-
-    yield ServerSentEvent(comment="deepresearch events", retry=2000)
-    clock = asyncio.get_running_loop().time
-    heartbeat_s = state.settings.sse_heartbeat_s
-    last, last_sent = start, clock()
-    while True:
-        version = state.notifier.version(job_id)  # before the read: no wake-up is missed
-        stored = await run_in_threadpool(state.store.events_after, job_id, last)
-        for item in stored:
-            last, last_sent = item.seq, clock()
-            yield ServerSentEvent(
-                raw_data=item.event.model_dump_json(), event=item.event.type, id=str(item.seq)
-            )
-            if item.event.type in TERMINAL_EVENTS:
-                return
-        if stored:
-            continue
-        current = await run_in_threadpool(state.store.get, job_id)
-        if current is None or current.status in TERMINAL:
-            # its terminal event may have been stored after the read above: one last look
-            if await run_in_threadpool(state.store.events_after, job_id, last):
-                continue
-            return  # an expired job, or one that ended without a terminal event
-        if await request.is_disconnected():
-            return
-        if clock() - last_sent >= heartbeat_s:
-            last_sent = clock()
-            yield ServerSentEvent(
-                event="heartbeat",
-                data={"job_id": job_id, "status": current.status, "stage": current.stage},
-            )
-        quiet_left = heartbeat_s - (clock() - last_sent)
-        await state.notifier.wait(job_id, version, max(0.05, min(1.0, quiet_left)))
+    start = 0
+    if given:
+        name, start = given[0]  # ?after= wins over the header
+        last = await run_in_threadpool(state.store.last_event_seq, job.id)
+        check_in_stream(start, name, last)
+    return EventStream(job_events(state, request, job.id, start))
 
 
 @router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")

@@ -43,6 +43,7 @@ from deepresearch.service.jobs import (
     Submission,
     count_updates,
     progress_after,
+    stage_after,
 )
 
 Clock = Callable[[], datetime]
@@ -519,6 +520,11 @@ class JobStore:
                 )
         return seqs
 
+    def last_event_seq(self, job_id: str) -> int:
+        """The id of the job's latest stored event; 0 before its first."""
+        with self._read() as conn:
+            return self._last_seq(conn, job_id)
+
     def _last_seq(self, conn: Connection, job_id: str) -> int:
         last = conn.execute(
             select(func.max(t.job_events.c.seq)).where(t.job_events.c.job_id == job_id)
@@ -668,9 +674,10 @@ def _event_row(job_id: str, seq: int, run_event: RunEvent) -> dict[str, Any]:
 
 def _fold(job: dict[str, Any], run_event: RunEvent) -> None:
     """What an event changes in its job's row: stage, progress, counts, usage."""
-    if run_event.stage and run_event.type == "stage_started":
-        job["stage"] = run_event.stage
-    job["progress"] = progress_after(run_event.type, run_event.stage, job["progress"])
+    job["stage"] = stage_after(run_event.type, run_event.stage, job["stage"])
+    job["progress"] = progress_after(
+        run_event.type, run_event.stage, run_event.data, job["progress"]
+    )
     for key, n in count_updates(run_event.type, run_event.data).items():
         job["counts"][key] = job["counts"].get(key, 0) + n
     if run_event.type == "model_call":

@@ -4,6 +4,9 @@ keeps its lease alive while it runs.
 
 * A job claimed for the second time (its worker died, or the server was stopped) resumes
   from its last checkpoint; model replies already paid for come from the response cache.
+  The stage it resumes in runs again, so what it reports again (pages read, evidence
+  found) is held back when an earlier attempt's stored events already said it
+  (``events.once_per_fact``): a client reading the whole stream counts each fact once.
 * Cancellation: the job's flag is polled every second and a cancel request reaching this
   process cancels the run's task at once, in the middle of a stage if need be.
 * Shutdown (SIGTERM): stop claiming, cancel the running tasks, and hand their jobs back to
@@ -28,6 +31,7 @@ from langchain_core.language_models import BaseChatModel
 
 from deepresearch.core.render import to_markdown
 from deepresearch.errors import DeepResearchError, RunNotFound
+from deepresearch.events import Sink, once_per_fact
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report, RunEvent
@@ -45,6 +49,12 @@ log = logging.getLogger(__name__)
 
 #: events the worker stores itself, in the transaction that ends the job
 _HELD_BACK = frozenset({"run_completed", "run_failed"})
+
+
+def job_settings(settings: Settings, options: Mapping[str, Any]) -> Settings:
+    """The server's settings with a job's options (the employer recipe's own aside)."""
+    run_options = {k: v for k, v in options.items() if k not in EMPLOYER_OPTIONS}
+    return settings.model_copy(update=run_options)
 
 
 @dataclass
@@ -178,10 +188,9 @@ class WorkerPool:
 
     # one job ------------------------------------------------------------------------
     async def _execute(self, job: Job) -> Outcome | None:
-        run_options = {k: v for k, v in job.options.items() if k not in EMPLOYER_OPTIONS}
-        settings = self.settings.model_copy(update=run_options)
+        settings = job_settings(self.settings, job.options)
 
-        def sink(event: RunEvent) -> None:
+        def store(event: RunEvent) -> None:
             running = self._running.get(job.id)
             if event.type in _HELD_BACK and running is not None:
                 running.held.append(event)
@@ -189,6 +198,9 @@ class WorkerPool:
             assert self.writer is not None
             self.writer.put(job.id, event)
 
+        sink: Sink = store
+        if job.attempts > 1:  # what earlier attempts announced is not announced again
+            sink = once_per_fact(store, await asyncio.to_thread(self._announced, job.id))
         common: dict[str, Any] = {
             "sinks": [sink],
             "models": self.runtime.models,
@@ -216,6 +228,13 @@ class WorkerPool:
             report.evidence,
             report,
         )
+
+    def _announced(self, job_id: str) -> list[RunEvent]:
+        """Every event stored for the job so far."""
+        events: list[RunEvent] = []
+        while batch := self.store.events_after(job_id, events[-1].seq if events else 0):
+            events += [item.event for item in batch]
+        return events
 
     async def _employer(self, job: Job, settings: Settings, common: dict[str, Any]) -> Outcome:
         """Seed 000's recipe. It has no checkpoints: a job taken over runs again."""

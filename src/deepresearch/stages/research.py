@@ -32,6 +32,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         stage=STAGE,
         message=f"Wave {wave}: researching {len(pending)} sub-question(s)",
         wave=wave,
+        max_waves=settings.limit("max_waves"),
         units=[{"id": sq.id, "text": sq.text} for sq in pending],
     )
     sources: dict[str, Source] = dict(state.get("sources", {}))
@@ -39,9 +40,28 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     seen_urls = {source.url for source in sources.values()}
     limit = asyncio.Semaphore(settings.limit("max_concurrent_units"))
 
+    finished = 0
+
     async def bounded(sq: SubQuestion) -> UnitResult:
+        nonlocal finished
         async with limit:
-            return await run_unit(ctx, reader, sq, state["question"], seen_urls=seen_urls)
+            result = await run_unit(
+                ctx, reader, sq, state["question"], seen_urls=seen_urls, wave=wave
+            )
+        finished += 1  # how far the wave is: the job's progress moves with it
+        ctx.bus.emit(
+            "evidence_added",
+            stage=STAGE,
+            message=f"{sq.id}: {len(result.evidence)} verified quotes",
+            sub_question=sq.id,
+            wave=wave,
+            count=len(result.evidence),
+            sources=len(result.sources),
+            done=finished,
+            units=len(pending),
+            max_waves=settings.limit("max_waves"),
+        )
+        return result
 
     results = await asyncio.gather(*(bounded(sq) for sq in pending))
     _raise_if_search_is_broken(results, first_wave=wave == 1)

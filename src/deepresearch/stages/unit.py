@@ -43,7 +43,10 @@ async def run_unit(
     question: str,
     *,
     seen_urls: set[str],
+    wave: int = 1,
 ) -> UnitResult:
+    """Research one sub-question in wave ``wave``. Its events carry the sub-question and
+    the wave, which name this unit within the run; the wave reports it finished."""
     settings = ctx.settings
     result = UnitResult(sub_question=sub_question)
     hits = await _search_all(ctx, reader, sub_question, result)
@@ -53,6 +56,7 @@ async def run_unit(
         stage=STAGE,
         message=f"{sub_question.id}: {kept.kept} results from {len(sub_question.queries)} queries",
         sub_question=sub_question.id,
+        wave=wave,
         queries=list(sub_question.queries),
         received=kept.received,
         duplicates=kept.duplicates,
@@ -71,6 +75,7 @@ async def run_unit(
         stage=STAGE,
         message=f"{sub_question.id}: reading {len(chosen)} of {len(fresh)} sources (threshold {selection.threshold:.2f})",
         sub_question=sub_question.id,
+        wave=wave,
         threshold=selection.threshold,
         candidates=[scores.model_dump(mode="json") for scores in selection.decisions],
         chosen=[
@@ -131,14 +136,6 @@ async def run_unit(
         result.sources.append(updated)
         room = budget - len(result.evidence)
         result.evidence.extend(evidence[: max(room, 0)])
-    ctx.bus.emit(
-        "evidence_added",
-        stage=STAGE,
-        message=f"{sub_question.id}: {len(result.evidence)} verified quotes",
-        sub_question=sub_question.id,
-        count=len(result.evidence),
-        sources=len(result.sources),
-    )
     return result
 
 
