@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.core.ids import run_id_problem
 from deepresearch.core.render import render
 from deepresearch.models import Report
 from deepresearch.recipes.employer import EmployerResult, render_employer
@@ -56,6 +57,9 @@ def _state(request: Request) -> ServiceState:
 
 
 async def _own_job(request: Request, who: Caller, job_id: str) -> Job:
+    problem = run_id_problem(job_id)  # checked before the store is asked
+    if problem is not None:
+        raise ApiProblem(422, problem, kind="invalid-job-id")
     job = await run_in_threadpool(_state(request).store.get, job_id, who.owner)
     if job is None:
         raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
