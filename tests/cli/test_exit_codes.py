@@ -187,3 +187,31 @@ def test_serve_stops_cleanly_on_ctrl_c_and_exits_130() -> None:
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "Application shutdown complete" in stderr and "Traceback" not in stderr
+
+
+def test_an_unexpected_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    # a command with a bug, wired into the real entry point
+    script = (
+        "import sys\n"
+        "from deepresearch.cli import app as cli_app\n"
+        "@cli_app.app.command('boom')\n"
+        "def boom() -> None:\n"
+        "    raise RuntimeError('detail that may hold a secret: sk-123')\n"
+        "sys.argv = ['deepresearch', 'boom']\n"
+        "cli_app.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == common.EXIT_FAILED, done.stderr
+    assert done.stderr.startswith("error: deepresearch failed unexpectedly (RuntimeError in ")
+    assert "Traceback" not in done.stderr and "sk-123" not in done.stderr
+    debug = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "DEEPRESEARCH_DEBUG": "1"},
+    )
+    assert "Traceback" in debug.stderr and debug.returncode == 1

@@ -46,7 +46,8 @@ class Done:
 def quick(*args: str) -> Done:
     """The command in-process (for the checks that stop before any work; the runs
     themselves go through ``cli``, a real process)."""
-    result = runner.invoke(app, list(args))
+    # --config sets DEEPRESEARCH_CONFIG for the process; the runner puts it back after
+    result = runner.invoke(app, list(args), env={"DEEPRESEARCH_CONFIG": None})
     assert result.exception is None or isinstance(result.exception, SystemExit), result
     return Done(result.exit_code, result.stdout, result.stderr)
 
@@ -169,11 +170,10 @@ def test_invalid_toml_is_a_clear_usage_error(tmp_path: Path) -> None:
         _clean_failure(done, str(config), "not valid TOML", "line 2, column 9")
 
 
-def test_unknown_config_keys_are_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unknown_config_keys_are_reported(tmp_path: Path) -> None:
     config = tmp_path / "typo.toml"
     config.write_text('model = "none"\ndept = "deep"\n')
     done = quick("run", "Q?", "--config", str(config))
     _clean_failure(done, "unknown setting 'dept' (did you mean 'depth'?)")
-    monkeypatch.delenv("DEEPRESEARCH_CONFIG")  # --config set it for this process
     (tmp_path / "deepresearch.toml").write_text('serch = "local"\n')  # found in the cwd
     _clean_failure(cli("doctor"), "unknown setting 'serch' (did you mean 'search'?)")
