@@ -7,9 +7,9 @@ Every command exits with one of these codes (README.md, "Exit codes", is the sam
     0    done: the report (or profile) was written, or the job completed
     1    the run failed or was cancelled (resume it), the report is not ready yet, a
          doctor check failed, or deepresearch itself failed unexpectedly
-    2    usage or configuration: a bad flag, argument or config file, an invalid or
-         unknown run id or job, an output path that cannot be written, a missing or
-         refused key, no service at the URL, a port already in use
+    2    usage or configuration: a bad flag, argument or config file, an invalid,
+         unknown or already used run id, an unknown job, an output path that cannot
+         be written, a missing or refused key, no service at the URL, a port in use
     3    nothing reliable found: the abort report (employer: the early exit) was written
     130  interrupted (Ctrl-C); a run resumes with --resume RUN_ID, serve shuts down first
 """
