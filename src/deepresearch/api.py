@@ -5,6 +5,11 @@
 ...     print(event.type)
 >>> stream.report
 >>> profile = deepresearch.research_employer("Google", role="Software Engineer", model="none")
+
+Every entry point checks what it is given before any work, with the same rules as the
+CLI and the API: the question is normalised (``core.sanitize.normalize_question``: control
+characters removed, whitespace collapsed, at most 4,000 characters) and a bad one raises
+``deepresearch.errors.InvalidInput``, as does a malformed ``run_id``.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from deepresearch.core.ids import check_run_id
+from deepresearch.core.sanitize import normalize_question
 from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.models import Report, RunEvent
@@ -32,13 +39,22 @@ async def research_async(
     models: Mapping[Role, BaseChatModel | None] | None = None,
     search_provider: SearchProvider | None = None,
     fetcher: Fetcher | None = None,
+    run_id: str | None = None,
     **options: Any,
 ) -> Report:
     """Research ``question`` and return the report. ``options`` are Settings fields
-    (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``...)."""
+    (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``...);
+    ``run_id`` names the run (default: a new id)."""
+    question = normalize_question(question)
+    run_id = check_run_id(run_id) if run_id is not None else None
     resolved = settings or load_settings(**options)
     report = await run_research(
-        question, resolved, models=models, search=search_provider, fetcher=fetcher
+        question,
+        resolved,
+        run_id=run_id,
+        models=models,
+        search=search_provider,
+        fetcher=fetcher,
     )
     assert report is not None  # only stop_after pauses a run
     return report
@@ -53,8 +69,10 @@ class research_events:
     """Research ``question`` while yielding its RunEvents as they happen; the report is
     on ``.report`` once iteration ends."""
 
-    def __init__(self, question: str, **kwargs: Any) -> None:
-        self.question = question
+    def __init__(self, question: str, *, run_id: str | None = None, **kwargs: Any) -> None:
+        # checked here, so a bad question fails when the stream is made, not mid-loop
+        self.question = normalize_question(question)
+        self.run_id = check_run_id(run_id) if run_id is not None else None
         self.kwargs = kwargs
         self.report: Report | None = None
 
@@ -71,6 +89,7 @@ class research_events:
                 return await run_research(
                     self.question,
                     resolved,
+                    run_id=self.run_id,
                     sinks=[queue.put_nowait],
                     models=models,
                     search=search_provider,
@@ -98,12 +117,14 @@ async def research_employer_async(
     fetcher: Fetcher | None = None,
     lists: EmployerLists | None = None,
     sinks: Sequence[Sink] = (),
+    run_id: str | None = None,
     **options: Any,
 ) -> EmployerResult:
     """Research an employer (seed 000's recipe) and return its profile, or the reason
     there is none (``result.early_exit``). ``options`` are Settings fields, as for
     :func:`research_async`; render the result with
     ``deepresearch.recipes.employer.render_employer(result, "md")``."""
+    run_id = check_run_id(run_id) if run_id is not None else None
     request = EmployerRequest(
         company=company,
         role=role,
@@ -120,6 +141,7 @@ async def research_employer_async(
         search=search_provider,
         fetcher=fetcher,
         lists=lists,
+        run_id=run_id,
     )
 
 

@@ -15,8 +15,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from deepresearch.checkpoints import describe, open_checkpointer, sqlite_checkpoint_path
-from deepresearch.core.ids import new_run_id
-from deepresearch.errors import ConfigError, DeepResearchError, RunError, RunNotFound
+from deepresearch.core.ids import check_run_id, new_run_id
+from deepresearch.core.sanitize import normalize_question
+from deepresearch.errors import (
+    ConfigError,
+    DeepResearchError,
+    InvalidInput,
+    RunError,
+    RunNotFound,
+)
 from deepresearch.events import EventBus, Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.graph import build_graph
@@ -54,7 +61,10 @@ async def run_research(
     """
     if resume and not run_id:
         raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
-    run_id = run_id or new_run_id()
+    # checked before anything is opened or written: a bad id or question starts nothing
+    run_id = check_run_id(run_id) if run_id is not None else new_run_id()
+    if not resume:
+        question = normalize_question(question or "")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
 
@@ -97,8 +107,7 @@ async def run_research(
             )
             start = None
         else:
-            if not question or not question.strip():
-                raise RunError("the question is empty", hint="pass the question to research")
+            assert question is not None  # normalised above
             bus.emit(
                 "run_started",
                 message="Research started",
@@ -107,7 +116,7 @@ async def run_research(
                 search=ctx.search.name,
                 depth=settings.depth,
             )
-            start = {"run_id": run_id, "question": question.strip()}
+            start = {"run_id": run_id, "question": question}
 
         try:
             async for _ in graph.astream(
@@ -147,31 +156,44 @@ async def run_research(
         return report
 
 
+def run_record_path(settings: Settings, run_id: str) -> Path:
+    """``data_dir/runs/<run_id>.json``, for a valid run id only, and checked to stay
+    inside that folder whatever the id (defence in depth behind ``check_run_id``)."""
+    folder = (settings.data_dir / "runs").resolve()
+    path = (folder / f"{check_run_id(run_id)}.json").resolve()
+    if path.parent != folder:
+        raise InvalidInput(f"run {run_id!r} would be stored outside {folder}")
+    return path
+
+
 def save_run_record(
     settings: Settings, run_id: str, question: str, options: Mapping[str, object]
 ) -> None:
     """Remember what a run was started with (no secrets), so ``--resume`` can reuse it."""
-    folder = settings.data_dir / "runs"
-    folder.mkdir(parents=True, exist_ok=True)
+    path = run_record_path(settings, run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "run_id": run_id,
         "question": question,
         "started": datetime.now(UTC).isoformat(),
         "options": options,
     }
-    (folder / f"{run_id}.json").write_text(json.dumps(record, indent=2, default=str))
+    path.write_text(json.dumps(record, indent=2, default=str), encoding="utf-8")
 
 
 def load_run_record(settings: Settings, run_id: str) -> dict[str, object] | None:
-    path = settings.data_dir / "runs" / f"{run_id}.json"
-    if not path.is_file():
+    """What the run was started with, or None when there is no (readable) record."""
+    path = run_record_path(settings, run_id)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
-    data: dict[str, object] = json.loads(path.read_text())
-    return data
+    return data if isinstance(data, dict) else None
 
 
 async def load_report(settings: Settings, run_id: str) -> Report | None:
     """The report of a finished run from its checkpoint; None while it is unfinished."""
+    check_run_id(run_id)
     if not settings.database_url and not checkpoint_path(settings).is_file():
         raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")
     async with open_checkpointer(settings) as saver:

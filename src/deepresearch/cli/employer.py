@@ -13,11 +13,18 @@ from pydantic import ValidationError
 from deepresearch.cli import options
 from deepresearch.cli.common import (
     EXIT_ABORT,
+    EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_USAGE,
+    STDOUT,
+    check_output,
+    error,
     fail,
+    run_id_or_exit,
+    say,
     settings_from,
+    shown,
     use_config_file,
+    write_output,
 )
 from deepresearch.cli.live import Renderer
 from deepresearch.cli.run import Format
@@ -64,7 +71,9 @@ def employer(
     fmt: Annotated[Format, typer.Option("--format", help="Profile format.")] = Format.md,
     out: Annotated[
         Path | None,
-        typer.Option(help="Where to write the profile (default employer-profile.<format>)."),
+        typer.Option(
+            help="Where to write the profile (default employer-profile.<format>; - for stdout)."
+        ),
     ] = None,
     json_events: options.JsonEvents = False,
     run_id: Annotated[str | None, typer.Option(help="Id for the run (default: generated).")] = None,
@@ -73,13 +82,18 @@ def employer(
 ) -> None:
     """Research an employer: a traced profile behind a data-quality firewall."""
     use_config_file(config)
+    if run_id is not None:
+        run_id = run_id_or_exit(run_id, "--run-id")
+    target = out or Path(f"employer-profile.{fmt.value}")
+    if target == STDOUT and json_events:
+        error("--out - and --json-events both want standard output", "write the profile to a file")
+    check_output(target)
     description = None
     if job_description is not None:
         try:
             description = job_description.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            typer.echo(f"error: cannot read {job_description}: {exc}", err=True)
-            raise typer.Exit(EXIT_USAGE) from None
+            error(f"cannot read {job_description}: {exc}")
     try:
         request = EmployerRequest(
             company=company,
@@ -89,9 +103,10 @@ def employer(
             max_result_chars=result_chars,
         )
     except ValidationError as exc:
-        problem = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        typer.echo(f"error: {problem}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        problem = first["msg"].removeprefix("Value error, ")
+        error(f"{where}: {problem}" if where else problem)
     overrides = options.model_and_search_overrides(
         model=model,
         planner_model=planner_model,
@@ -106,7 +121,6 @@ def employer(
         allow_host=allow_host,
     )
     settings = settings_from({k: v for k, v in overrides.items() if v is not None})
-    target = out or Path(f"employer-profile.{fmt.value}")
     renderer = Renderer(json_events=json_events)
     try:
         employer_lists = load_employer_lists(lists) if lists is not None else None
@@ -119,12 +133,12 @@ def employer(
     except DeepResearchError as exc:
         fail(exc)
     except KeyboardInterrupt:
-        typer.echo("\ninterrupted", err=True)
-        raise typer.Exit(130) from None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_employer(result, fmt.value), encoding="utf-8")
+        typer.echo(err=True)
+        say("interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    write_output(target, render_employer(result, fmt.value))
     what = "early exit (no profile)" if result.early_exit else "employer profile"
-    typer.echo(f"{what} written to {target} (run {result.run_id})", err=True)
+    say(f"{what} written to {shown(target)} (run {result.run_id})")
     if result.early_exit:
-        typer.echo(f"reason: {result.reranker.early_exit_reason}", err=True)
+        say(f"reason: {result.reranker.early_exit_reason}")
     raise typer.Exit(EXIT_ABORT if result.early_exit else EXIT_OK)

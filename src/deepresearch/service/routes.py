@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -11,6 +10,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.core.ids import run_id_problem
 from deepresearch.core.render import render
 from deepresearch.models import Report
 from deepresearch.recipes.employer import EmployerResult, render_employer
@@ -57,8 +57,6 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-#: what a job id can look like (``run-`` and hex today); anything else names no job
-JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: the HTML report may style itself and nothing more: no script, image, frame or form
 REPORT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
@@ -72,8 +70,9 @@ def _state(request: Request) -> ServiceState:
 
 
 async def _own_job(request: Request, who: Caller, job_id: str) -> Job:
-    if not JOB_ID.fullmatch(job_id):  # never sent to the database (NUL bytes, 10 kB ids)
-        raise ApiProblem(404, "no job with this id", kind="not-found")
+    problem = run_id_problem(job_id)  # checked before the store is asked
+    if problem is not None:
+        raise ApiProblem(422, problem, kind="invalid-job-id")
     job = await run_in_threadpool(_state(request).store.get, job_id, who.owner)
     if job is None:
         raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")

@@ -5,8 +5,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from deepresearch.core.sanitize import (
+    MAX_DOCUMENT_CHARS,
+    MAX_QUESTION_CHARS,
+    clean_text,
+    normalize_question,
+)
 from deepresearch.recipes.employer import REQUEST_OPTIONS as EMPLOYER_OPTIONS
 from deepresearch.search.registry import PROVIDER_NAMES, parse_search
 from deepresearch.service.jobs import Job, JobStatus
@@ -43,7 +56,9 @@ class ResearchOptions(BaseModel):
     # the employer recipe (seed 000): the question is the company name or a job posting
     role: str | None = Field(default=None, max_length=200, description="employer: job title")
     job_description: str | None = Field(
-        default=None, max_length=30_000, description="employer: the text of a job posting"
+        default=None,
+        max_length=MAX_DOCUMENT_CHARS,
+        description="employer: the text of a job posting",
     )
     max_queries: int | None = Field(default=None, ge=1, le=4, description="employer")
     max_result_chars: int | None = Field(default=None, ge=200, le=8000, description="employer")
@@ -54,6 +69,13 @@ class ResearchOptions(BaseModel):
     def _known_search(cls, value: str | list[str] | None) -> str | None:
         """The canonical "a,b" form the settings hold."""
         return None if value is None else ",".join(parse_search(value))
+
+    @field_validator("role", "job_description", mode="before")
+    @classmethod
+    def _clean(cls, value: object, info: ValidationInfo) -> object:
+        if isinstance(value, str):
+            return clean_text(value, multiline=info.field_name == "job_description")
+        return value
 
     def settings_update(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
@@ -69,16 +91,16 @@ class ResearchRequest(BaseModel):
         },
     )
 
-    question: str = Field(min_length=1, max_length=4000)
-    recipe: Recipe = "research"
+    recipe: Recipe = "research"  # before the question, whose validator reads it
+    # normalised like every front end's question, then limited (core.sanitize)
+    question: str = Field(json_schema_extra={"minLength": 1, "maxLength": MAX_QUESTION_CHARS})
     options: ResearchOptions = Field(default_factory=ResearchOptions)
 
     @field_validator("question")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the question is empty")
-        return value.strip()
+    def _normalise(cls, value: str, info: ValidationInfo) -> str:
+        # an employer's question may be a pasted posting: it keeps its lines
+        return normalize_question(value, multiline=info.data.get("recipe") == "employer")
 
     @model_validator(mode="after")
     def _options_fit_the_recipe(self) -> ResearchRequest:

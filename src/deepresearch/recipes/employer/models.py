@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from deepresearch.core.sanitize import MAX_DOCUMENT_CHARS, MAX_QUESTION_CHARS, clean_text
 from deepresearch.models import Evidence, Usage
 
 QueryType = Literal["company", "job_description"]
@@ -43,18 +44,28 @@ class EmployerRequest(BaseModel):
 
     company: str | None = Field(
         default=None,
-        max_length=30_000,
-        description="the employer's name (a pasted job posting here is recognised as one)",
+        max_length=MAX_QUESTION_CHARS,
+        description="the employer's name (a pasted job posting here is recognised as one; "
+        "a longer one goes in job_description)",
     )
     role: str | None = Field(default=None, max_length=200, description="the job title")
     job_description: str | None = Field(
-        default=None, max_length=30_000, description="the text of a job posting"
+        default=None, max_length=MAX_DOCUMENT_CHARS, description="the text of a job posting"
     )
     max_queries: int = Field(default=2, ge=1, le=4, description="searches per attempt (seed: 2)")
     max_result_chars: int = Field(
         default=1500, ge=200, le=8000, description="characters kept per search (seed: 1500)"
     )
     sources_per_query: int = Field(default=3, ge=1, le=10, description="pages read per search")
+
+    @field_validator("company", "role", "job_description", mode="before")
+    @classmethod
+    def _clean(cls, value: object, info: ValidationInfo) -> object:
+        # the same normalisation as a question (control characters and terminal
+        # sequences removed); a posting keeps its lines, a title is one line
+        if isinstance(value, str):
+            return clean_text(value, multiline=info.field_name != "role")
+        return value
 
     @model_validator(mode="after")
     def _something_to_research(self) -> EmployerRequest:

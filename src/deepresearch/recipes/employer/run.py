@@ -23,7 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import JsonValue
 
 from deepresearch.context import RunContext
-from deepresearch.core.ids import new_run_id
+from deepresearch.core.ids import check_run_id, new_run_id
 from deepresearch.core.provenance import Provenance
 from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import DeepResearchError, RunError
@@ -86,7 +86,7 @@ async def run_employer(
     there is none. ``models``, ``search`` and ``fetcher`` replace the ones ``settings``
     would build (tests, the service, library users); ``lists`` replaces the package's
     lists (``load_employer_lists(FILE)`` extends them)."""
-    run_id = run_id or new_run_id()
+    run_id = check_run_id(run_id) if run_id is not None else new_run_id()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
     async with AsyncExitStack() as stack:
