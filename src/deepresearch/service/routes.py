@@ -13,9 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from deepresearch.core.render import render
-from deepresearch.models import Report
-from deepresearch.recipes.employer import EmployerResult, render_employer
+from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS, Job, request_hash
 from deepresearch.service.problems import ApiProblem
@@ -24,10 +22,12 @@ from deepresearch.service.schemas import (
     JobView,
     Problem,
     QueueView,
+    RecipesView,
     ResearchRequest,
     SourcesView,
     SourceView,
     SubmitView,
+    recipes_view,
 )
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import (
@@ -201,13 +201,12 @@ async def report(
     found = await run_in_threadpool(_state(request).store.result, job_id)
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
-    kind, document, markdown = found
+    _, document, markdown = found
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        if kind == "employer":
-            return HTMLResponse(render_employer(EmployerResult.model_validate(document), "html"))
-        return HTMLResponse(render(Report.model_validate(document), "html"))
+        recipe = get_recipe(job.recipe)
+        return HTMLResponse(recipe.render(recipe.result_model.model_validate(document), "html"))
     return JSONResponse(document)
 
 
@@ -298,6 +297,15 @@ async def events(
             )
         quiet_left = heartbeat_s - (clock() - last_sent)
         await state.notifier.wait(job_id, version, max(0.05, min(1.0, quiet_left)))
+
+
+@router.get(
+    "/recipes", response_model=RecipesView, responses=PROBLEMS, summary="The recipes a job may run"
+)
+async def recipes(who: CallerDep) -> RecipesView:
+    """Every recipe: its name (the request's ``recipe``), title, description, whether it is
+    the default, and the JSON schema of its own options."""
+    return recipes_view()
 
 
 @router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")
