@@ -184,8 +184,8 @@ def _check_owner(recipe: Recipe[Any, Any], values: Mapping[str, Any], run_id: st
     owner = get_recipe(values.get("recipe") or DEFAULT_RECIPE)
     if owner is not recipe:
         raise RunNotFound(
-            f"run {run_id!r} is a {owner.title.lower()} run, not a {recipe.title.lower()} run",
-            hint=f"continue it as a {owner.name} run, or choose another run id",
+            f"run {run_id!r} belongs to recipe {owner.name!r}, not {recipe.name!r}",
+            hint=f"continue it with recipe {owner.name!r}, or choose another run id",
         )
 
 

@@ -1,6 +1,8 @@
 """An OpenAI-compatible chat server on loopback (``POST /v1/chat/completions``) whose
 replies come from the research script: the wire format vLLM, llama.cpp and LM Studio speak.
-``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call."""
+``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call, and
+``hold`` any call whose system prompt starts with one of its keys (seconds).
+``temperatures`` records each call's first system line and the temperature it was sent."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ class ChatServer(ThreadingHTTPServer):
     refuse: bool = False
     write_delay_s: float = 0.0
     prompts: list[str]
+    hold: dict[str, float]
+    temperatures: list[tuple[str, object]]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -57,9 +61,14 @@ class _Handler(BaseHTTPRequestHandler):
         messages: list[BaseMessage] = [
             kinds[m["role"]](content=m["content"]) for m in body["messages"]
         ]
-        self.server.prompts.append(str(messages[0].content).splitlines()[0])
+        first_line = str(messages[0].content).splitlines()[0]
+        self.server.prompts.append(first_line)
+        self.server.temperatures.append((first_line, body.get("temperature")))
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
+        for prefix, seconds in list(self.server.hold.items()):
+            if first_line.startswith(prefix):
+                time.sleep(seconds)
         reply = self.script(messages)
         payload = {
             "id": "chatcmpl-1",
@@ -88,6 +97,8 @@ def chat_server() -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), _Handler)
     server.authorizations = []
     server.prompts = []
+    server.hold = {}
+    server.temperatures = []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server

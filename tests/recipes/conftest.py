@@ -92,3 +92,6 @@ def google_web_process(
     save_corpus(google_documents, corpus)
     with offline_web_process(corpus) as base_url:
         yield base_url
+
+
+from .chat import employer_chat_server  # noqa: E402, F401  (a fixture for the recipe's tests)
