@@ -121,3 +121,14 @@ def test_resuming_a_run_of_another_recipe_is_refused(
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert [e["type"] for e in events] == ["run_completed"]
     assert (tmp_path / "q.md").read_text() == (tmp_path / "p.md").read_text()
+    # and 'deepresearch report' renders it again, like a research run's report
+    shown = subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli.app", "report", "run-emp"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (tmp_path / "p.md").read_text()

@@ -16,9 +16,9 @@ import typer
 from deepresearch.cli.common import EXIT_ABORT, EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
 from deepresearch.cli.live import Renderer
 from deepresearch.cli.run import Depth, Format
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
 from deepresearch.models import RunEvent
+from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe, recipe_names
 from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
 from deepresearch.service.schemas import JobView
 
@@ -73,9 +73,9 @@ def submit(
     model: Annotated[
         str | None, typer.Option(help="provider:model for every role, or 'none'.")
     ] = None,
-    recipe: Annotated[str, typer.Option(help="What kind of research: research, employer.")] = (
-        "research"
-    ),
+    recipe: Annotated[
+        str, typer.Option(help=f"What kind of research: {', '.join(recipe_names())}.")
+    ] = DEFAULT_RECIPE,
     idempotency_key: Annotated[
         str | None,
         typer.Option(help="Retrying with the same key returns the same job, never a second."),
@@ -233,7 +233,8 @@ def report(
         elif fmt is Format.html:
             text = client.report(job_id, "html")
         else:
-            text = render(client.report_model(job_id), "json")
+            recipe = get_recipe(client.get(job_id).recipe)
+            text = recipe.render(client.document(job_id, recipe.result_model), "json")
     if out is None:
         typer.echo(text, nl=False)
         return

@@ -1,4 +1,5 @@
-"""``deepresearch report RUN_ID``: render a finished run's report again, in any format."""
+"""``deepresearch report RUN_ID``: render a finished run's document again (a research
+report, an employer profile: whichever recipe ran it), in any format."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ import typer
 
 from deepresearch.cli.common import EXIT_FAILED, fail, settings_from
 from deepresearch.cli.run import Format
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
-from deepresearch.runner import load_report
+from deepresearch.runner import load_result
 
 
 def report(
@@ -23,7 +23,7 @@ def report(
     """Print or write the report of a finished run."""
     settings = settings_from({})
     try:
-        found = asyncio.run(load_report(settings, run_id))
+        recipe, found = asyncio.run(load_result(settings, run_id))
     except DeepResearchError as exc:
         fail(exc)
     if found is None:
@@ -31,7 +31,7 @@ def report(
             f"error: run {run_id} has not finished; resume it with --resume {run_id}", err=True
         )
         raise typer.Exit(EXIT_FAILED)
-    text = render(found, fmt.value)
+    text = recipe.render(found, fmt.value)
     if out is None:
         typer.echo(text, nl=False)
     else:
