@@ -107,14 +107,22 @@ def test_an_employer_job_killed_mid_run_resumes_from_its_checkpoint(
         "recipe": "employer",
         "options": {"job_description": POSTING.read_text()},
     }
-    with serve(google_web_process, employer_chat_server, database_url, data_dir) as (proc, url):
+    # a lease long enough that a loaded machine does not hand the job over a second time
+    serving = {"lease_s": 6}
+    with serve(google_web_process, employer_chat_server, database_url, data_dir, **serving) as (
+        proc,
+        url,
+    ):
         job_id = httpx.post(f"{url}/v1/research", json=body).json()["id"]
         wait_until(lambda: JUDGE in employer_chat_server.prompts)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
 
     employer_chat_server.hold = {}
-    with serve(google_web_process, employer_chat_server, database_url, data_dir) as (_, url):
+    with serve(google_web_process, employer_chat_server, database_url, data_dir, **serving) as (
+        _,
+        url,
+    ):
         job = wait_for_status(url, job_id, "COMPLETED", "FAILED")
         assert job["status"] == "COMPLETED", job
         assert job["attempts"] == 2 and job["recipe"] == "employer"
