@@ -1,5 +1,5 @@
 """The library entry points (``deepresearch.research*``, ``run_research``,
-``run_employer``) apply the CLI's and the API's input rules before any work: a bad run id
+``run_recipe``) apply the CLI's and the API's input rules before any work: a bad run id
 or question raises ``InvalidInput`` and nothing is created or written."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 
 import deepresearch
 from deepresearch.errors import ConfigError, InvalidInput
-from deepresearch.recipes.employer import EmployerRequest, run_employer
-from deepresearch.runner import load_report, run_research, save_run_record
+from deepresearch.recipes.employer import EmployerRequest
+from deepresearch.recipes.registry import get_recipe
+from deepresearch.runner import load_report, run_recipe, run_research, save_run_record
 from deepresearch.settings import load_settings
 
 BAD_IDS = ["../../escaped", "/tmp/evil", "..", "a b", "CON", "run\x1b]0;x\x07", "x" * 65]
@@ -41,7 +42,11 @@ async def test_bad_run_ids_are_refused_before_any_work(tmp_path: Path, bad: str)
     with pytest.raises(InvalidInput):
         await deepresearch.research_employer_async("Acme", run_id=bad, **options)
     with pytest.raises(InvalidInput):
-        await run_employer(EmployerRequest(company="Acme"), settings, run_id=bad)
+        await run_recipe(
+            get_recipe("employer"), EmployerRequest(company="Acme"), settings, run_id=bad
+        )
+    with pytest.raises(InvalidInput):
+        await deepresearch.run_recipe_async("employer", "Acme", run_id=bad, **options)
     with pytest.raises(InvalidInput):
         save_run_record(settings, bad, "q", {})
     _nothing_written(tmp_path)

@@ -12,6 +12,7 @@ import difflib
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -117,6 +118,12 @@ class Settings(BaseSettings):
     model_timeout_s: float = Field(default=60.0, gt=0)
     model_max_retries: int = Field(default=3, ge=0, le=10)
     model_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    # a role's own temperature; unset: the recipe's for that role, else model_temperature
+    planner_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    researcher_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    summarizer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    writer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
 
     # search
     search: str = Field(
@@ -289,6 +296,24 @@ class Settings(BaseSettings):
     def model_for(self, role: Role) -> str:
         specific: str | None = getattr(self, f"{role}_model")
         return specific or self.model
+
+    def temperature_for(self, role: Role) -> float:
+        specific: float | None = getattr(self, f"{role}_temperature")
+        return self.model_temperature if specific is None else specific
+
+    def with_role_temperatures(self, defaults: Mapping[Role, float]) -> Settings:
+        """These settings with a recipe's per-role temperatures (seed 000: synthesis 0.3,
+        judging 0.1) for every role whose temperature the user left alone: neither the
+        role's own nor ``model_temperature`` was set (flag, TOML, environment)."""
+        chosen = self.model_fields_set
+        if "model_temperature" in chosen:
+            return self
+        update = {
+            f"{role}_temperature": value
+            for role, value in defaults.items()
+            if f"{role}_temperature" not in chosen
+        }
+        return self.model_copy(update=update) if update else self
 
     def secrets(self) -> list[str]:
         """Every configured secret, for redaction."""

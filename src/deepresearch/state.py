@@ -13,6 +13,7 @@ Intent = Literal["research", "chitchat", "clarify", "malicious"]
 
 
 class RunState(TypedDict, total=False):
+    recipe: str  # whose run this is (absent in checkpoints from before recipes: research)
     run_id: str
     question: str
     intent: Intent

@@ -30,10 +30,10 @@ from deepresearch.cli.common import (
 from deepresearch.cli.live import Renderer
 from deepresearch.cli.options import SEARCH_HELP
 from deepresearch.cli.run import Depth, Format
-from deepresearch.core.render import render
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
 from deepresearch.models import RunEvent
+from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe, recipe_names
 from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
 from deepresearch.service.schemas import JobView
 
@@ -97,9 +97,9 @@ def submit(
     model: Annotated[
         str | None, typer.Option(help="provider:model for every role, or 'none'.")
     ] = None,
-    recipe: Annotated[str, typer.Option(help="What kind of research: research, employer.")] = (
-        "research"
-    ),
+    recipe: Annotated[
+        str, typer.Option(help=f"What kind of research: {', '.join(recipe_names())}.")
+    ] = DEFAULT_RECIPE,
     idempotency_key: Annotated[
         str | None,
         typer.Option(help="Retrying with the same key returns the same job, never a second."),
@@ -266,7 +266,8 @@ def report(
         elif fmt is Format.html:
             text = client.report(job_id, "html")
         else:
-            text = render(client.report_model(job_id), "json")
+            recipe = get_recipe(client.get(job_id).recipe)
+            text = recipe.render(client.document(job_id, recipe.result_model), "json")
     write_output(target, text, saved="the report stays on the service: try another --out")
     if target != STDOUT:
         say(f"wrote {target}")

@@ -1,4 +1,5 @@
-"""``deepresearch report RUN_ID``: render a finished run's report again, in any format."""
+"""``deepresearch report RUN_ID``: render a finished run's document again (a research
+report, an employer profile: whichever recipe ran it), in any format."""
 
 from __future__ import annotations
 
@@ -20,9 +21,8 @@ from deepresearch.cli.common import (
     write_output,
 )
 from deepresearch.cli.run import Format
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
-from deepresearch.runner import load_report
+from deepresearch.runner import load_result
 
 
 def report(
@@ -38,7 +38,7 @@ def report(
     check_output(target)
     settings = settings_from({})
     try:
-        found = asyncio.run(load_report(settings, run_id))
+        recipe, found = asyncio.run(load_result(settings, run_id))
     except DeepResearchError as exc:
         fail(exc)
     if found is None:
@@ -47,6 +47,6 @@ def report(
             f"resume it with: deepresearch run --resume {run_id}",
             code=EXIT_FAILED,
         )
-    write_output(target, render(found, fmt.value))
+    write_output(target, recipe.render(found, fmt.value))
     if target != STDOUT:
         say(f"wrote {target}")

@@ -11,9 +11,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.ids import run_id_problem
-from deepresearch.core.render import render
-from deepresearch.models import Report
-from deepresearch.recipes.employer import EmployerResult, render_employer
+from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.problems import ApiProblem
@@ -22,10 +20,12 @@ from deepresearch.service.schemas import (
     JobView,
     Problem,
     QueueView,
+    RecipesView,
     ResearchRequest,
     SourcesView,
     SourceView,
     SubmitView,
+    recipes_view,
 )
 from deepresearch.service.sse import (
     MAX_EVENT_ID,
@@ -100,7 +100,9 @@ async def submit(
     state = _state(request)
     options = body.options.settings_update()
     # a job the server could not run (no key for its model or search) is refused now
-    await run_in_threadpool(state.preflight.check, job_settings(state.settings, options))
+    await run_in_threadpool(
+        state.preflight.check, job_settings(state.settings, body.recipe, options)
+    )
     fingerprint = request_hash(body.question, body.recipe, options)
     try:
         result = await run_in_threadpool(
@@ -220,14 +222,12 @@ async def report(
     found = await run_in_threadpool(_state(request).store.result, job_id)
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
-    kind, document, markdown = found
+    _, document, markdown = found
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        if kind == "employer":
-            page = render_employer(EmployerResult.model_validate(document), "html")
-        else:
-            page = render(Report.model_validate(document), "html")
+        recipe = get_recipe(job.recipe)
+        page = recipe.render(recipe.result_model.model_validate(document), "html")
         return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)
 
@@ -281,6 +281,15 @@ async def events(
         last = await run_in_threadpool(state.store.last_event_seq, job.id)
         check_in_stream(start, name, last)
     return EventStream(job_events(state, request, job.id, start))
+
+
+@router.get(
+    "/recipes", response_model=RecipesView, responses=PROBLEMS, summary="The recipes a job may run"
+)
+async def recipes(who: CallerDep) -> RecipesView:
+    """Every recipe: its name (the request's ``recipe``), title, description, whether it is
+    the default, and the JSON schema of its own options."""
+    return recipes_view()
 
 
 @router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")
