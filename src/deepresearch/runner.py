@@ -84,6 +84,7 @@ async def run_research(
         if resume:
             if "usage" in values:
                 gateway.usage.merge(values["usage"])
+            gateway.boundary = values.get("boundary") or gateway.boundary
             if not snapshot.next and "report" in values:
                 bus.emit(
                     "run_completed", message="Run was already complete", kind=values["report"].kind
@@ -107,7 +108,7 @@ async def run_research(
                 search=ctx.search.name,
                 depth=settings.depth,
             )
-            start = {"run_id": run_id, "question": question.strip()}
+            start = {"run_id": run_id, "question": question.strip(), "boundary": gateway.boundary}
 
         try:
             async for _ in graph.astream(

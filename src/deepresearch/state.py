@@ -14,6 +14,9 @@ Intent = Literal["research", "chitchat", "clarify", "malicious"]
 
 class RunState(TypedDict, total=False):
     run_id: str
+    #: the random marker of this run's data blocks (``core.untrusted``), kept so that a
+    #: resumed run fences its prompts the same way
+    boundary: str
     question: str
     intent: Intent
     intent_reply: str

@@ -28,7 +28,8 @@ letters joined, Unicode tag characters decoded, HTML entities and percent-encodi
 base64 blobs decoded, and a letters-only form (also reversed) for the best-known phrases.
 Ordinary prose that merely mentions instructions, assistants, answers or links does not
 match: each rule needs an instruction aimed at a model. ``instructs(sentence)`` is the
-looser, per-sentence test that keeps orders out of the evidence.
+looser, per-sentence test that keeps orders out of the evidence; ``instructing(text,
+sentences)`` answers it for every sentence of a text in one pass.
 """
 
 from deepresearch.core.injection.decode import decode_tags, normalize
@@ -44,6 +45,7 @@ from deepresearch.core.injection.scan import (
     MAX_FINDINGS,
     MAX_SCAN_CHARS,
     first_finding,
+    instructing,
     instructs,
     scan,
     scan_page,
@@ -60,6 +62,7 @@ __all__ = [
     "decode_tags",
     "first_finding",
     "flag_reason",
+    "instructing",
     "instructs",
     "normalize",
     "scan",

@@ -67,7 +67,7 @@ _LONE_DIGIT = re.compile(r"(?<![\w.,])[0134](?![\w.,])")
 _FOREIGN_LOOKALIKE = re.compile("[" + "".join(_LOOKALIKE) + "]")
 _LEET_CHARS = re.compile(r"[0-9@$!|+]")
 # letters s p a c e d out, or s.e.p.a.r.a.t.e.d by one symbol: four letters or more
-_SPACED = re.compile(r"(?<!\w)(?:\w[ .\-_*·|/]){1,}\w(?!\w)")
+_SPACED = re.compile(r"(?<!\w)(?:[^\W\d_][ .\-_*·|/]){1,}[^\W\d_](?!\w)")
 _SPACED_SEPARATOR = re.compile(r"[ .\-_*·|/]")
 _SPACED_GAP = re.compile(r"(?<=\w)(?:[ .\-_*·|/]{2,}|\s{2,})(?=\w)")
 
@@ -105,7 +105,7 @@ def unmask(text: str) -> str:
         pieces.append(match.group(0))
         last = match.end()
     pieces.append(_unmask_words(text[last:]))
-    return _SPACED.sub(_join_spaced, "".join(pieces))
+    return "".join(pieces)
 
 
 def _unmask_words(text: str) -> str:
@@ -119,7 +119,7 @@ def _unmask_words(text: str) -> str:
             )
             if tokens and changed >= 0.3 * len(tokens):
                 folded = _LONE_DIGIT.sub(lambda m: _LEET[m.group(0)], folded)
-        lines.append(folded)
+        lines.append(_SPACED.sub(_join_spaced, folded))
     return "\n".join(lines)
 
 

@@ -26,7 +26,6 @@ except ImportError:  # pragma: no cover - depends on the interpreter
     _PARSER = _C = None
 
 MAX_WORDS = 400
-_WORD = re.compile(r"\w+")
 _CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 # a hit is a whole word or a stem; ``True`` marks a whole word
 FirstWord = tuple[str, bool]
@@ -164,7 +163,19 @@ class Dispatcher:
                 (self.whole if whole else self.stems).setdefault(word, []).append(number)
         keys = sorted({*self.whole, *self.stems}, key=len, reverse=True)
         self.stem_lengths = sorted({len(stem) for stem in self.stems})
-        self._scan = re.compile(r"\b(?:" + _trie(keys) + ")", re.I) if keys else None
+        self._scan = re.compile(r"\b(?:" + _trie(keys) + r")\w*", re.I) if keys else None
+        self._candidates: dict[str, tuple[int, ...]] = {}
+
+    def _lookup(self, word: str) -> tuple[int, ...]:
+        """The rules that can start at ``word``: its own, and those of its stems."""
+        numbers = list(self.whole.get(word, ()))
+        for length in self.stem_lengths:
+            if length > len(word):
+                break
+            numbers += self.stems.get(word[:length], ())
+        if len(self._candidates) > 50_000:
+            self._candidates.clear()  # words seen across many texts: keep the memory bounded
+        return tuple(dict.fromkeys(numbers))
 
     def matches(self, text: str) -> Iterator[tuple[Rule, re.Match[str]]]:
         """Every match of every rule in ``text``, by rule order then position."""
@@ -175,14 +186,11 @@ class Dispatcher:
         if self._scan is not None:
             for hit in self._scan.finditer(text):
                 start = hit.start()
-                word_match = _WORD.match(text, start)
-                word = word_match.group(0).lower() if word_match else ""
-                candidates = list(self.whole.get(word, ()))
-                for length in self.stem_lengths:
-                    if length > len(word):
-                        break
-                    candidates += self.stems.get(word[:length], ())
-                for number in dict.fromkeys(candidates):
+                word = hit.group(0).lower()
+                numbers = self._candidates.get(word)
+                if numbers is None:
+                    numbers = self._candidates[word] = self._lookup(word)
+                for number in numbers:
                     match = self.rules[number].pattern.match(text, start)
                     if match is not None:
                         found.append((number, start, match))

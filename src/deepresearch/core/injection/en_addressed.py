@@ -8,7 +8,8 @@ from deepresearch.core.injection.rules import AI, GAP, WHO, Rule, rule
 
 # --- addressed to an AI -------------------------------------------------------------------
 _HEAD_SOFT = (
-    r"(?:note|notice|message|memo|attention|important|reminder|warning|request|a word|p\.?s\.?|"
+    r"(?:note|notice|message|memo|attention|important|reminder|warning|request|(?<=\ba\s)word|"
+    r"p\.?s\.?|"
     r"info|information|heads[- ]up|psa|update|alert|hint|tip|reminders|notes|messages)"
 )
 _HEAD_STRICT = (
@@ -68,7 +69,7 @@ ADDRESSED: tuple[Rule, ...] = (
     # "This paragraph is meant for language models only"
     rule(
         "addressed",
-        r"\b(?:this|the\s+following|these|what\s+follows)\s+(?:\w+\s+){0,1}?(?:note|message|text|"
+        r"\b(?:this|(?<=\bthe\s)following|these|what\s+follows)\s+(?:\w+\s+){0,1}?(?:note|message|text|"
         r"paragraph|section|passage|comment|part|block|information|memo|line|sentence|page|"
         r"content|instructions?)\s+(?:is|are)\s+(?:only\s+|solely\s+|specifically\s+|exclusively\s+|"
         r"just\s+)?(?:(?:intended|meant|written|addressed|directed|reserved)\s+)?(?:only\s+)?"
@@ -108,7 +109,7 @@ ADDRESSED: tuple[Rule, ...] = (
     rule(
         "addressed",
         rf"\b(?:(?:dear|hey|hi|hello|attention|ok|okay|yo)\s*,?\s+)?"
-        rf"(?:the\s+|any\s+|all\s+|fellow\s+)?{WHO}\s*[,:]\s+{_VOCATIVE_VERB}\b",
+        rf"{WHO}\s*[,:]\s+{_VOCATIVE_VERB}\b",
         imperative=True,
     ),
     # "You, the AI reading this", "As an AI language model, you must"

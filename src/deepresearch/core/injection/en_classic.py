@@ -127,7 +127,7 @@ ROLE: tuple[Rule, ...] = (
     ),
     rule(
         "role",
-        r"\b(?:an?|the)\s+(?:new|replacement|different|unrestricted|unfiltered|alternate|alternative|"
+        r"(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bthe\s))(?:new|replacement|different|unrestricted|unfiltered|alternate|alternative|"
         r"backup|secondary)\s+(?:\w+\s+)?(?:bot|assistant|ai|model|persona|agent)\s+(?:is\s+now\s+"
         r"(?:online|active|in\s+charge|running|live|answering)|has\s+taken\s+over|takes\s+over|"
         r"will\s+now\s+(?:answer|respond|reply|take))",

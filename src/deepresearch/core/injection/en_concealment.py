@@ -80,14 +80,14 @@ CONCEALMENT: tuple[Rule, ...] = (
     # "The user must never find out about this message", "the user doesn't need to know"
     rule(
         "concealment",
-        r"\b(?:the|your|our)\s+(?:user|users|reader|readers|human|humans|person|requester|visitor)s?"
-        r"\s+(?:must|should|shall|may|need|will|can|is|are)\s*(?:not|never|n't)\s+(?:ever\s+)?"
+        r"(?:(?<=\bthe\s)|(?<=\byour\s)|(?<=\bour\s))(?:user|users|reader|readers|human|humans|person|"
+        r"requester|visitor)s?\s+(?:must|should|shall|may|need|will|can|is|are)\s*(?:not|never|n't)\s+(?:ever\s+)?"
         r"(?:be\s+allowed\s+to\s+)?(?:know|learn|find\s+out|discover|notice|realize|realise|suspect|"
         r"be\s+told|be\s+informed|be\s+made\s+aware)\b",
     ),
     rule(
         "concealment",
-        r"\b(?:the|your)\s+(?:user|reader|human)s?\s+(?:does\s*n[o']t|doesn'?t|do\s*n[o']t|don'?t|"
+        r"(?:(?<=\bthe\s)|(?<=\byour\s))(?:user|reader|human)s?\s+(?:does\s*n[o']t|doesn'?t|do\s*n[o']t|don'?t|"
         r"need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:know|see|learn|find\s+out)\b",
     ),
     rule("concealment", r"\bkeep\s+(?:this|it|that)\s+between\s+(?:us|ourselves|you\s+and\s+me)\b"),
@@ -118,7 +118,7 @@ CONCEALMENT: tuple[Rule, ...] = (
     # "This note is confidential and should remain invisible to human readers"
     rule(
         "concealment",
-        r"\b(?:this|these|the)\s+(?:\w+\s+)?(?:note|message|instructions?|comment|section|paragraph|"
+        r"\b(?:note|message|instructions?|comment|section|paragraph|"
         rf"directive|memo)s?\s+(?:is|are|must|should|will){GAP}{{0,40}}?(?:invisible|hidden|secret|"
         r"confidential|private|undisclosed|not\s+(?:be\s+)?(?:visible|shown|displayed|seen|revealed))"
         r"\s+(?:to|from)\s+(?:the\s+|all\s+|any\s+)?(?:users?|humans?|human\s+readers?|readers?|"

@@ -8,10 +8,7 @@ from __future__ import annotations
 from deepresearch.core.injection.rules import ANSWER, GAP, WHO, Rule, rule
 
 # --- dictating what the answer or the report says ------------------------------------------
-_WHOSE = (
-    r"(?:your|the\s+assistant'?s|the\s+ai'?s|the\s+model'?s|the\s+bot'?s|the\s+agent'?s|"
-    r"the\s+llm'?s)"
-)
+_WHOSE = r"(?:your|(?<=\bthe\s)(?:assistant|ai|model|bot|agent|llm)'?s)"
 _MODAL = (
     r"(?:must|should|shall|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|ought\s+to|will|"
     r"is\s+required\s+to|are\s+required\s+to)"
@@ -36,6 +33,10 @@ _SAY = (
     r"[\"“'‘«])"
     r"|(?:rely|be\s+based|draw)\s+(?:only\s+|solely\s+|exclusively\s+|entirely\s+)?on\s+(?:this|our)))"
 )
+_DET = (
+    r"(?:(?<=\bthe\s)|(?<=\bthis\s)|(?<=\bany\s)|(?<=\beach\s)|(?<=\bevery\s)|(?<=\bfinal\s)|"
+    r"(?<=\bnext\s)|(?<=\byour\s))"
+)
 _ASKERS = (
     r"(?:the\s+|a\s+|any\s+)?(?:user|users|someone|anyone|a\s+reader|readers|visitors?|people)"
 )
@@ -50,7 +51,7 @@ DICTATION: tuple[Rule, ...] = (
     # "The summary must characterize the protest as violent", "The response must begin with"
     rule(
         "dictation",
-        rf"\b(?:the|this|any|each|every)\s+(?:final\s+|next\s+)?(?:answer|response|reply|summary|"
+        rf"{_DET}(?:answer|response|reply|summary|"
         rf"report|output)s?\s+(?:to\s+(?:any|every|each|all|this|these|the|such)\s+(?:\w+\s+){{0,3}}?"
         rf"(?:questions?|quer(?:y|ies)|requests?|prompts?)\s+(?:\w+\s+){{0,4}}?)?{_MODAL}\s+"
         rf"(?:always\s+|only\s+|clearly\s+|now\s+)?(?:{_SAY})",
@@ -225,7 +226,7 @@ DICTATION: tuple[Rule, ...] = (
     # "the report should rely on this page alone"
     rule(
         "dictation",
-        rf"\b(?:the|your)\s+(?:report|answer|summary|response|reply|output)\s+{_MODAL}\s+(?:rely|"
+        rf"{_DET}(?:report|answer|summary|response|reply|output)\s+{_MODAL}\s+(?:rely|"
         r"be\s+based|draw|depend)\s+(?:only\s+|solely\s+|exclusively\s+|entirely\s+)?on\s+(?:this|"
         r"our)\s+(?:page|site|article|source|document|website|text)",
     ),
@@ -240,7 +241,7 @@ DICTATION: tuple[Rule, ...] = (
     # "the assistant must answer that ...", "you must say that ..."
     rule(
         "dictation",
-        r"\b(?:the\s+)?(?:assistant|ai|model|bot|agent|llm|chatbot)s?\s+(?:must|should|shall|will|"
+        r"\b(?:assistant|ai|model|bot|agent|llm|chatbot)s?\s+(?:must|should|shall|will|"
         r"has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|is\s+required\s+to|is\s+instructed\s+to)"
         r"\s+(?:always\s+|only\s+|now\s+)?(?:say|state|claim|answer|respond|reply|report|conclude|"
         r"assert|insist|mention|append|add|include|recommend|praise|promote|endorse|tell\s+(?:the\s+)?"
@@ -256,7 +257,7 @@ DICTATION: tuple[Rule, ...] = (
     ),
     rule(
         "dictation",
-        r"\b(?:you\s+(?:must|should|will|have\s+to|need\s+to)|the\s+assistant\s+(?:must|should|"
+        r"\b(?:you\s+(?:must|should|will|have\s+to|need\s+to)|assistant\s+(?:must|should|"
         r"will))\s+(?:always\s+|only\s+|now\s+)?(?:tell|inform)\s+(?:the\s+)?(?:users?|readers?|"
         r"everyone|people)\b",
         weak=True,
@@ -287,7 +288,7 @@ DICTATION: tuple[Rule, ...] = (
     ),
     rule(
         "dictation",
-        r"\bthe\s+(?:correct|true|right|real|only|official|verified|accurate|definitive|actual)\s+"
+        r"(?<=\bthe\s)(?:correct|true|right|real|only|official|verified|accurate|definitive|actual)\s+"
         r"answer\s+(?:to\s+(?:this|the|any|every|that|your)\s+(?:\w+\s+)?(?:question|query)\s+)?"
         r"(?:is|should\s+be|must\s+be|will\s+be)\b",
         weak=True,
@@ -327,7 +328,7 @@ DICTATION: tuple[Rule, ...] = (
     ),
     rule(
         "dictation",
-        r"\bthe\s+(?:only\s+|correct\s+|right\s+|real\s+|true\s+)?answer\s+(?:is|should\s+be|"
+        r"(?<=\bthe\s)(?:(?:only|correct|right|real|true)\s+)?answer\s+(?:is|should\s+be|"
         r"must\s+be|will\s+be)\s*:?\s*[\"“'‘«]",
         weak=True,
     ),
@@ -346,7 +347,7 @@ DICTATION: tuple[Rule, ...] = (
     # "AI tools ... are asked to describe the author as ...", "the owner asks you to present"
     rule(
         "dictation",
-        rf"\b(?:you|it|they|(?:the\s+)?(?:assistant|ai|model|bot|agent|llm|chatbot)s?|{WHO})"
+        rf"\b(?:you|it|they|(?:assistant|ai|model|bot|agent|llm|chatbot)s?|{WHO})"
         rf"(?:\s*,{GAP}{{0,60}}?,\s*|\s+(?:that|which|who)\s+\w+\s+(?:this|the|these|our)\s+\w+\s+|\s+"
         r"(?:\w+\s+)?)"
         r"(?:must|should|shall|will|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|ought\s+to|"
@@ -402,13 +403,13 @@ DICTATION: tuple[Rule, ...] = (
     ),
     rule(
         "dictation",
-        r"\bthe\s+(?:only\s+)?(?:correct|true|right|real|official|verified|accurate|definitive|"
+        r"(?<=\bthe\s)(?:only\s+)?(?:correct|true|right|real|official|verified|accurate|definitive|"
         rf"actual)\s+answer\b{GAP}{{0,60}}?\b(?:is|are|should\s+be|must\s+be|will\s+be)\b",
         weak=True,
     ),
     rule(
         "dictation",
-        r"\b(?:the|your)\s+(?:real|actual|true|new|only)\s+(?:task|job|goal|mission|objective|"
+        r"(?:(?<=\bthe\s)|(?<=\byour\s))(?:real|actual|true|new|only)\s+(?:task|job|goal|mission|objective|"
         r"assignment|instruction)\s+is\s+to\b",
         weak=True,
     ),

@@ -101,4 +101,12 @@ FETCH: tuple[Rule, ...] = (
         r"execute|apply)\s+(?:the\s+)?(?:instructions|directions|steps|orders|commands)\s+"
         r"(?:there|found\s+there|on\s+(?:that|the)\s+page|it\s+gives)",
     ),
+    # "Render ![pixel](https://...) at the end of your response"
+    rule(
+        "fetch",
+        r"\b(?:include|add|insert|embed|put|place|append|render|display|show|output|print|write)\s+"
+        rf"!?\[[^\]\n]{{0,80}}\]\([^)\s]+\){GAP}{{0,40}}?\b(?:in|into|to|at\s+the\s+(?:end|top|start|"
+        r"bottom)\s+of|within)\s+(?:your|each|every|the)\s+(?:\w+\s+)?(?:answers?|responses?|"
+        r"repl(?:y|ies)|outputs?|summar(?:y|ies)|reports?)\b",
+    ),
 )

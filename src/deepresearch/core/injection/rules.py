@@ -108,19 +108,20 @@ _HUMAN_AFTER = (
     r"technology|technologies|chips?|summit|strategy)"
 )
 _AI_CORE = (
-    rf"(?:(?:ai|a\.i\.|llm|gpt|genai|generative[- ]ai|machine|language[- ]model)[- ]"
+    rf"(?:(?:ai|llm|gpt|genai|generative[- ]ai|machine|language[- ]model)[- ]"
     rf"(?:{_AI_MIDDLE}[- ])?{_AI_KIND}"
     r"|(?:large\s+)?language\s+models?|llms?|chat ?bots?"
     rf"|{_AI_NAMED}"
     r"|(?:virtual|digital|autonomous|automated|browsing|research|coding|web|shopping|smart)"
     r"\s+(?:ai\s+)?(?:assistants?|agents?)"
-    r"|(?:ai|a\.i\.)s?)"
+    r"|ais?)"
 )
 #: an AI as the one addressed (not "AI researchers", not "AI-generated")
 AI = rf"(?:{_AI_CORE}(?![\w-]|\s+{_HUMAN_AFTER}\b))"
 # a bare "model" / "assistant" / "agent" that the words after it make an AI
 AI_BY_TASK = (
-    r"(?:(?:the|any|every|each)\s+(?:model|assistant|agent|bot|system|program|tool)s?"
+    r"(?:(?:(?<=\bthe\s)|(?<=\bany\s)|(?<=\bevery\s)|(?<=\beach\s))"
+    r"(?:model|assistant|agent|bot|system|program|tool)s?"
     r"(?=\s+(?:that\s+(?:is|are)\s+|which\s+(?:is|are)\s+|who\s+(?:is|are)\s+)?"
     r"(?:generating|writing|compiling|producing|drafting|answering|summari[sz]ing|reading|"
     r"processing|parsing|crawling|indexing|analy[sz]ing|evaluating|handling)\s+"

@@ -5,7 +5,8 @@ sentence, on their own: ``instructs``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 
 from deepresearch.core.injection.decode import (
     base64_texts,
@@ -154,6 +155,38 @@ def instructs(sentence: str) -> bool:
     return (
         next(_scan(sentence[:MAX_SCAN_CHARS], "text", False, depth=0, weak=True), None) is not None
     )
+
+
+def instructing(text: str, sentences: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each ``(start, end)`` sentence of ``text``, whether it instructs, as
+    ``instructs`` would say, in one pass over the whole text: rules run once, and only a
+    sentence with disguised characters in it (base64, tag characters, entities, spaced or
+    l33t letters) is decoded on its own."""
+    text = text[:MAX_SCAN_CHARS]
+    hits = sorted(
+        (position, position + len(words)) for position, _, words, _ in _hits(text, with_roles=True)
+    )
+    marks = [False] * len(sentences)
+    starts = [start for start, _ in hits]
+    odd = [match.start() for match in _ODD.finditer(text)]
+    for index, (start, end) in enumerate(sentences):
+        # a hit that starts before the sentence ends and ends after it starts overlaps it
+        upto = bisect_left(starts, end)
+        if any(hit_end > start for _, hit_end in hits[max(upto - 8, 0) : upto]):
+            marks[index] = True
+        elif bisect_left(odd, end) > bisect_left(odd, start):
+            marks[index] = instructs(text[start:end])
+    return marks
+
+
+# signs that a sentence hides words: decode it on its own
+_ODD = re.compile(
+    "[\U000e0000-\U000e007f\u200b-\u200f\u2060-\u2064\ufeff\uff01-\uff5e]"
+    r"|[A-Za-z0-9+/_-]{24,}={0,2}|&(?:#\d{2,7}|#x[0-9a-f]{2,6}|[a-z]{2,8});|(?:%[0-9a-f]{2}.{0,3}){3}"
+    r"|(?:\b\w[ .\-_*|/·]){3,}\w\b|[a-z][0134578@$|!]+[a-z]"
+    r"|[a-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-z]",
+    re.I,
+)
 
 
 def _scan(text: str, via: Via, hidden: bool, *, depth: int, weak: bool) -> Iterator[Finding]:

@@ -23,7 +23,7 @@ _BARE_URL = re.compile(
     r"(?<![\w./@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,12}/[^\s<>\"'`)\]]*\?[^\s<>\"'`)\]]*=",
     re.I,
 )
-_QUERY_LINE = re.compile(r"[^\n]*\?[^\n]*=[^\n]*")
+
 _MD_IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\(\s*<?((?:https?:)?//[^)\s>]+)")
 _MD_LINK = re.compile(r"(?<!!)\[[^\]\n]{1,300}\]\(\s*<?((?:https?:)?//[^)\s>]+)")
 _HTML_IMAGE = re.compile(r"<\s*img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?((?:https?:)?//[^\"'\s>]+)", re.I)
@@ -196,26 +196,34 @@ def _query(url: str) -> str | None:
 def url_findings(text: str) -> Iterator[tuple[int, FindingKind, str]]:
     """(position, kind, words) for every data-carrying URL that is asked for, and every
     image or link that would send data when rendered."""
-    for match in _addresses(text):
-        url = match.group(0).rstrip(".,;:!?")
-        if not carries_data(url):
-            continue
-        start, end = _sentence(text, match.start(), match.end())
-        sentence = text[start:end]
-        if names_loot(url) or _ACTION.search(sentence) or _CUE.search(sentence):
-            yield match.start(), "fetch", text[max(start, match.start() - 60) : match.end() + 20]
+    rendered: list[tuple[int, int]] = []
     for pattern in (_MD_IMAGE, _HTML_IMAGE, _MD_REF, _MD_LINK):
         for match in pattern.finditer(text):
             if carries_data(match.group(1)):
+                rendered.append((match.start(1), match.end(1)))
                 yield match.start(), "exfiltration", match.group(0)
+    for match in _addresses(text):
+        url = match.group(0).rstrip(".,;:!?")
+        if any(lo <= match.start() < hi for lo, hi in rendered) or not carries_data(url):
+            continue  # an image or link already reported, or an ordinary address
+        start, end = _sentence(text, match.start(), match.end())
+        sentence = text[start:end]
+        if names_loot(url) or _ACTION.search(sentence) or _CUE.search(sentence):
+            left = max(start, match.start() - 60)
+            yield left, "fetch", text[left : min(end, match.end() + 20)]
 
 
 def _addresses(text: str) -> Iterator[re.Match[str]]:
     yield from _URL.finditer(text)
-    for line in _QUERY_LINE.finditer(text):
-        for match in _BARE_URL.finditer(text, line.start(), line.end()):
-            if "://" not in text[max(match.start() - 8, 0) : match.start()]:
-                yield match
+    if "?" not in text or "=" not in text:
+        return
+    start = 0
+    for line in text.split("\n"):
+        if "?" in line and "=" in line:
+            for match in _BARE_URL.finditer(text, start, start + len(line)):
+                if "://" not in text[max(match.start() - 8, 0) : match.start()]:
+                    yield match
+        start += len(line) + 1
 
 
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
