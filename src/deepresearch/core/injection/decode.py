@@ -67,7 +67,7 @@ _LONE_DIGIT = re.compile(r"(?<![\w.,])[0134](?![\w.,])")
 _FOREIGN_LOOKALIKE = re.compile("[" + "".join(_LOOKALIKE) + "]")
 _LEET_CHARS = re.compile(r"[0-9@$!|+]")
 # letters s p a c e d out, or s.e.p.a.r.a.t.e.d by one symbol: four letters or more
-_SPACED = re.compile(r"(?<!\w)(?:[^\W\d_][ .\-_*·|/]){1,}[^\W\d_](?!\w)")
+_SPACED = re.compile(r"(?<!\w)(?:[^\W\d_][ .\-_*·|/]){2,}[^\W\d_](?!\w)")
 _SPACED_SEPARATOR = re.compile(r"[ .\-_*·|/]")
 _SPACED_GAP = re.compile(r"(?<=\w)(?:[ .\-_*·|/]{2,}|\s{2,})(?=\w)")
 

@@ -129,7 +129,7 @@ DICTATION: tuple[Rule, ...] = (
     rule(
         "dictation",
         r"\b(?:tell|inform|assure|convince|persuade)\s+(?:the\s+|your\s+|every\s+)?(?:users?|"
-        r"readers?|requesters?|askers?|everyone)\b",
+        r"readers?|requesters?|askers?)\b",
         weak=True,
     ),
     # "When asked about the finances, say that ...", "If the user asks about X, reply that"
@@ -334,9 +334,15 @@ DICTATION: tuple[Rule, ...] = (
     ),
     rule(
         "dictation",
-        r"\b(?:print|output|say|reply|respond|answer|write|return)\s+(?:only\s+|exactly\s+|just\s+)?"
-        r"(?:with\s+)?[\"“'‘«][^\"”'’»\n]{1,60}[\"”'’»]",
+        r"\b(?:(?:print|output|reply|respond|answer|return)\s+(?:only\s+|exactly\s+|just\s+)?|"
+        r"(?:say|write)\s+(?:only|exactly|just)\s+)(?:with\s+)?[\"“'‘«][^\"”'’»\n]{1,60}[\"”'’»]",
         weak=True,
+    ),
+    rule(
+        "dictation",
+        r"\b(?:say|answer|reply|respond|write|output)\s+(?:only\s+|just\s+|exactly\s+|simply\s+)?"
+        r"(?:with\s+)?[\"“'‘«][^\"”'’»\n]{1,60}[\"”'’»]\s+(?:to|for|in\s+reply\s+to)\s+(?:every|any|all|"
+        r"each)\s+(?:\w+\s+)?(?:questions?|quer(?:y|ies)|requests?|prompts?|messages?)\b",
     ),
     rule(
         "dictation",
@@ -350,7 +356,7 @@ DICTATION: tuple[Rule, ...] = (
         rf"\b(?:you|it|they|(?:assistant|ai|model|bot|agent|llm|chatbot)s?|{WHO})"
         rf"(?:\s*,{GAP}{{0,60}}?,\s*|\s+(?:that|which|who)\s+\w+\s+(?:this|the|these|our)\s+\w+\s+|\s+"
         r"(?:\w+\s+)?)"
-        r"(?:must|should|shall|will|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|ought\s+to|"
+        r"(?:must|should|shall|will|has\s+to|have\s+to|needs?\s+to|ought\s+to|"
         r"(?:is|are)\s+(?:asked|required|instructed|expected|told|requested|encouraged|invited|"
         r"advised|obliged|directed)\s+to)\s+(?:always\s+|only\s+|now\s+|also\s+|then\s+|clearly\s+)?"
         r"(?:recommend|describe|present|portray|characteri[sz]e|conclude|credit|call|label|rate|rank|"
@@ -397,7 +403,7 @@ DICTATION: tuple[Rule, ...] = (
     rule(
         "dictation",
         r"\b(?:describe|portray|present|characteri[sz]e|depict|frame|call|label|refer\s+to)\s+"
-        r"(?:\S+\s+){1,4}?as\b",
+        r"(?:[^\s.!?]+\s+){1,4}?(?<!such\s)as\b",
         weak=True,
         imperative=True,
     ),
@@ -428,8 +434,9 @@ DICTATION: tuple[Rule, ...] = (
     # an assistant turn in another language agreeing to tell the user something
     rule(
         "dictation",
-        r"\b(?:je\s+(?:dirai|vais\s+dire|répondrai|affirmerai)|diré|voy\s+a\s+decir|dirò|direi|"
-        r"vou\s+dizer|direi|ich\s+werde\s+(?:dem\s+\w+\s+)?sagen|скажу)\b",
+        r"\b(?:je\s+(?:dirai|vais\s+dire|répondrai|affirmerai)|diré|voy\s+a\s+decir(?:le)?|dirò|"
+        r"direi|vou\s+dizer|ich\s+werde\s+\w+\s+sagen|скажу)\s+(?:\w+\s+)?(?:à\s+l'utilisat|aux\s+"
+        r"utilisat|al\s+usuario|all'utente|ao\s+usuário|dem\s+(?:nutzer|benutzer)|пользовател)",
         weak=True,
     ),
 )

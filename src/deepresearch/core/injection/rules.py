@@ -47,7 +47,6 @@ _SOFTENERS = frozenset(
         "please",
         "kindly",
         "then",
-        "also",
         "now",
         "first",
         "simply",
@@ -56,10 +55,6 @@ _SOFTENERS = frozenset(
         "always",
         "quietly",
         "silently",
-        "and",
-        "so",
-        "but",
-        "therefore",
         "finally",
         "next",
     ]
@@ -72,8 +67,12 @@ def opens_sentence(text: str, start: int) -> bool:
     """Whether ``text[start:]`` begins a sentence, a line, or follows a softener such as
     "please" or "then": where an imperative stands."""
     before = text[max(start - 40, 0) : start].rstrip(" \t")
-    if not before or before[-1] in _OPENERS:
+    if not before:
         return True
+    if before[-1] in _OPENERS:
+        # a hyphen opens a list item ("- state that"), not a compound ("city-state that")
+        return before[-1] != "-" or len(before) == 1 or before[-2] in "\n \t"
+
     word = _LAST_WORD.search(before)
     return word is not None and word.group(1).lower() in _SOFTENERS
 

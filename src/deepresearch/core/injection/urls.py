@@ -149,6 +149,7 @@ _CUE = re.compile(
     r"conversation|user'?s?)\b",
     re.I,
 )
+_SLOT_AFTER = re.compile(r"[<{\[]\s*(?=[\w ]*[A-Za-z]{3})[\w ]{3,30}\s*[>}\]]")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
 
 
@@ -204,11 +205,15 @@ def url_findings(text: str) -> Iterator[tuple[int, FindingKind, str]]:
                 yield match.start(), "exfiltration", match.group(0)
     for match in _addresses(text):
         url = match.group(0).rstrip(".,;:!?")
-        if any(lo <= match.start() < hi for lo, hi in rendered) or not carries_data(url):
-            continue  # an image or link already reported, or an ordinary address
+        if any(lo <= match.start() < hi for lo, hi in rendered):
+            continue  # an image or link already reported
+        # "?ctx=<CONVERSATION>": the address stops at "<", the slot follows it
+        slot = url.endswith("=") and _SLOT_AFTER.match(text, match.end()) is not None
+        if not slot and not carries_data(url):
+            continue
         start, end = _sentence(text, match.start(), match.end())
         sentence = text[start:end]
-        if names_loot(url) or _ACTION.search(sentence) or _CUE.search(sentence):
+        if slot or names_loot(url) or _ACTION.search(sentence) or _CUE.search(sentence):
             left = max(start, match.start() - 60)
             yield left, "fetch", text[left : min(end, match.end() + 20)]
 
