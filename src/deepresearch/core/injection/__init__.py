@@ -29,7 +29,8 @@ base64 blobs decoded, and a letters-only form (also reversed) for the best-known
 Ordinary prose that merely mentions instructions, assistants, answers or links does not
 match: each rule needs an instruction aimed at a model. ``instructs(sentence)`` is the
 looser, per-sentence test that keeps orders out of the evidence; ``instructing(text,
-sentences)`` answers it for every sentence of a text in one pass.
+sentences)`` answers it for every sentence of a text in one pass. ``scan_direct`` keeps
+the kinds that are attacks even in the user's own question (``DIRECT_KINDS``).
 """
 
 from deepresearch.core.injection.decode import decode_tags, normalize
@@ -42,16 +43,19 @@ from deepresearch.core.injection.findings import (
     flag_reason,
 )
 from deepresearch.core.injection.scan import (
+    DIRECT_KINDS,
     MAX_FINDINGS,
     MAX_SCAN_CHARS,
     first_finding,
     instructing,
     instructs,
     scan,
+    scan_direct,
     scan_page,
 )
 
 __all__ = [
+    "DIRECT_KINDS",
     "EXCERPT_CHARS",
     "KINDS",
     "MAX_FINDINGS",
@@ -66,5 +70,6 @@ __all__ = [
     "instructs",
     "normalize",
     "scan",
+    "scan_direct",
     "scan_page",
 ]

@@ -143,6 +143,18 @@ def scan_page(text: str, hidden_text: str = "") -> list[Finding]:
     return dedupe([*scan(text), *scan(hidden_text, hidden=True)])[:MAX_FINDINGS]
 
 
+#: the kinds that make a user's own question an attack. Addressing the assistant ("Hey
+#: ChatGPT, ...") or asking what to tell someone is ordinary in a question, not in a page.
+DIRECT_KINDS: frozenset[FindingKind] = frozenset(
+    {"override", "role", "delimiter", "fetch", "exfiltration", "steering"}
+)
+
+
+def scan_direct(text: str) -> list[Finding]:
+    """The findings of ``scan`` that are attacks even in text the user wrote."""
+    return [finding for finding in scan(text) if finding.kind in DIRECT_KINDS]
+
+
 def first_finding(text: str) -> Finding | None:
     found = scan(text)
     return found[0] if found else None
