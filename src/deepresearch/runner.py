@@ -139,6 +139,7 @@ async def run_recipe(
         if resume:
             if "usage" in values:
                 gateway.usage.merge(values["usage"])
+            gateway.boundary = values.get("boundary") or gateway.boundary
             done = recipe.result(values)
             if not snapshot.next and done is not None:
                 completion = recipe.completion(done, fetches=0)
@@ -156,6 +157,7 @@ async def run_recipe(
             message, data = recipe.started(request, ctx)
             bus.emit("run_started", message=message, **data)
             start = recipe.initial_state(request, run_id)
+            start["boundary"] = gateway.boundary  # the fence of untrusted text, kept on resume
 
         try:
             async for _ in graph.astream(

@@ -15,6 +15,9 @@ Intent = Literal["research", "chitchat", "clarify", "malicious"]
 class RunState(TypedDict, total=False):
     recipe: str  # whose run this is (absent in checkpoints from before recipes: research)
     run_id: str
+    #: the random marker of this run's data blocks (``core.untrusted``), kept so that a
+    #: resumed run fences its prompts the same way
+    boundary: str
     question: str
     intent: Intent
     intent_reply: str

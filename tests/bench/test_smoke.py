@@ -29,6 +29,7 @@ TINY = [
     "--scaling-questions", "1",
     "--retrieval-questions", "1",
     "--service-quick",
+    "--injection-docs", "40",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -64,6 +65,7 @@ POSITIVE = {
         "2x2.traced_peak_mb",
     ],
     "retrieval": ["scripted.recall_considered", "scripted.sources_read", "no_model.sources_read"],
+    "injection": ["recall.min", "test.recall.min", "precision", "real.scan_mb_per_s"],
     "service_load": [
         "c1.jobs_per_min",
         "c1.status_p50_ms",

@@ -1,12 +1,19 @@
 """Deterministic passages (seed 002, S03): a source's stored text is cut into sentences
 and grouped into 15-60 word passages with character offsets, so every candidate quote is
-a verbatim span of the stored text, never a model's paraphrase."""
+a verbatim span of the stored text, never a model's paraphrase.
+
+A sentence that instructs rather than informs ("tell the user that ...", "note to AI
+models: ...", "visit https://... before answering"; ``core.injection.instructs``) is never
+part of a passage, so it can never be evidence or reach a model as one, even on a page
+that was not flagged as a whole: the passages around it stop and start again."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
+from deepresearch.core.injection import instructing
 from deepresearch.core.lexical import BM25
 from deepresearch.core.text import sentence_spans, words
 from deepresearch.models import Passage
@@ -26,6 +33,7 @@ def make_passages(
     it when that stays within ``max_words``."""
     spans: list[tuple[int, int]] = []
     group: list[tuple[int, int, int]] = []  # (start, end, word count)
+    barrier = 0  # just after the last order skipped: no passage may reach across it
 
     def flush(paragraph_end: bool) -> None:
         if not group:
@@ -34,16 +42,27 @@ def make_passages(
         start, end = group[0][0], group[-1][1]
         if count >= min(min_words, MIN_ALONE_WORDS):
             spans.append((start, end))
-        elif paragraph_end and spans and _same_paragraph(text, spans[-1][1], start):
+        elif (
+            paragraph_end
+            and spans
+            and spans[-1][0] >= barrier
+            and _same_paragraph(text, spans[-1][1], start)
+        ):
             merged = (spans[-1][0], end)
             if _count(text, *merged) <= max_words:
                 spans[-1] = merged
         group.clear()
 
     last_end = 0
-    for sentence_start, sentence_end in sentence_spans(text):
+    sentences = sentence_spans(text)
+    orders = _instructing(text, tuple(sentences))
+    for (sentence_start, sentence_end), order in zip(sentences, orders, strict=True):
         if group and not _same_paragraph(text, last_end, sentence_start):
             flush(paragraph_end=True)
+        if order:
+            flush(paragraph_end=True)  # a passage never spans an order
+            last_end = barrier = sentence_end
+            continue
         for start, end in _word_chunks(text, sentence_start, sentence_end, max_words):
             count = _count(text, start, end)
             if group and sum(item[2] for item in group) + count > max_words:
@@ -62,6 +81,13 @@ def make_passages(
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+@lru_cache(maxsize=256)
+def _instructing(text: str, sentences: tuple[tuple[int, int], ...]) -> tuple[bool, ...]:
+    """``instructing``, remembered: a source is cut again for each sub-question that
+    reads it."""
+    return tuple(instructing(text, sentences))
 
 
 def _same_paragraph(text: str, end: int, start: int) -> bool:

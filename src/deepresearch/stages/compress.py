@@ -17,7 +17,7 @@ from deepresearch.context import RunContext
 from deepresearch.core.lexical import overlap
 from deepresearch.core.passages import make_passages, rank_passages
 from deepresearch.core.text import clip
-from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.core.untrusted import DATA_RULE, block_of_blocks, data_block
 from deepresearch.core.verify import verify_quote
 from deepresearch.models import Evidence, Passage, Source, SubQuestion
 
@@ -69,9 +69,9 @@ async def digest_source(
     labels = {f"P{i}": passage for i, passage in enumerate(candidates, start=1)}
     digest = None
     if ctx.gateway.has_model("summarizer"):
-        blocks = "\n".join(data_block("passage", p.text, id=label) for label, p in labels.items())
-        user = f"Research question: {question}\nSub-question: {sub_question.text}\n\n" + data_block(
-            "source", blocks, title=clip(source.title, 120), url=source.url
+        blocks = [data_block("passage", p.text, id=label) for label, p in labels.items()]
+        user = f"Research question: {question}\nSub-question: {sub_question.text}\n\n" + (
+            block_of_blocks("source", blocks, title=clip(source.title, 120), url=source.url)
         )
         digest = await ctx.gateway.structured(
             "summarizer",
