@@ -5,11 +5,14 @@ a verbatim span of the stored text, never a model's paraphrase."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from deepresearch.core.answers import about, anchors, answer_candidates, new_things
 from deepresearch.core.lexical import BM25
+from deepresearch.core.mentions import mention_key
+from deepresearch.core.questions import QuestionProfile
 from deepresearch.core.text import sentence_spans, words
-from deepresearch.models import Passage
+from deepresearch.models import Evidence, Passage
 
 MIN_WORDS = 15
 MAX_WORDS = 60
@@ -125,3 +128,87 @@ def pooled_relevant(
     return {
         pid for pid, score in pooled_scores(groups, query).items() if score > 0 and score >= ratio
     }
+
+
+ANSWER_BOOST = 0.5  # a passage carrying a value of the asked kind
+ANCHOR_BOOST = 0.5  # a passage about what the question (or the unit's lead) is about
+ALONE_RELEVANCE = 0.5  # pooled relevance that admits a passage about nothing of the question
+
+
+def answer_scores(
+    groups: Sequence[Sequence[Passage]],
+    query: str,
+    profile: QuestionProfile,
+    *,
+    titles: Sequence[str] = (),
+    focus: Sequence[str] = (),
+    ratio: float = 0.3,
+) -> dict[str, tuple[float, bool]]:
+    """Every passage's answer-aware score (0..1, the best is 1) and whether it is relevant
+    enough to quote without a model. ``groups``: the passages of each source, ``titles``
+    their pages' titles; ``focus``: what the unit follows (a lead).
+
+    The score is the pooled BM25 relevance (``pooled_scores``) raised by half when the
+    passage carries a value of the kind the question asks for (``answer_candidates``: a
+    person for "who", a date for "when" ...) and by half when it is about what the
+    question is about (``about``: it or its page's title names one of the question's
+    things, or a bridge: a thing that a very relevant passage about the question names).
+    In a unit that follows a lead, only passages about the lead count as about.
+
+    Relevant: at least ``ratio`` of the best score and about the question, unless its
+    words alone make it very relevant (never in a lead's unit). The floor is relative, so
+    a long question, whose words no passage mostly covers, still keeps its best passages.
+    And the chain is kept: the best passage about each compared thing (``options``) and
+    about the lead, and the best answer-bearing passage, are relevant whenever they score
+    at all."""
+    pooled = pooled_scores(groups, query)
+    passages = {p.id: p for group in groups for p in group}
+    title = {p.id: (titles[i] if i < len(titles) else "") for i, g in enumerate(groups) for p in g}
+    keys = [key for key in map(mention_key, focus) if key] if focus else anchors(profile)
+    links = set(keys)
+    for pid, relevance in pooled.items():
+        text = passages[pid].text
+        if relevance >= ALONE_RELEVANCE and about(text, title[pid], keys):
+            links.update(m.key for m in new_things(profile, text))
+    raw: dict[str, tuple[float, bool, bool]] = {}
+    for pid, relevance in pooled.items():
+        text = passages[pid].text
+        on_topic = about(text, title[pid], sorted(links))
+        carries = bool(answer_candidates(profile, text))
+        score = relevance * (1 + ANSWER_BOOST * carries) * (1 + ANCHOR_BOOST * on_topic)
+        alone = relevance >= ALONE_RELEVANCE and not focus
+        raw[pid] = (score, on_topic or alone, carries and on_topic)
+    best = max((score for score, _, _ in raw.values()), default=0.0)
+    if best <= 0:
+        return {pid: (0.0, False) for pid in raw}
+    out = {
+        pid: (round(score / best, 6), score / best >= ratio and admitted)
+        for pid, (score, admitted, _) in raw.items()
+    }
+    must = [[mention_key(option)] for option in profile.options] + [[k] for k in keys if focus]
+    chains = [[pid for pid in raw if about(passages[pid].text, title[pid], key)] for key in must]
+    chains.append([pid for pid, (_, _, bearing) in raw.items() if bearing])
+    for ids in chains:
+        top = max(ids, key=lambda pid: raw[pid][0], default=None)
+        if top is not None and raw[top][0] > 0:
+            out[top] = (out[top][0], True)
+    return out
+
+
+def choose_evidence(
+    items: Sequence[Evidence],
+    must_cover: Sequence[str],
+    titles: Mapping[str, str],
+    budget: int,
+) -> list[Evidence]:
+    """A unit's evidence within ``budget``: first the best quote about each of
+    ``must_cover`` (the compared things, the lead the unit follows: ``about`` by quote or
+    page title), so no step of the chain is crowded out, then the rest by score."""
+    ranked = sorted(items, key=lambda item: -item.score)
+    chosen: list[Evidence] = []
+    for key in dict.fromkeys(mention_key(text) for text in must_cover):
+        best = next((e for e in ranked if about(e.quote, titles.get(e.source_id, ""), [key])), None)
+        if best is not None and best not in chosen:
+            chosen.append(best)
+    chosen += [item for item in ranked if item not in chosen]
+    return chosen[: max(budget, 0)]
