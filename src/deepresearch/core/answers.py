@@ -12,6 +12,7 @@ is about her, even "She was born in Young"). Pure."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -59,7 +60,7 @@ def _fits(profile: QuestionProfile, text: str, mention: Mention) -> bool:
     role = name_role(text, mention)
     if kind == "person":
         return role != "place"  # "who" also asks for bands and companies
-    return role in ("place", "other")
+    return role == "place"
 
 
 def names_any(text: str, keys: Collection[str]) -> list[str]:
@@ -81,16 +82,41 @@ def about(text: str, title: str, keys: Collection[str]) -> bool:
     return not keys or bool(names_any(text, keys) or names_any(title, keys))
 
 
+def topicality(text: str, title: str, keys: Collection[str], bridges: Collection[str] = ()) -> int:
+    """How much a passage (``text`` on a page titled ``title``) is about ``keys``: one for
+    naming one, one more when its page is about one (the title names it, or names one of
+    the ``bridges``: the page of a thing the question leads to). 0, 1 or 2."""
+    named = bool(names_any(text, keys))
+    page = bool(names_any(title, keys) or (bridges and names_any(title, bridges)))
+    return int(named) + int(page)
+
+
 def new_things(profile: QuestionProfile, text: str) -> list[Mention]:
     """Names and titles in ``text`` that the question does not name (nor uses as an
-    adjective, like "American"): what a quote adds to the question."""
-    return [
-        m
-        for m in mentions(text)
-        if m.kind in ("name", "title")
-        and not adjectival(text, m)
-        and not profile.mentions_key(m.key)
-    ]
+    adjective, like "American"): what a quote adds to the question. A name joined by "of"
+    also gives its parts ("CEO of Dunkin' Brands" -> "Dunkin' Brands")."""
+    out = []
+    for mention in mentions(text):
+        if mention.kind not in ("name", "title") or adjectival(text, mention):
+            continue
+        for part in [mention, *_parts(mention)]:
+            if not profile.mentions_key(part.key):
+                out.append(part)
+    return out
+
+
+def _parts(mention: Mention) -> list[Mention]:
+    pieces = re.split(r"\s+of\s+(?:the\s+)?", mention.text)
+    if mention.kind != "name" or len(pieces) < 2:
+        return []
+    out, offset = [], 0
+    for piece in pieces:
+        start = mention.text.index(piece, offset)
+        offset = start + len(piece)
+        if piece[:1].isupper() and mention_key(piece):
+            begin = mention.start + start
+            out.append(Mention(piece, "name", begin, begin + len(piece), mention_key(piece)))
+    return out
 
 
 def bridges(

@@ -57,6 +57,7 @@ def find_leads(
     followed: Collection[str] = (),
     searched: Collection[str] = (),
     read_titles: Collection[str] = (),
+    read_texts: Sequence[str] = (),
     limit: int = 2,
 ) -> list[Lead]:
     """At most ``limit`` leads, best first: compared things no quote names, then bridges.
@@ -64,7 +65,9 @@ def find_leads(
     page names the question's things); ``followed``: keys of the leads already followed;
     ``searched``: texts the run already searched (sub-questions and queries: a bridge they
     name is not new); ``read_titles``: titles of the pages it read (their subject is no
-    lead: the run has its page)."""
+    lead: the run has its page); ``read_texts``: their texts (a thing many of them name,
+    like "United States", is not specific to the question: its score is divided by how
+    many name it)."""
     if limit <= 0:
         return []
     titles = titles or {}
@@ -76,6 +79,8 @@ def find_leads(
         key = mention_key(gap.subject)
         if gap.kind == "option" and key not in followed:
             out.append(Lead(gap.subject, key, "option", 0.0, remaining=_relation(profile, "")))
+    if profile.options:  # a comparison is about the things compared, not what they name
+        return out[:limit]
     keys = anchors(profile)
     relation = {stem(word) for word in profile.relation}
     scored: dict[str, tuple[str, float, list[Evidence]]] = {}
@@ -92,14 +97,17 @@ def find_leads(
             if item not in items:
                 items.append(item)
             scored[mention.key] = (text, total + weight, items)
-    for key, (text, total, items) in sorted(scored.items(), key=lambda kv: (-kv[1][1], kv[0])):
+    pages = [set(words(text.replace("’", "'"))) for text in read_texts]
+    spread = {key: max(sum(1 for p in pages if set(key.split()) <= p), 1) for key in scored}
+    ranked = sorted(scored.items(), key=lambda kv: (-kv[1][1] / spread[kv[0]], kv[0]))
+    for key, (text, total, items) in ranked:
         covered = " ".join(item.quote for item in items)
         out.append(
             Lead(
                 text,
                 key,
                 "bridge",
-                round(total, 6),
+                round(total / spread[key], 6),
                 tuple(item.id for item in items),
                 _relation(profile, covered),
             )

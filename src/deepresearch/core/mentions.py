@@ -75,7 +75,7 @@ _NUMBER_WORDS = frozenset(
 )
 # fmt: on
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’.\-][^\W_]+)*\.?|&")
+_TOKEN = re.compile(r"[^\W_]+(?:['’.\-][^\W_]+)*(?:\.|(?<=[^\W\d_]{2})['’](?!\w))?|&")
 _MONTH_RE = "|".join(m.capitalize() for m in MONTHS)
 _ABBR_RE = r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec"
 _DATE = re.compile(

@@ -7,10 +7,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from deepresearch.core.answers import about, anchors, answer_candidates, new_things
+from deepresearch.core.answers import (
+    anchors,
+    answer_candidates,
+    names_any,
+    new_things,
+    topicality,
+)
 from deepresearch.core.lexical import BM25
 from deepresearch.core.mentions import mention_key
-from deepresearch.core.questions import QuestionProfile
+from deepresearch.core.questions import QuestionProfile, stem
 from deepresearch.core.text import sentence_spans, words
 from deepresearch.models import Evidence, Passage
 
@@ -103,17 +109,25 @@ def rank_passages(passages: Sequence[Passage], query: str) -> list[Passage]:
     return [scored[i] for i in order]
 
 
-def pooled_scores(groups: Sequence[Sequence[Passage]], query: str) -> dict[str, float]:
+def pooled_scores(
+    groups: Sequence[Sequence[Passage]], query: str, *, titles: Sequence[str] = ()
+) -> dict[str, float]:
     """BM25 of every passage a sub-question read (one group per source) against
     ``query``, divided by the best, so scores compare across sources (0..1). Term weights
     (IDF) are taken across the sources: a word every source shares (a "bridge" in a
     question about one bridge) weighs little, the entity only some sources name weighs
-    much."""
+    much. With ``titles`` (one per group), each passage is scored with its page's title
+    before it: a passage of the page about X is about X even where it says "it", so the
+    question's other words decide between that page's passages."""
     passages = [passage for group in groups for passage in group]
     if not passages:
         return {}
+    heads = [titles[i] if i < len(titles) else "" for i, group in enumerate(groups) for _ in group]
     across_sources = BM25([" ".join(p.text for p in group) for group in groups]).idf
-    scores = BM25([p.text for p in passages], idf=across_sources).scores(query)
+    texts = [
+        f"{head}\n{p.text}" if head else p.text for head, p in zip(heads, passages, strict=True)
+    ]
+    scores = BM25(texts, idf=across_sources).scores(query)
     best = max(scores)
     if best <= 0:
         return {p.id: 0.0 for p in passages}
@@ -132,7 +146,8 @@ def pooled_relevant(
 
 ANSWER_BOOST = 0.5  # a passage carrying a value of the asked kind
 ANCHOR_BOOST = 0.5  # a passage about what the question (or the unit's lead) is about
-ALONE_RELEVANCE = 0.5  # pooled relevance that admits a passage about nothing of the question
+BRIDGE_RELEVANCE = 0.5  # pooled relevance of a passage whose new names count as bridges,
+# and of an answer-bearing passage that names nothing of the question
 
 
 def answer_scores(
@@ -148,49 +163,78 @@ def answer_scores(
     enough to quote without a model. ``groups``: the passages of each source, ``titles``
     their pages' titles; ``focus``: what the unit follows (a lead).
 
-    The score is the pooled BM25 relevance (``pooled_scores``) raised by half when the
-    passage carries a value of the kind the question asks for (``answer_candidates``: a
-    person for "who", a date for "when" ...) and by half when it is about what the
-    question is about (``about``: it or its page's title names one of the question's
-    things, or a bridge: a thing that a very relevant passage about the question names).
-    In a unit that follows a lead, only passages about the lead count as about.
+    The score is the pooled BM25 relevance (``pooled_scores``, each passage read with its
+    page's title) raised by half when the passage carries a value of the kind the question
+    asks for (``answer_candidates``: a person for "who", a date for "when" ...), and by half
+    when it is about what the question is about (``topicality``): it names one of the
+    question's things, or its page is about one (the title names it, or names a bridge: a thing that a very relevant
+    passage about the question, or any passage on the page of one of its things, names;
+    so the second step of a chain counts). In a unit
+    that follows a lead, what the question is about is the lead, and only the lead's own
+    page is quoted when the unit read it.
 
-    Relevant: at least ``ratio`` of the best score and about the question, unless its
-    words alone make it very relevant (never in a lead's unit). The floor is relative, so
-    a long question, whose words no passage mostly covers, still keeps its best passages.
-    And the chain is kept: the best passage about each compared thing (``options``) and
-    about the lead, and the best answer-bearing passage, are relevant whenever they score
-    at all."""
-    pooled = pooled_scores(groups, query)
+    Relevant: at least ``ratio`` of the best score and about the question (any passage,
+    when no page read names the question's things), or, outside a lead's unit, carrying a
+    value of the asked kind with words alone very relevant (at least ``BRIDGE_RELEVANCE``). The floor is relative, so a long question, whose
+    words no passage mostly covers, still keeps its best passages. And the chain is kept:
+    the best passage about each compared thing (``options``) and about the lead (its own
+    page first), and the best answer-bearing passage, are relevant whenever they score."""
+    pooled = pooled_scores(groups, query, titles=titles)
     passages = {p.id: p for group in groups for p in group}
     title = {p.id: (titles[i] if i < len(titles) else "") for i, g in enumerate(groups) for p in g}
     keys = [key for key in map(mention_key, focus) if key] if focus else anchors(profile)
-    links = set(keys)
+    # a thing no page read names says nothing about which passage is on topic ("Native
+    # American" read wrongly as a name): only things some passage or title names count
+    if not focus:  # in a lead's unit, a page that does not name the lead is off topic
+        named = " ".join([*titles, *(p.text for p in passages.values())])
+        keys = [key for key in keys if names_any(named, [key])]
+    links: set[str] = set()
     for pid, relevance in pooled.items():
         text = passages[pid].text
-        if relevance >= ALONE_RELEVANCE and about(text, title[pid], keys):
+        # bridges: what very relevant passages about the question name, and what the
+        # pages of the question's own things name anywhere ("The film stars Doris Day")
+        strong = relevance >= BRIDGE_RELEVANCE and topicality(text, title[pid], keys)
+        if not focus and (strong or names_any(title[pid], keys)):
             links.update(m.key for m in new_things(profile, text))
-    raw: dict[str, tuple[float, bool, bool]] = {}
+    # a lead's own page (its title names the lead) is where a lead's unit quotes from, when
+    # it read one; else passages that name the lead
+    own = {pid for pid in passages if focus and names_any(title[pid], keys)}
+    raw: dict[str, tuple[float, int, bool]] = {}
+    admitted: dict[str, bool] = {}
+    relation = {stem(word) for word in profile.relation}
     for pid, relevance in pooled.items():
         text = passages[pid].text
-        on_topic = about(text, title[pid], sorted(links))
+        if focus and relation and not relation & {stem(w) for w in words(text)}:
+            # a lead's page is read for what the question asks of it: a passage that says
+            # nothing of that ("The Philippines is an archipelagic country") is not evidence
+            raw[pid] = (0.0, 0, False)
+            admitted[pid] = False
+            continue
+        on = topicality(text, title[pid], keys, sorted(links)) if keys or focus else 1
         carries = bool(answer_candidates(profile, text))
-        score = relevance * (1 + ANSWER_BOOST * carries) * (1 + ANCHOR_BOOST * on_topic)
-        alone = relevance >= ALONE_RELEVANCE and not focus
-        raw[pid] = (score, on_topic or alone, carries and on_topic)
+        score = relevance * (1 + ANSWER_BOOST * carries) * (1 + ANCHOR_BOOST * (on > 0))
+        raw[pid] = (score, on, carries and on > 0)
+        # the words of the question and a value of the asked kind, on a page that names
+        # none of its things: the second step of a chain ("a song written by Jack Owens
+        # after attending a luau in Laie") -- never in a lead's unit, which has its lead
+        alone = carries and relevance >= BRIDGE_RELEVANCE and not focus
+        admitted[pid] = (pid in own if own else on > 0) or alone
     best = max((score for score, _, _ in raw.values()), default=0.0)
     if best <= 0:
         return {pid: (0.0, False) for pid in raw}
     out = {
-        pid: (round(score / best, 6), score / best >= ratio and admitted)
-        for pid, (score, admitted, _) in raw.items()
+        pid: (round(score / best, 6), score / best >= ratio and admitted[pid])
+        for pid, (score, _, _) in raw.items()
     }
-    must = [[mention_key(option)] for option in profile.options] + [[k] for k in keys if focus]
-    chains = [[pid for pid in raw if about(passages[pid].text, title[pid], key)] for key in must]
-    chains.append([pid for pid, (_, _, bearing) in raw.items() if bearing])
-    for ids in chains:
-        top = max(ids, key=lambda pid: raw[pid][0], default=None)
-        if top is not None and raw[top][0] > 0:
+    must = [mention_key(option) for option in profile.options] + (keys if focus else [])
+    chains = [
+        {pid: topicality(passages[pid].text, title[pid], [key]) for pid in raw} for key in must
+    ]
+    chains.append({pid: 1 for pid, (_, _, bearing) in raw.items() if bearing})
+    for levels in chains:
+        found = [pid for pid, level in levels.items() if level > 0 and raw[pid][0] > 0]
+        if found:
+            top = max(found, key=lambda pid: (levels[pid], raw[pid][0]))
             out[top] = (out[top][0], True)
     return out
 
@@ -202,13 +246,15 @@ def choose_evidence(
     budget: int,
 ) -> list[Evidence]:
     """A unit's evidence within ``budget``: first the best quote about each of
-    ``must_cover`` (the compared things, the lead the unit follows: ``about`` by quote or
-    page title), so no step of the chain is crowded out, then the rest by score."""
+    ``must_cover`` (the compared things, the lead the unit follows; a quote from its own
+    page first), so no step of the chain is crowded out, then the rest by score."""
     ranked = sorted(items, key=lambda item: -item.score)
     chosen: list[Evidence] = []
     for key in dict.fromkeys(mention_key(text) for text in must_cover):
-        best = next((e for e in ranked if about(e.quote, titles.get(e.source_id, ""), [key])), None)
-        if best is not None and best not in chosen:
-            chosen.append(best)
+        levels = [(topicality(e.quote, titles.get(e.source_id, ""), [key]), e) for e in ranked]
+        best = max((level for level, _ in levels), default=0)
+        pick = next((e for level, e in levels if best and level == best), None)
+        if pick is not None and pick not in chosen:
+            chosen.append(pick)
     chosen += [item for item in ranked if item not in chosen]
     return chosen[: max(budget, 0)]

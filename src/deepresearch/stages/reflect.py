@@ -233,6 +233,7 @@ def _leads(state: RunState, sub_questions: list[SubQuestion], followed: list[str
         followed=followed,
         searched=[text for sq in sub_questions for text in (sq.text, *sq.queries)],
         read_titles=[s.title for s in sources.values() if s.fetched and s.title],
+        read_texts=[s.text for s in sources.values() if s.fetched and s.text],
         limit=LEADS_PER_WAVE + OPEN_LEADS_SHOWN,
     )
 
