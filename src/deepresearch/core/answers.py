@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from deepresearch.core.mentions import Mention, adjectival, mention_key, mentions, name_role
-from deepresearch.core.questions import QuestionProfile
+from deepresearch.core.questions import QuestionProfile, stem
 from deepresearch.core.text import words
 from deepresearch.models import Evidence
 
@@ -125,12 +125,21 @@ def bridges(
     """Things that verified quotes about the question name and the question does not, each
     with the sources whose quotes named it (mention key -> source ids). ``titles``: page
     titles by source id."""
+    return {
+        key: {item.source_id for item in items}
+        for key, items in _bridge_quotes(profile, evidence, titles).items()
+    }
+
+
+def _bridge_quotes(
+    profile: QuestionProfile, evidence: Sequence[Evidence], titles: Mapping[str, str]
+) -> dict[str, list[Evidence]]:
     keys = anchors(profile)
-    found: dict[str, set[str]] = {}
+    found: dict[str, list[Evidence]] = {}
     for item in evidence:
         if item.verified and about(item.quote, titles.get(item.source_id, ""), keys):
             for mention in new_things(profile, item.quote):
-                found.setdefault(mention.key, set()).add(item.source_id)
+                found.setdefault(mention.key, []).append(item)
     return found
 
 
@@ -155,7 +164,8 @@ def answer_gaps(
     - for a question asking for a kind of value, no quote about the question (or about a
       bridge) that carries a value of that kind;
     - for a multi-hop question, an open chain: no quote carrying such a value comes from
-      the page of a bridge that a quote from another page named.
+      the page of a bridge that a quote from another page named, and speaks to what that
+      quote left of the question (``_chained``).
     """
     titles = titles or {}
     verified = [item for item in evidence if item.verified]
@@ -166,21 +176,36 @@ def answer_gaps(
             gaps.append(Gap("option", f"no verified quote names {option}", option))
     if profile.answer_type not in TYPED or profile.options:
         return gaps
-    found = bridges(profile, verified, titles)
+    found = _bridge_quotes(profile, verified, titles)
     keys = anchors(profile)
     bearing = [item for item in verified if answer_candidates(profile, item.quote)]
     if not any(about(e.quote, titles.get(e.source_id, ""), [*keys, *found]) for e in bearing):
         gaps.append(Gap("answer", f"no verified quote states the {_asked(profile)} asked for"))
-    elif profile.nested and not any(_chained(e, found, titles) for e in bearing):
+    elif profile.nested and not any(_chained(profile, e, found, titles) for e in bearing):
         gaps.append(Gap("chain", "no verified quote follows the question to its second step"))
     return gaps
 
 
-def _chained(item: Evidence, found: dict[str, set[str]], titles: Mapping[str, str]) -> bool:
-    """``item`` comes from the page of a bridge that a quote from another page named (or,
-    with no title known, names such a bridge itself)."""
+def _chained(
+    profile: QuestionProfile,
+    item: Evidence,
+    found: Mapping[str, Sequence[Evidence]],
+    titles: Mapping[str, str],
+) -> bool:
+    """``item`` is the second step of a chain: it comes from the page of a bridge that a
+    quote from another page named (or, with no title known, names such a bridge), and it
+    speaks to what that quote left of the question (one of the question's relation words
+    the naming quote lacks: "directed" for a film that a quote about Leland named)."""
     where = titles.get(item.source_id) or item.quote
-    return any(found[key] - {item.source_id} for key in names_any(where, list(found)))
+    said = {stem(word) for word in words(item.quote)}
+    for key in names_any(where, list(found)):
+        for first in found[key]:
+            if first.source_id == item.source_id:
+                continue
+            left = {stem(w) for w in profile.relation} - {stem(w) for w in words(first.quote)}
+            if not left or left & said:
+                return True
+    return False
 
 
 def _asked(profile: QuestionProfile) -> str:

@@ -80,11 +80,8 @@ def evaluate_gate(
         reasons.append(f"{len(domains)} distinct source domains, need {thresholds.min_domains}")
     if weak:
         reasons.append(f"{len(weak)} sub-question(s) without enough evidence")
-    gaps = (
-        [gap.detail for gap in answer_gaps(analyze_question(question), verified)]
-        if question
-        else []
-    )
+    profile = analyze_question(question) if question else None
+    gaps = [gap.detail for gap in answer_gaps(profile, verified, titles)] if profile else []
     reasons.extend(gaps)
     if not verified:
         status: GateStatus = "abort"

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from deepresearch.core.answers import (
     anchors,
     answer_candidates,
+    bridges,
     names_any,
     new_things,
     topicality,
@@ -202,6 +203,9 @@ def answer_scores(
     raw: dict[str, tuple[float, int, bool]] = {}
     admitted: dict[str, bool] = {}
     relation = {stem(word) for word in profile.relation}
+    compared = {mention_key(option) for option in profile.options}
+    if set(keys) <= compared:  # a compared thing is read for itself, whatever it says
+        relation = set()
     for pid, relevance in pooled.items():
         text = passages[pid].text
         if focus and relation and not relation & {stem(w) for w in words(text)}:
@@ -231,6 +235,12 @@ def answer_scores(
         {pid: topicality(passages[pid].text, title[pid], [key]) for pid in raw} for key in must
     ]
     chains.append({pid: 1 for pid, (_, _, bearing) in raw.items() if bearing})
+    # the second step: the best passage on the page of a bridge
+    chains.append(
+        {pid: 1 for pid in raw if names_any(title[pid], sorted(links - set(keys)))}
+        if not focus
+        else {}
+    )
     for levels in chains:
         found = [pid for pid, level in levels.items() if level > 0 and raw[pid][0] > 0]
         if found:
@@ -239,15 +249,17 @@ def answer_scores(
     return out
 
 
-def choose_evidence(
+def rank_evidence(
+    profile: QuestionProfile,
     items: Sequence[Evidence],
-    must_cover: Sequence[str],
     titles: Mapping[str, str],
-    budget: int,
+    must_cover: Sequence[str] = (),
 ) -> list[Evidence]:
-    """A unit's evidence within ``budget``: first the best quote about each of
-    ``must_cover`` (the compared things, the lead the unit follows; a quote from its own
-    page first), so no step of the chain is crowded out, then the rest by score."""
+    """Evidence in the order a reader needs it: first the best quote about each of
+    ``must_cover`` (the compared things, the leads followed; a quote from its own page
+    first), so no step of the chain is crowded out; then the answer-bearing quotes (a
+    value of the asked kind, about the question or one of its bridges), best first; then
+    the rest by score. ``titles``: page titles by source id."""
     ranked = sorted(items, key=lambda item: -item.score)
     chosen: list[Evidence] = []
     for key in dict.fromkeys(mention_key(text) for text in must_cover):
@@ -256,5 +268,24 @@ def choose_evidence(
         pick = next((e for level, e in levels if best and level == best), None)
         if pick is not None and pick not in chosen:
             chosen.append(pick)
-    chosen += [item for item in ranked if item not in chosen]
-    return chosen[: max(budget, 0)]
+    keys = [*anchors(profile), *bridges(profile, items, titles)]
+    bearing = [
+        e
+        for e in ranked
+        if e not in chosen
+        and answer_candidates(profile, e.quote)
+        and (not keys or topicality(e.quote, titles.get(e.source_id, ""), keys))
+    ]
+    chosen += bearing
+    return chosen + [item for item in ranked if item not in chosen]
+
+
+def choose_evidence(
+    profile: QuestionProfile,
+    items: Sequence[Evidence],
+    titles: Mapping[str, str],
+    must_cover: Sequence[str],
+    budget: int,
+) -> list[Evidence]:
+    """A unit's evidence within ``budget``, in ``rank_evidence`` order."""
+    return rank_evidence(profile, items, titles, must_cover)[: max(budget, 0)]

@@ -62,7 +62,9 @@ _NESTED = re.compile(
     re.I,
 )
 _PARTICIPLE = re.compile(
-    r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,4}?([\w'’-]+)\s+(?:[a-z]+ed|known)\s+"
+    r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,4}?([\w'’-]+)\s+(?:[a-z]+ed|"
+    r"born|known|made|built|written|held|shot|run|led|sung|drawn|given|taken|seen|won|"
+    r"bought|sold|told|set|begun|grown|thrown|brought|kept|found|hit)\s+"
     r"(?:by|in|on|at|for|from|as)\b",
     re.I,
 )

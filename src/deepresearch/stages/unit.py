@@ -126,7 +126,7 @@ async def run_unit(
     found = [item for _, evidence in digests for item in evidence]
     must_cover = [*profile.options, *([sub_question.lead] if sub_question.lead else [])]
     titles = {source.id: source.title for source in sources}
-    result.evidence = choose_evidence(found, must_cover, titles, budget)
+    result.evidence = choose_evidence(profile, found, titles, must_cover, budget)
     ctx.bus.emit(
         "evidence_added",
         stage=STAGE,
