@@ -155,14 +155,21 @@ def _candidates(
         focus=[sub_question.lead] if sub_question.lead else [],
         ratio=RELEVANT_RATIO,
     )
+    relevant = {pid for pid, (_, ok) in scores.items() if ok}
     candidates = {
         sid: sorted(
-            (p.model_copy(update={"score": scores[p.id][0]}) for p in passages),
+            (
+                p.model_copy(update={"score": scores[p.id][0]})
+                for p in passages
+                # a lead's unit reads the lead's page for what the question asks of it:
+                # the summarizer too sees only those passages
+                if not sub_question.lead or p.id in relevant
+            ),
             key=lambda p: -p.score,
         )[:CANDIDATES_PER_SOURCE]
         for sid, passages in groups.items()
     }
-    return candidates, {pid for pid, (_, relevant) in scores.items() if relevant}
+    return candidates, relevant
 
 
 async def _dropped() -> tuple[str | None, list[Evidence]]:
