@@ -124,7 +124,13 @@ def pooled_scores(
     if not passages:
         return {}
     heads = [titles[i] if i < len(titles) else "" for i, group in enumerate(groups) for _ in group]
-    across_sources = BM25([" ".join(p.text for p in group) for group in groups]).idf
+    group_titles = [titles[i] if i < len(titles) else "" for i in range(len(groups))]
+    across_sources = BM25(
+        [
+            " ".join([head, *(p.text for p in group)])
+            for head, group in zip(group_titles, groups, strict=True)
+        ]
+    ).idf
     texts = [
         f"{head}\n{p.text}" if head else p.text for head, p in zip(heads, passages, strict=True)
     ]
@@ -206,11 +212,19 @@ def answer_scores(
     compared = {mention_key(option) for option in profile.options}
     if set(keys) <= compared:  # a compared thing is read for itself, whatever it says
         relation = set()
+    # a lead's page is read for what the question asks of it: a page that says nothing of
+    # that ("The Philippines is an archipelagic country ...") gives no evidence
+    silent = {
+        p.id
+        for group in groups
+        if focus
+        and relation
+        and not any(relation & {stem(w) for w in words(p.text)} for p in group)
+        for p in group
+    }
     for pid, relevance in pooled.items():
         text = passages[pid].text
-        if focus and relation and not relation & {stem(w) for w in words(text)}:
-            # a lead's page is read for what the question asks of it: a passage that says
-            # nothing of that ("The Philippines is an archipelagic country") is not evidence
+        if pid in silent:
             raw[pid] = (0.0, 0, False)
             admitted[pid] = False
             continue
@@ -263,9 +277,9 @@ def rank_evidence(
     ranked = sorted(items, key=lambda item: -item.score)
     chosen: list[Evidence] = []
     for key in dict.fromkeys(mention_key(text) for text in must_cover):
-        levels = [(topicality(e.quote, titles.get(e.source_id, ""), [key]), e) for e in ranked]
-        best = max((level for level, _ in levels), default=0)
-        pick = next((e for level, e in levels if best and level == best), None)
+        levels = [(_coverage(e, titles, key), e) for e in ranked]
+        best = max((level for level, _ in levels), default=(0, 0))
+        pick = next((e for level, e in levels if best[0] and level == best), None)
         if pick is not None and pick not in chosen:
             chosen.append(pick)
     keys = [*anchors(profile), *bridges(profile, items, titles)]
@@ -278,6 +292,13 @@ def rank_evidence(
     ]
     chosen += bearing
     return chosen + [item for item in ranked if item not in chosen]
+
+
+def _coverage(item: Evidence, titles: Mapping[str, str], key: str) -> tuple[int, int]:
+    """How well a quote covers ``key``: its topicality, then whether it is from the page
+    about it (its own page first)."""
+    title = titles.get(item.source_id, "")
+    return topicality(item.quote, title, [key]), int(bool(names_any(title, [key])))
 
 
 def choose_evidence(

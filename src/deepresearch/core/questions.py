@@ -110,14 +110,39 @@ class QuestionProfile:
         )
 
 
-_SUFFIXES = (("ations", ""), ("ation", ""), ("ies", "y"), ("ing", ""), ("ed", ""), ("s", ""))
+# (suffix, replacement, letters the stem keeps at least)
+_SUFFIXES = (
+    ("ations", "", 4),
+    ("ation", "", 4),
+    ("ies", "y", 3),
+    ("ing", "", 4),
+    ("ed", "", 4),
+    ("s", "", 4),
+)
+
+
+# irregular forms of common verbs, so "wrote" meets "written" and "write"
+# fmt: off
+_IRREGULAR = {
+    "wrote": "write", "written": "write", "sang": "sing", "sung": "sing", "built": "build",
+    "made": "make", "won": "win", "led": "lead", "held": "hold", "began": "begin",
+    "begun": "begin", "gave": "give", "given": "give", "took": "take", "taken": "take",
+    "drew": "draw", "drawn": "draw", "chose": "choose", "chosen": "choose", "spoke": "speak",
+    "spoken": "speak", "knew": "know", "known": "know", "grew": "grow", "grown": "grow",
+    "fought": "fight", "taught": "teach", "bought": "buy", "sold": "sell", "told": "tell",
+    "brought": "bring", "became": "become", "ran": "run", "shot": "shoot", "played": "play",
+    "born": "bear", "bore": "bear",
+}
+# fmt: on
 
 
 def stem(word: str) -> str:
-    """A light stem, enough to match "directors" with "director" and "resigned" with
-    "resignation" (a stem keeps four letters at least)."""
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
+    """A light stem, enough to match "directors" with "director", "resigned" with
+    "resignation" and "wrote" with "written" (a stem keeps four letters at least)."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for suffix, replacement, keep in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep and not word.endswith("ss"):
             return word[: -len(suffix)] + replacement
     return word
 
