@@ -194,3 +194,17 @@ def test_an_order_puts_the_chain_first_whatever_the_scores() -> None:
     sections = extractive_sections([SubQuestion(id="q1", text="Q?")], items, order=["e3", "e2"])
     cited = _quote_ids([s for sec in sections for p in sec.paragraphs for s in p.sentences])
     assert cited == ["e3", "e2", "e1"]
+
+
+def test_leads_left_unfollowed_are_a_limitation() -> None:
+    notes = limitations(
+        gate=None,
+        sub_questions=[],
+        sources={},
+        model_errors=[],
+        open_leads=["The Glass Orchard", "Tomas Berg"],
+    )
+    assert notes == [
+        "Leads found in the evidence but not followed (no research wave or unit left): "
+        "The Glass Orchard; Tomas Berg."
+    ]

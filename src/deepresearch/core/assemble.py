@@ -101,9 +101,11 @@ def limitations(
     sources: Mapping[str, Source],
     model_errors: Sequence[str],
     answered: Collection[str] | None = None,
+    open_leads: Sequence[str] = (),
 ) -> list[str]:
     """What the run could not do. ``answered``: ids of sub-questions with verified
-    evidence (else a sub-question's status decides)."""
+    evidence (else a sub-question's status decides); ``open_leads``: leads the verified
+    quotes revealed that the run had no wave or unit left to follow."""
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
@@ -117,6 +119,12 @@ def limitations(
     unread = [s for s in sources.values() if not s.fetched]
     if unread:
         out.append(f"{len(unread)} source(s) could not be read and were not quoted.")
+    if open_leads:
+        out.append(
+            "Leads found in the evidence but not followed (no research wave or unit left): "
+            + "; ".join(open_leads)
+            + "."
+        )
     if model_errors:
         out.append("Model problems: " + "; ".join(sorted(set(model_errors))[:3]) + ".")
     return out

@@ -171,21 +171,25 @@ def answer_scores(
     their pages' titles; ``focus``: what the unit follows (a lead).
 
     The score is the pooled BM25 relevance (``pooled_scores``, each passage read with its
-    page's title) raised by half when the passage carries a value of the kind the question
-    asks for (``answer_candidates``: a person for "who", a date for "when" ...), and by half
-    when it is about what the question is about (``topicality``): it names one of the
-    question's things, or its page is about one (the title names it, or names a bridge: a thing that a very relevant
-    passage about the question, or any passage on the page of one of its things, names;
-    so the second step of a chain counts). In a unit
-    that follows a lead, what the question is about is the lead, and only the lead's own
-    page is quoted when the unit read it.
+    page's title), raised by half when the passage carries a value of the kind the question
+    asks for (``answer_candidates``: a person for "who", a date for "when" ...) and by half
+    when it is about what the question is about (``topicality``: it names one of the
+    question's things, or its page does, or its page is that of a bridge, a thing that a
+    very relevant passage about the question, or any passage of the page of one of its
+    things, names; so the second step of a chain counts).
 
-    Relevant: at least ``ratio`` of the best score and about the question (any passage,
-    when no page read names the question's things), or, outside a lead's unit, carrying a
-    value of the asked kind with words alone very relevant (at least ``BRIDGE_RELEVANCE``). The floor is relative, so a long question, whose
-    words no passage mostly covers, still keeps its best passages. And the chain is kept:
-    the best passage about each compared thing (``options``) and about the lead (its own
-    page first), and the best answer-bearing passage, are relevant whenever they score."""
+    Relevant: at least ``ratio`` of the best score and about the question (any passage when
+    no page read names the question's things), or, outside a lead's unit, carrying a value
+    of the asked kind with its words alone very relevant (``BRIDGE_RELEVANCE``). The floor
+    is relative, so a long question, whose words no passage mostly covers, still keeps its
+    best passages. The chain is kept: the best passage about each compared thing
+    (``options``) and about the lead, the best answer-bearing passage and the best passage
+    on a bridge's page are relevant whenever they score.
+
+    In a unit that follows a lead, what the question is about is the lead: only the lead's
+    own page is quoted when the unit read it, and only a page that speaks to the question
+    (one of its relation words) gives evidence at all, unless the lead is a compared thing,
+    which is read for itself."""
     pooled = pooled_scores(groups, query, titles=titles)
     passages = {p.id: p for group in groups for p in group}
     title = {p.id: (titles[i] if i < len(titles) else "") for i, g in enumerate(groups) for p in g}

@@ -155,6 +155,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             sources=sources,
             model_errors=ctx.gateway.errors,
             answered={item.sub_question_id for item in evidence},
+            open_leads=state.get("open_leads", []),
         ),
         notice=notice,
         claims=ledger,
