@@ -100,8 +100,11 @@ async def reflect(
         leads = _leads(state, sub_questions, followed)
     lead_units: list[SubQuestion] = []
     if wave < max_waves and room > 0:
+        # with gaps in the answer, the best two leads; when only the counts fall short,
+        # the evidence answers already and one lead widens it
+        per_wave = LEADS_PER_WAVE if gate.gaps else 1
         lead_units = lead_sub_questions(
-            leads[: min(room, LEADS_PER_WAVE)],
+            leads[: min(room, per_wave)],
             [*sub_questions, *follow_ups],
             wave=wave,
             per_question=per_question,

@@ -20,6 +20,7 @@ from deepresearch.stages.reading import SourceReader
 
 STAGE = "research"
 EVIDENCE_PER_SOURCE = 3
+LEAD_SOURCES = 2  # sources a lead's unit reads: the lead's page and one in case it is not first
 RELEVANT_RATIO = 0.3  # of the best answer-aware score: the no-model evidence floor
 
 
@@ -60,9 +61,10 @@ async def run_unit(
         kept=kept.kept,
     )
     fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
-    selection = await rank_candidates(
-        ctx, fresh, sub_question, limit=settings.limit("sources_per_question")
-    )
+    limit = settings.limit("sources_per_question")
+    if sub_question.lead:  # a lead's unit looks for the lead's own page, a search's top hits
+        limit = min(limit, LEAD_SOURCES)
+    selection = await rank_candidates(ctx, fresh, sub_question, limit=limit)
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
     ctx.bus.emit(
