@@ -48,8 +48,9 @@ NOTES = (
     "scripted.*: research_script() replies with no latency (its recall measures the script "
     "as much as the pipeline); no_model.*: model='none'. Standard depth, fresh data folder "
     "per run. hotpotqa: end_to_end's offline web (1,419 pages), the development set. "
-    "wiki_single / wiki_two_hop: held-out questions generated from Wikipedia articles set "
-    "aside by a hash of their title (bench/wiki_questions.py), on an offline web of every "
+    "wiki_single / wiki_two_hop: held-out questions generated without a model "
+    "(bench/wiki_questions.py; single: FreshWiki articles outside end_to_end's 25, two_hop: "
+    "Vital summaries set aside by a hash of their title), on an offline web of every "
     "FreshWiki article and Vital summary (10,133 pages)."
 )
 
