@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
-from deepresearch.core.passages import make_passages, rank_passages
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.core.verify import verify_quote
@@ -42,12 +41,6 @@ class SourceDigest(BaseModel):
     relevant: bool = True
     summary: str = ""
     evidence: list[EvidencePick] = Field(default_factory=list)
-
-
-def candidate_passages(source: Source, sub_question: SubQuestion, question: str) -> list[Passage]:
-    passages = make_passages(source.id, source.text)
-    ranked = rank_passages(passages, f"{sub_question.text} {question}")
-    return ranked[:CANDIDATES_PER_SOURCE]
 
 
 async def digest_source(

@@ -115,11 +115,7 @@ async def reflect(
     queued += added
     taken = {sq.lead for sq in added if sq.lead}
     followed += [lead.key for lead in leads if lead.text in taken]
-    notes += [
-        f"lead: {lead.text} ({'compared, not yet quoted' if lead.kind == 'option' else 'named by ' + ', '.join(lead.evidence_ids[:3])})"
-        for lead in leads
-        if lead.text in taken
-    ]
+    notes += [_lead_note(lead) for lead in leads if lead.text in taken]
     open_leads = [lead.text for lead in leads if lead.text not in taken][:OPEN_LEADS_SHOWN]
 
     route = route_after_wave(
@@ -224,6 +220,15 @@ def _follow_ups(
         out.append(SubQuestion(id=f"q{next_id}", text=text, queries=queries, wave=wave + 1))
         next_id += 1
     return out
+
+
+def _lead_note(lead: Lead) -> str:
+    why = (
+        "compared, not yet quoted"
+        if lead.kind == "option"
+        else "named by " + ", ".join(lead.evidence_ids[:3])
+    )
+    return f"lead: {lead.text} ({why})"
 
 
 def _leads(state: RunState, sub_questions: list[SubQuestion], followed: list[str]) -> list[Lead]:
