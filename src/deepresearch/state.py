@@ -30,6 +30,9 @@ class RunState(TypedDict, total=False):
     evidence: list[Evidence]
     gate: GateResult
     reflections: list[str]
+    #: keys of the leads followed so far, and leads found but not followed (no room left)
+    leads: list[str]
+    open_leads: list[str]
     warnings: list[str]
     usage: Usage
     report: Report

@@ -100,12 +100,15 @@ def test_short_standalone_paragraphs_are_kept_from_five_words() -> None:
     assert [p.text for p in passages] == [five, body]
 
 
-def test_a_heading_without_punctuation_is_its_own_paragraph() -> None:
+def test_a_heading_without_punctuation_is_never_a_passage() -> None:
+    # a quote is a sentence: a heading or page title is neither quoted nor glued to the body
     heading = "History of the steam engine in Britain"
     body = sentence(20)
     text = f"{heading}\n\n{body}"
     passages = make_passages("src", text)
-    assert [p.text for p in passages] == [heading, body]
+    assert [p.text for p in passages] == [body]
+    titled = f"Restoring the Velmora tide mill\n\n{sentence(6)}"
+    assert [p.text for p in make_passages("src", titled)] == [sentence(6)]
 
 
 @pytest.mark.parametrize("gap", ["\n \n", "\r\n\r\n", "\n\t\n"])
