@@ -20,6 +20,7 @@ from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import ModelCall
+from deepresearch.models.event_payloads import ModelCalled, SearchProviderFailedWarning
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
 from deepresearch.search.registry import build_search_provider
@@ -63,10 +64,18 @@ async def open_context(
 
     def on_call(call: ModelCall) -> None:
         bus.emit(
-            "model_call",
+            ModelCalled(
+                role=call.role,
+                model=call.model,
+                input_tokens=call.input_tokens,
+                output_tokens=call.output_tokens,
+                latency_s=call.latency_s,
+                ok=call.ok,
+                attempts=call.attempts,
+                usage_source=call.usage_source,
+            ),
             stage=call.stage,
             message=f"{call.role} model call ({call.model})",
-            **call.model_dump(mode="json", exclude={"stage"}),
         )
 
     cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
@@ -96,12 +105,10 @@ def _search_warnings(bus: EventBus) -> OnFailure:
             return
         warned.add((error.provider, error.message))
         bus.emit(
-            "warning",
+            SearchProviderFailedWarning(code="search_provider_failed", provider=error.provider),
             stage="research",
             message=f"Search provider {error.provider} failed, the others' results are used: "
             f"{error.message}",
-            provider=error.provider,
-            code="search_provider_failed",
         )
 
     return on_failure

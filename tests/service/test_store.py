@@ -14,6 +14,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Engine
 
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import EvidenceAdded, ModelCalled, StageStarted
+from deepresearch.models.events import Payload
 from deepresearch.service.db import make_engine, migrate
 from deepresearch.service.jobs import request_hash
 from deepresearch.service.store import (
@@ -165,18 +167,26 @@ def test_events_get_consecutive_sequence_numbers_and_fold_into_the_job(
 ) -> None:
     job = submit(store).job
 
-    def event(kind: Any, stage: str | None = None, **data: Any) -> RunEvent:
-        return RunEvent(run_id=job.id, ts=clock(), type=kind, stage=stage, data=data)
+    def event(data: Payload, stage: str | None = None) -> RunEvent:
+        return RunEvent(run_id=job.id, ts=clock(), type=data.event_type, stage=stage, data=data)
 
+    call = ModelCalled(
+        role="planner",
+        model="m",
+        input_tokens=100,
+        output_tokens=10,
+        latency_s=0.5,
+        ok=True,
+        attempts=1,
+        usage_source="reported",
+    )
+    added = EvidenceAdded(
+        sub_question="q1", wave=1, count=3, sources=2, done=1, units=2, max_waves=3
+    )
     seqs = [
-        store.append_event(job.id, event("stage_started", "plan")),
-        store.append_event(
-            job.id,
-            event(
-                "model_call", "plan", role="planner", model="m", input_tokens=100, output_tokens=10
-            ),
-        ),
-        store.append_event(job.id, event("evidence_added", "research", count=3)),
+        store.append_event(job.id, event(StageStarted(), "plan")),
+        store.append_event(job.id, event(call, "plan")),
+        store.append_event(job.id, event(added, "research")),
     ]
     assert seqs == [1, 2, 3]
     after = store.events_after(job.id, 1)

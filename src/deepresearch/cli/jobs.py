@@ -33,6 +33,7 @@ from deepresearch.cli.run import Depth, Format
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe, recipe_names
 from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
 from deepresearch.service.schemas import JobView
@@ -298,7 +299,7 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
         raise typer.Exit(EXIT_FAILED)
     if terminal.type == "run_failed":
         error(f"job {job_id} failed: {terminal.message}", code=EXIT_FAILED)
-    kind = str(terminal.data.get("kind") or "")
+    kind = terminal.data.kind if isinstance(terminal.data, RunCompleted) else ""
     say(
         f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "
         "[--format md|html|json] [--out FILE]"

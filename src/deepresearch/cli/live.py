@@ -21,6 +21,16 @@ from rich.text import Text
 
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import (
+    EvidenceAdded,
+    GateEvaluated,
+    ModelCalled,
+    PlanReady,
+    Reflected,
+    SourceFailed,
+    SourceFetched,
+    WaveStarted,
+)
 
 
 @dataclass
@@ -41,31 +51,28 @@ class RunView:
     started: float = field(default_factory=time.monotonic)
 
     def apply(self, event: RunEvent) -> None:
-        data = event.data
         if event.stage:
             self.stage = event.stage
         if event.message:
             self.message = event.message
-        if event.type == "plan_ready" or event.type == "reflection":
-            items = data.get("sub_questions") or data.get("queued") or []
-            if isinstance(items, list):
-                for item in items:
-                    if isinstance(item, dict):
-                        self.sub_questions[str(item.get("id"))] = str(item.get("text"))
-        elif event.type == "wave_started":
-            self.wave = _int(data.get("wave"))
-        elif event.type == "source_fetched":
-            self.sources_read += 1
-        elif event.type == "source_failed":
-            self.sources_failed += 1
-        elif event.type == "evidence_added":
-            self.evidence_by_question[str(data.get("sub_question"))] = _int(data.get("count"))
-        elif event.type == "model_call":
-            self.model_calls += 1
-            self.input_tokens += _int(data.get("input_tokens"))
-            self.output_tokens += _int(data.get("output_tokens"))
-        elif event.type == "gate_evaluated":
-            self.gate = str(data.get("status"))
+        match event.data:
+            case PlanReady(sub_questions=units) | Reflected(queued=units):
+                for unit in units:
+                    self.sub_questions[unit.id] = unit.text
+            case WaveStarted(wave=wave):
+                self.wave = wave
+            case SourceFetched():
+                self.sources_read += 1
+            case SourceFailed():
+                self.sources_failed += 1
+            case EvidenceAdded(sub_question=sub_question, count=count):
+                self.evidence_by_question[sub_question] = count
+            case ModelCalled(input_tokens=input_tokens, output_tokens=output_tokens):
+                self.model_calls += 1
+                self.input_tokens += input_tokens
+                self.output_tokens += output_tokens
+            case GateEvaluated(status=status):
+                self.gate = status
 
     def render(self) -> Group:
         elapsed = time.monotonic() - self.started
@@ -95,10 +102,6 @@ class RunView:
 def _text(value: str) -> Text:
     """Untrusted text as a Rich ``Text``: literal (no markup), control characters escaped."""
     return Text(for_terminal(value))
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) else 0
 
 
 class Renderer:

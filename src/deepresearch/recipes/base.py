@@ -32,6 +32,7 @@ from pydantic import BaseModel
 
 from deepresearch.context import RunContext
 from deepresearch.models import Evidence, Report
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.settings import Role
 
 Q = TypeVar("Q", bound=BaseModel)
@@ -47,14 +48,14 @@ class Completion:
 
     ``complete`` is False when the run ended without its product (a research run that
     aborted, an employer run that exited early): the CLI exits with code 3.
-    ``completed_event`` is the data of the ``run_completed`` event."""
+    ``completed_event`` is the payload of the ``run_completed`` event."""
 
     kind: str
     complete: bool
     headline: str
     message: str
     evidence: list[Evidence]
-    completed_event: dict[str, Any]
+    completed_event: RunCompleted
     notes: tuple[str, ...] = ()
     report: Report | None = None  # the research report, for the service's sources table
 
@@ -102,8 +103,8 @@ class Recipe(Protocol[Q, R]):
         """What the graph's nodes get as ``runtime.context``."""
         ...
 
-    def started(self, request: Q, run: RunContext) -> tuple[str, dict[str, Any]]:
-        """The ``run_started`` event's message and data."""
+    def started(self, request: Q, run: RunContext) -> tuple[str, RunStarted]:
+        """The ``run_started`` event's message and payload."""
         ...
 
     def result(self, values: Mapping[str, Any]) -> R | None:

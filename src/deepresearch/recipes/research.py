@@ -17,6 +17,7 @@ from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.graph import CHECKPOINT_TYPES, build_graph
 from deepresearch.models import Report
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.settings import Role
 
@@ -74,13 +75,13 @@ class ResearchRecipe:
     def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
         return run
 
-    def started(self, request: ResearchQuestion, run: RunContext) -> tuple[str, dict[str, Any]]:
-        return "Research started", {
-            "question": request.question,
-            "model": run.settings.model,
-            "search": run.search.name,
-            "depth": run.settings.depth,
-        }
+    def started(self, request: ResearchQuestion, run: RunContext) -> tuple[str, RunStarted]:
+        return "Research started", RunStarted(
+            question=request.question,
+            model=run.settings.model,
+            search=run.search.name,
+            depth=run.settings.depth,
+        )
 
     def result(self, values: Mapping[str, Any]) -> Report | None:
         report = values.get("report")
@@ -96,14 +97,14 @@ class ResearchRecipe:
             headline=f"{result.kind} report",
             message="Research finished",
             evidence=list(result.evidence),
-            completed_event={
-                "kind": result.kind,
-                "sources": len(result.sources),
-                "evidence": len(result.evidence),
-                "fetches": fetches,
-                "input_tokens": result.usage.input_tokens,
-                "output_tokens": result.usage.output_tokens,
-            },
+            completed_event=RunCompleted(
+                kind=result.kind,
+                sources=len(result.sources),
+                evidence=len(result.evidence),
+                fetches=fetches,
+                input_tokens=result.usage.input_tokens,
+                output_tokens=result.usage.output_tokens,
+            ),
             notes=notes,
             report=result,
         )

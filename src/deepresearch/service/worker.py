@@ -270,7 +270,7 @@ class WorkerPool:
             return
         await asyncio.to_thread(self.store.save_result, running.job.id, outcome)
         held = next((e for e in running.held if e.type == "run_completed"), None)
-        data = dict(held.data) if held else {}
+        data = held.data.model_dump(mode="json") if held else {}
         await self._end(
             running, "COMPLETED", held.message if held else "Research finished", data=data
         )

@@ -24,6 +24,7 @@ from deepresearch.core.text import clip
 from deepresearch.core.threshold import Selection
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import SearchHit, SubQuestion
+from deepresearch.models.event_payloads import InjectionWarning
 
 STAGE = "rank"
 MODEL_SCORING_CONCURRENCY = 8
@@ -50,13 +51,10 @@ async def rank_candidates(
     if hostile:
         for url, bad in hostile.items():
             ctx.bus.emit(
-                "warning",
+                InjectionWarning(code="injection", url=url, phrase=bad[0].excerpt[:80]),
                 stage=STAGE,
                 message=f"Dropped a search result: its snippet tries to instruct the model "
                 f"({bad[0].describe()})",
-                url=url,
-                phrase=bad[0].excerpt[:80],
-                code="injection",
             )
         clean = [hit for hit in hits if hit.url not in hostile]
         selection = await rank_candidates(ctx, clean, sub_question, limit=limit)

@@ -19,6 +19,12 @@ from deepresearch.core.provenance import REFUSED, Provenance
 from deepresearch.errors import FetchError
 from deepresearch.fetch.extract import extract, truncate
 from deepresearch.models import SearchHit, Source
+from deepresearch.models.event_payloads import (
+    FetchRefusedWarning,
+    InjectionWarning,
+    SourceFailed,
+    SourceFetched,
+)
 
 STAGE = "research"
 
@@ -65,11 +71,9 @@ class SourceReader:
             return source
         if not self.provenance.allows(hit.url):
             self.ctx.bus.emit(
-                "warning",
+                FetchRefusedWarning(code="fetch_refused", url=hit.url),
                 stage=STAGE,
                 message=f"Refused to fetch {hit.url}: it came from no search result or request",
-                url=hit.url,
-                code="fetch_refused",
             )
             return self._snippet(base, hit, REFUSED)
         try:
@@ -100,25 +104,23 @@ class SourceReader:
         self.flags[source.url] = findings
         first = findings[0]
         self.ctx.bus.emit(
-            "warning",
+            InjectionWarning(
+                code="injection",
+                url=source.url,
+                phrase=first.excerpt[:80],
+                kinds=", ".join(sorted({finding.kind for finding in findings})),
+                hidden=any(finding.hidden for finding in findings),
+            ),
             stage=STAGE,
             message=f"Dropped {source.domain}: its text tries to instruct the model "
             f"({first.describe()})",
-            url=source.url,
-            phrase=first.excerpt[:80],
-            code="injection",
-            kinds=", ".join(sorted({finding.kind for finding in findings})),
-            hidden=any(finding.hidden for finding in findings),
         )
 
     def _snippet(self, base: Source, hit: SearchHit, reason: str) -> Source:
         self.ctx.bus.emit(
-            "source_failed",
+            SourceFailed(url=hit.url, domain=base.domain, reason=reason),
             stage=STAGE,
             message=f"Could not read {base.domain}: {reason}; using the search snippet",
-            url=hit.url,
-            domain=base.domain,
-            reason=reason,
         )
         return base.model_copy(
             update={"text": hit.snippet, "kind": "snippet", "fetched": False, "fetch_error": reason}
@@ -126,13 +128,14 @@ class SourceReader:
 
     def _emit_fetched(self, source: Source, *, cached: bool) -> None:
         self.ctx.bus.emit(
-            "source_fetched",
+            SourceFetched(
+                url=source.url,
+                title=source.title,
+                domain=source.domain,
+                kind=source.kind,
+                chars=len(source.text),
+                from_provider=cached,
+            ),
             stage=STAGE,
             message=f"Read {source.title or source.url}",
-            url=source.url,
-            title=source.title,
-            domain=source.domain,
-            kind=source.kind,
-            chars=len(source.text),
-            from_provider=cached,
         )
