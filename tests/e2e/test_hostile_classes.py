@@ -33,6 +33,7 @@ from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .helpers import AllHits, Canary
 
 QUESTION = "When was the Velmora tide mill built, and who restored the Velmora tide mill?"
@@ -284,6 +285,7 @@ async def test_every_class_is_detected_and_nothing_reaches_a_model(
     assert_report_is_clean(report, world)
     assert assert_prompts_are_fenced(model, world) == []  # no hostile word reached a model
     # the warnings name the attempt, never the address it wanted fetched
+    assert "warning" in assert_events_match_schema(events)
     for event in events:
         if isinstance(event.data, InjectionWarning):
             assert "/canary?" not in event.message and "/canary?" not in str(event.data)

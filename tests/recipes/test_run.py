@@ -26,6 +26,7 @@ from deepresearch.testing.employer import employer_script
 from deepresearch.testing.scripted import ScriptedChatModel, scripted_models
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .conftest import COMPANY, JOB_POSTING, run_employer, web_settings
 
 ENHANCEMENT = [
@@ -149,6 +150,8 @@ async def test_a_company_gets_one_enhanced_retry_then_continues_with_flags(
         "ENHANCE_SEARCH", "CONTINUE_WITH_FLAGS",
     ]  # fmt: skip
     assert events[0].type == "run_started" and events[-1].type == "run_completed"
+    seen = assert_events_match_schema(events)  # typed, and as docs/events.schema.json says
+    assert {"phase", "thought", "phase_complete", "route_decided", "report_ready"} <= seen
     tool_calls = [e.data for e in events if isinstance(e.data, ToolCall)]
     assert tool_calls[0].input.query == "Google Software Engineer tech stack engineering culture"
 

@@ -73,7 +73,7 @@ class RunResumed(Payload):
     """A stopped run continues from its last checkpoint (see "Resumed runs")."""
 
     event_type = "run_resumed"
-    question: str
+    question: str = Field(description="the run's question (empty for a recipe without one)")
     next: list[str] = Field(description="the stages about to run")
 
 
@@ -100,8 +100,10 @@ class IntakeDecided(Payload):
 
     event_type = "intake_decided"
     stages = "intake"
-    intent: Literal["research", "chitchat", "clarify", "malicious"]
-    decided_by: Literal["rules", "model"]
+    intent: Literal["research", "chitchat", "clarify", "malicious"] = Field(
+        description="research it, answer a greeting, ask back, or refuse"
+    )
+    decided_by: Literal["rules", "model"] = Field(description="who decided")
     reason: str | None = Field(default=None, description="malicious: what gave it away")
 
 
@@ -110,8 +112,8 @@ class PlanReady(Payload):
 
     event_type = "plan_ready"
     stages = "plan"
-    brief: str
-    sub_questions: list[PlannedUnit]
+    brief: str = Field(description="what the research is for, in a sentence or two")
+    sub_questions: list[PlannedUnit] = Field(description="the first wave's units")
     fallback: bool = Field(description="true when the plan was made without a model")
 
 
@@ -121,8 +123,8 @@ class WaveStarted(Payload):
     event_type = "wave_started"
     stages = "research"
     fact = ("wave",)
-    wave: int
-    max_waves: int
+    wave: int = Field(description="1, 2, 3...")
+    max_waves: int = Field(description="the run's bound on waves")
     units: list[UnitRef] = Field(description="the sub-questions researched in this wave")
 
 
@@ -132,13 +134,13 @@ class SearchCompleted(Payload):
     event_type = "search_completed"
     stages = "research"
     fact = ("sub_question", "wave")
-    sub_question: str
+    sub_question: str = Field(description="the unit's id")
     wave: int
-    queries: list[str]
+    queries: list[str] = Field(description="the searches run")
     received: int = Field(description="results the providers returned")
-    duplicates: int
-    invalid: int
-    kept: int
+    duplicates: int = Field(description="of them, the same page twice")
+    invalid: int = Field(description="of them, with an unusable address")
+    kept: int = Field(description="results left to rank")
     providers: dict[str, int] = Field(
         description='results kept per search provider, e.g. `{"local": 4, "searxng": 6}`; '
         "a result two providers returned counts for both"
@@ -151,15 +153,15 @@ class SourcesRanked(Payload):
     event_type = "sources_ranked"
     stages = "research"
     fact = ("sub_question", "wave")
-    sub_question: str
+    sub_question: str = Field(description="the unit's id")
     wave: int
-    threshold: float
+    threshold: float = Field(description="the final score a source needs to be read")
     candidates: list[SourceScores] = Field(
         description="every candidate's SourceScores: dimension scores, tier, multipliers, "
         "final, decision, reason"
     )
     chosen: list[ChosenSource] = Field(description="the sources to read")
-    dropped: int
+    dropped: int = Field(description="candidates not read")
 
 
 class SourceFetched(Payload):
@@ -169,9 +171,9 @@ class SourceFetched(Payload):
     stages = "research"
     fact = ("url",)
     url: str
-    title: str
+    title: str = Field(description="the page's title (may be empty)")
     domain: str
-    kind: SourceKind
+    kind: SourceKind = Field(description="what the text was extracted from")
     chars: int = Field(description="characters of text extracted")
     from_provider: bool = Field(description="true when the text came from a cache, not a fetch")
 
@@ -184,7 +186,7 @@ class SourceFailed(Payload):
     fact = ("url",)
     url: str
     domain: str
-    reason: str
+    reason: str = Field(description="why it could not be read")
 
 
 class SourceSummarized(Payload):
@@ -194,7 +196,7 @@ class SourceSummarized(Payload):
     stages = "research"
     fact = ("url", "sub_question")
     url: str
-    sub_question: str
+    sub_question: str = Field(description="the unit's id")
     evidence: int = Field(description="verified quotes taken from it")
 
 
@@ -205,13 +207,13 @@ class EvidenceAdded(Payload):
     event_type = "evidence_added"
     stages = "research"
     fact = ("sub_question", "wave")
-    sub_question: str
+    sub_question: str = Field(description="the unit's id")
     wave: int
     count: int = Field(description="verified quotes the unit found")
     sources: int = Field(description="sources the unit read")
     done: int = Field(description="how many of the wave's units have finished")
     units: int = Field(description="of how many")
-    max_waves: int
+    max_waves: int = Field(description="the run's bound on waves")
 
 
 class GateEvaluated(Payload):
@@ -219,18 +221,20 @@ class GateEvaluated(Payload):
 
     event_type = "gate_evaluated"
     stages = "gate"
-    status: Literal["pass", "retry", "abort"]
-    reasons: list[str]
-    evidence: int
-    cited_evidence: int
-    domains: list[str]
-    weak_sub_questions: list[str]
+    status: Literal["pass", "retry", "abort"] = Field(
+        description="write the report, research more, or give up"
+    )
+    reasons: list[str] = Field(description="why it did not pass")
+    evidence: int = Field(description="verified quotes")
+    cited_evidence: int = Field(description="of them, ones the report can cite")
+    domains: list[str] = Field(description="the sites they come from")
+    weak_sub_questions: list[str] = Field(description="the units with too little evidence")
     gaps: list[str] = Field(
         description="what the evidence does not yet show to answer the question: a compared "
         "thing no quote names, no value of the asked kind, an open multi-hop chain (also in "
         "reasons)"
     )
-    thresholds: GateMinimums
+    thresholds: GateMinimums = Field(description="the minimums the gate applied")
 
 
 class Reflected(Payload):
@@ -238,16 +242,16 @@ class Reflected(Payload):
 
     event_type = "reflection"
     stages = "reflect"
-    route: Literal["research", "write", "abort"]
+    route: Literal["research", "write", "abort"] = Field(description="what the run does next")
     queued: list[QueuedUnit] = Field(description="the units of the next wave")
     leads: list[LeadNote] = Field(
         description="the leads found in the verified quotes while the gate does not pass, "
         "best first"
     )
-    wave: int
-    max_waves: int
-    units_used: int
-    max_units: int
+    wave: int = Field(description="the wave that ended")
+    max_waves: int = Field(description="the run's bound on waves")
+    units_used: int = Field(description="units researched so far")
+    max_units: int = Field(description="the run's bound on units")
 
 
 # every stage --------------------------------------------------------------------------------
@@ -257,12 +261,12 @@ class ModelCalled(Payload):
     event_type = "model_call"
     stages = "the calling stage"
     role: str = Field(description="planner, researcher, summarizer, judge or writer")
-    model: str
+    model: str = Field(description="the model's name")
     input_tokens: int
     output_tokens: int
-    latency_s: float
-    ok: bool
-    attempts: int
+    latency_s: float = Field(description="seconds the call took, retries included")
+    ok: bool = Field(description="false when it failed after its retries")
+    attempts: int = Field(description="tries, retries included")
     usage_source: str = Field(description="'reported' by the provider or 'estimated'")
 
 
@@ -274,10 +278,10 @@ class _Warning(Payload):
 class InjectionWarning(_Warning):
     """A page or search result tries to instruct the model: it is dropped, never quoted."""
 
-    stages = "research"
+    stages = "research, rank"
     fact = ("code", "url")
     code: Literal["injection"]
-    url: str
+    url: str = Field(description="the page or search result")
     phrase: str = Field(
         description="the words that gave it away (an address in them shown only as its host)"
     )
@@ -291,7 +295,7 @@ class FetchRefusedWarning(_Warning):
     stages = "research"
     fact = ("code", "url")
     code: Literal["fetch_refused"]
-    url: str
+    url: str = Field(description="the address not fetched")
 
 
 class SearchProviderFailedWarning(_Warning):
@@ -300,7 +304,7 @@ class SearchProviderFailedWarning(_Warning):
 
     stages = "research"
     code: Literal["search_provider_failed"]
-    provider: str
+    provider: str = Field(description="the provider's name")
 
 
 class SearchFailedWarning(_Warning):
@@ -308,7 +312,7 @@ class SearchFailedWarning(_Warning):
 
     stages = "research, deep_research"
     code: Literal["search_failed"]
-    query: str
+    query: str = Field(description="the search that failed")
 
 
 class UnitStoppedWarning(_Warning):
@@ -316,7 +320,7 @@ class UnitStoppedWarning(_Warning):
 
     stages = "reflect"
     code: Literal["unit_stopped"]
-    sub_question: str
+    sub_question: str = Field(description="the unit's id")
 
 
 class SuspiciousInputWarning(_Warning):
@@ -325,7 +329,7 @@ class SuspiciousInputWarning(_Warning):
 
     stages = "connecting"
     code: Literal["suspicious_input"]
-    reason: str
+    reason: str = Field(description="what gave it away")
 
 
 class JudgeFailedWarning(_Warning):
@@ -380,11 +384,11 @@ class RunCompleted(Payload):
 
     event_type = "run_completed"
     kind: str = Field(description="the report's kind, or the recipe's name")
-    sources: int
-    evidence: int
-    fetches: int
-    input_tokens: int
-    output_tokens: int
+    sources: int = Field(description="sources in the document")
+    evidence: int = Field(description="verified quotes in the document")
+    fetches: int = Field(description="pages fetched (0 when the run was already complete)")
+    input_tokens: int = Field(description="the run's model tokens in")
+    output_tokens: int = Field(description="and out")
     outcome: Literal["profile", "early_exit"] | None = Field(
         default=None, description="employer: whether a profile was passed on"
     )

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Literal, Self, get_args
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Field,
     JsonValue,
     PrivateAttr,
     SerializeAsAny,
@@ -109,8 +110,17 @@ class Payload(BaseModel):
         """``data`` read back from JSON: validated against the model's fields, with the
         keys it does not know kept aside (see the module docstring)."""
         fields = cls.model_fields
-        payload = cls.model_validate({k: v for k, v in data.items() if k in fields})
-        payload._stored_extra = {k: v for k, v in data.items() if k not in fields}
+        known: dict[str, Any] = {}
+        kept: dict[str, JsonValue] = {}
+        for key, value in data.items():
+            field = fields.get(key)
+            # an optional field stored as null is kept as such: written back, not left out
+            if field is None or (value is None and field.default is None):
+                kept[key] = value
+            else:
+                known[key] = value
+        payload = cls.model_validate(known)
+        payload._stored_extra = kept
         return payload
 
     @property
@@ -225,11 +235,11 @@ class RunEvent(BaseModel):
     (docs/events.md lists each type's fields)."""
 
     run_id: str
-    seq: int = 0
+    seq: int = Field(default=0, description="1, 2, 3... within one process (or one job)")
     ts: datetime
     type: EventType
-    stage: str | None = None
-    message: str = ""
+    stage: str | None = Field(default=None, description="the stage or phase it comes from")
+    message: str = Field(default="", description="one line for a person to read")
     data: SerializeAsAny[Payload]
 
     @model_validator(mode="before")
