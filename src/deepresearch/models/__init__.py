@@ -1,7 +1,7 @@
 """Plain pydantic data shared by every layer. No I/O lives here."""
 
 from deepresearch.models.claims import Claim, ClaimLedger
-from deepresearch.models.events import EventType, RunEvent
+from deepresearch.models.events import EventType, Payload, RunEvent, StoredData
 from deepresearch.models.evidence import Evidence, Verification
 from deepresearch.models.plan import Plan, SubQuestion, SubQuestionStatus
 from deepresearch.models.report import (
@@ -30,6 +30,7 @@ __all__ = [
     "ModelCall",
     "Paragraph",
     "Passage",
+    "Payload",
     "Plan",
     "Report",
     "ReportKind",
@@ -40,6 +41,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "SourceRef",
+    "StoredData",
     "SubQuestion",
     "SubQuestionStatus",
     "TokenCount",

@@ -28,6 +28,7 @@ apply to this event, such as a research-only count on another stage's event) is 
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Self, get_args
@@ -150,6 +151,9 @@ _VARIANTS: dict[str, tuple[type[Payload], ...]] = {}
 #: the field that tells the shapes of a multi-shape type apart
 _KEYS: dict[str, str] = {}
 _loaded = False
+# the first look-up of a recipe's type imports the recipes; threads that ask meanwhile wait
+# (re-entrant: importing a recipe may itself look a type up)
+_loading = threading.RLock()
 
 
 def register_payloads(*classes: type[Payload], key: str | None = None) -> None:
@@ -186,12 +190,13 @@ def _load_all() -> None:
     """Import every module that registers payloads: the core types' and each recipe's
     (through the recipe registry, the one place that loads recipes)."""
     global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    importlib.import_module("deepresearch.models.event_payloads")
-    registry = importlib.import_module("deepresearch.recipes.registry")
-    registry.all_recipes()
+    with _loading:
+        if _loaded:
+            return
+        _loaded = True  # set first: a look-up during the imports below does not recurse
+        importlib.import_module("deepresearch.models.event_payloads")
+        registry = importlib.import_module("deepresearch.recipes.registry")
+        registry.all_recipes()
 
 
 def payload_variants(event_type: str) -> tuple[type[Payload], ...]:
