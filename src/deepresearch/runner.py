@@ -1,20 +1,20 @@
 """Starting and resuming runs. The runner builds the ports from Settings (or takes the
 ones it is given), opens the checkpoint store, streams the graph, and turns failures into
 our error tree. Checkpoints are written synchronously after every stage, so a run killed
-at any point resumes from its last completed stage with ``resume=True``."""
+at any point resumes from its last completed stage with ``resume=True``.
+
+A new run announces itself (``run_started``) before LangGraph and LangChain load, which
+takes about a second: this module imports them inside ``run_research`` (issue 19)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableConfig
-
-from deepresearch.checkpoints import describe, open_checkpointer, sqlite_checkpoint_path
 from deepresearch.core.ids import check_run_id, new_run_id
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import (
@@ -25,19 +25,24 @@ from deepresearch.errors import (
     RunNotFound,
 )
 from deepresearch.events import EventBus, Sink
-from deepresearch.fetch.base import Fetcher
-from deepresearch.graph import build_graph
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report
-from deepresearch.ports import open_context
-from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Role, Settings
-from deepresearch.state import RunState
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import RunnableConfig
+
+    from deepresearch.fetch.base import Fetcher
+    from deepresearch.search.base import SearchProvider
+    from deepresearch.state import RunState
 
 RECURSION_LIMIT = 200
 
 
 def checkpoint_path(settings: Settings) -> Path:
+    from deepresearch.checkpoints import sqlite_checkpoint_path
+
     return sqlite_checkpoint_path(settings)
 
 
@@ -67,8 +72,24 @@ async def run_research(
         question = normalize_question(question or "")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
+    if not resume:
+        assert question is not None  # normalised above
+        bus.emit(
+            "run_started",
+            message="Research started",
+            question=question,
+            model=settings.model,
+            # the provider ports will build: its name is the canonical list in settings
+            search=search.name if search is not None else settings.search,
+            depth=settings.depth,
+        )
+    from deepresearch.checkpoints import describe, open_checkpointer
+    from deepresearch.graph import build_graph
+    from deepresearch.ports import open_context
 
     async with AsyncExitStack() as stack:
+        if not resume:  # announced: a setup failure from here on ends it as run_failed
+            stack.push(_failed_on_error(bus, settings))
         saver = await stack.enter_async_context(open_checkpointer(settings))
         graph = build_graph(saver)
         config: RunnableConfig = {
@@ -108,14 +129,6 @@ async def run_research(
             start = None
         else:
             assert question is not None  # normalised above
-            bus.emit(
-                "run_started",
-                message="Research started",
-                question=question,
-                model=settings.model,
-                search=ctx.search.name,
-                depth=settings.depth,
-            )
             start = {"run_id": run_id, "question": question}
 
         try:
@@ -156,6 +169,24 @@ async def run_research(
         return report
 
 
+def _failed_on_error(bus: EventBus, settings: Settings) -> Callable[..., bool]:
+    """An exit callback that ends an announced run with ``run_failed`` when setting it up
+    raises (a missing key, an id already used), unless the run already said how it ended.
+    A cancellation or Ctrl-C is not a failure: whoever stopped the run says so."""
+
+    def on_exit(exc_type: object, exc: BaseException | None, tb: object) -> bool:
+        ended = bool(bus.history) and bus.history[-1].type in ("run_failed", "run_completed")
+        if isinstance(exc, Exception) and not ended:
+            if isinstance(exc, DeepResearchError):
+                message = redact(str(exc), settings.secrets())
+            else:
+                message = f"the run failed unexpectedly ({type(exc).__name__})"
+            bus.emit("run_failed", message=message, error=type(exc).__name__)
+        return False  # never swallow the error
+
+    return on_exit
+
+
 def run_record_path(settings: Settings, run_id: str) -> Path:
     """``data_dir/runs/<run_id>.json``, for a valid run id only, and checked to stay
     inside that folder whatever the id (defence in depth behind ``check_run_id``)."""
@@ -193,6 +224,9 @@ def load_run_record(settings: Settings, run_id: str) -> dict[str, object] | None
 
 async def load_report(settings: Settings, run_id: str) -> Report | None:
     """The report of a finished run from its checkpoint; None while it is unfinished."""
+    from deepresearch.checkpoints import open_checkpointer
+    from deepresearch.graph import build_graph
+
     check_run_id(run_id)
     if not settings.database_url and not checkpoint_path(settings).is_file():
         raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")

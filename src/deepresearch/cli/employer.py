@@ -3,12 +3,10 @@ recipe), with the same model, search and output options as ``deepresearch run``.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
 from deepresearch.cli import options
 from deepresearch.cli.common import (
@@ -26,15 +24,8 @@ from deepresearch.cli.common import (
     use_config_file,
     write_output,
 )
-from deepresearch.cli.live import Renderer
 from deepresearch.cli.run import Format
 from deepresearch.errors import DeepResearchError
-from deepresearch.recipes.employer import (
-    EmployerRequest,
-    load_employer_lists,
-    render_employer,
-    run_employer,
-)
 
 
 def employer(
@@ -81,6 +72,19 @@ def employer(
     config: options.Config = None,
 ) -> None:
     """Research an employer: a traced profile behind a data-quality firewall."""
+    # the recipe, pydantic and the live view load here, not for --help (issue 19)
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from deepresearch.cli.live import Renderer
+    from deepresearch.recipes.employer import (
+        EmployerRequest,
+        load_employer_lists,
+        render_employer,
+        run_employer,
+    )
+
     use_config_file(config)
     if run_id is not None:
         run_id = run_id_or_exit(run_id, "--run-id")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -20,9 +19,7 @@ from deepresearch.cli.common import (
     write_output,
 )
 from deepresearch.cli.run import Format
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
-from deepresearch.runner import load_report
 
 
 def report(
@@ -33,6 +30,11 @@ def report(
     ] = None,
 ) -> None:
     """Print or write the report of a finished run."""
+    import asyncio
+
+    from deepresearch.core.render import render
+    from deepresearch.runner import load_report
+
     run_id = run_id_or_exit(run_id)
     target = out or STDOUT
     check_output(target)
