@@ -40,6 +40,8 @@ class Options:
     service_levels: tuple[int, ...] = (1, 3, 6, 10, 20, 40)
     sse_clients: int = 100
     service_quick: bool = False
+    #: startup: timed processes per case (after one warm-up)
+    startup_runs: int = 10
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,7 @@ def test_an_unreadable_env_file_is_a_config_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     (tmp_path / ".env").write_bytes(b"TAVILY_API_KEY=\xff\xfe\n")
-    with pytest.raises(ConfigError, match="cannot read the .env file"):
+    with pytest.raises(ConfigError, match=r"cannot read the \.env file"):
         load_env_file()
 
 
