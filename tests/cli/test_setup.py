@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import socket
 import stat
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -195,3 +197,19 @@ def test_doctor_finds_a_broken_data_folder_and_database(tmp_path: Path) -> None:
                env={"DEEPRESEARCH_DATA_DIR": str(blocked)})  # fmt: skip
     assert done.returncode == 1
     assert "is a file, not a folder" in str(_checks(done)["storage: data folder"]["detail"])
+
+
+def test_the_commands_own_variables_come_from_env_too(tmp_path: Path) -> None:
+    """DEEPRESEARCH_SERVER is read by the jobs commands' flags, before any settings: the
+    .env file (found from a subfolder) is loaded before the flags are."""
+    port = _closed_port()
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".env").write_text(f"DEEPRESEARCH_SERVER=http://127.0.0.1:{port}\n")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli.app", "jobs", "list"],
+        capture_output=True, text=True, timeout=60, check=False, cwd=sub,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"no service at http://127.0.0.1:{port}" in done.stderr
