@@ -78,6 +78,20 @@ class Settings(BaseSettings):
     model_timeout_s: float = Field(default=60.0, gt=0)
     model_max_retries: int = Field(default=3, ge=0, le=10)
     model_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    model_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="model calls in flight per endpoint (default: 1 for --model-base-url "
+        "servers and Ollama, 8 for hosted APIs)",
+    )
+    model_wait_timeout_s: float = Field(
+        default=900.0, gt=0, description="how long a call may wait for a free slot"
+    )
+    on_model_unavailable: Literal["fail", "extractive"] = Field(
+        default="fail",
+        description="a model server unreachable at start: stop (fail) or run without it",
+    )
 
     # search
     search: str = "duckduckgo"

@@ -1,10 +1,18 @@
-"""An OpenAI-compatible chat server on loopback (``POST /v1/chat/completions``) whose
-replies come from the research script: the wire format vLLM, llama.cpp and LM Studio speak.
-``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call."""
+"""An OpenAI-compatible chat server on loopback (``POST /v1/chat/completions``, ``GET
+/v1/models``) whose replies come from the research script: the wire format vLLM, llama.cpp
+and LM Studio speak. ``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the
+writer's call.
+
+``serial`` makes it serve like llama.cpp's server or Ollama: one request at a time, each
+taking ``delay_s``, the others queued. A request whose client hung up while it was queued
+is counted in ``abandoned`` (llama.cpp logs "disconnected before llm invoked"), as is one
+whose client is gone when the answer is written; ``completed`` counts answers delivered."""
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -25,6 +33,22 @@ class ChatServer(ThreadingHTTPServer):
     refuse: bool = False
     write_delay_s: float = 0.0
     prompts: list[str]
+    serial: bool = False
+    delay_s: float = 0.0
+    completed: int = 0
+    abandoned: int = 0
+    model_lists: int = 0
+    llm: threading.Lock  # held while "the model" works on a request in serial mode
+    counts: threading.Lock
+
+
+def _client_gone(connection: socket.socket) -> bool:
+    """Whether the client closed its end (readable, and a peek reads end of file)."""
+    try:
+        readable, _, _ = select.select([connection], [], [], 0)
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -34,25 +58,58 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _refuse(self) -> None:
+        """Like OpenAI: 401, and the body echoes part of the key."""
+        data = json.dumps(
+            {
+                "error": {
+                    "message": f"Incorrect API key provided: {SECRET}",
+                    "code": "invalid_api_key",
+                }
+            }
+        ).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        assert self.path == "/v1/models"
+        with self.server.counts:
+            self.server.model_lists += 1
+        self.server.authorizations.append(self.headers.get("Authorization", ""))
+        if self.server.refuse:
+            self._refuse()
+            return
+        data = json.dumps(
+            {"object": "list", "data": [{"id": "local-model", "object": "model"}]}
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.authorizations.append(self.headers.get("Authorization", ""))
         assert self.path == "/v1/chat/completions"
-        if self.server.refuse:  # like OpenAI: 401, and the body echoes part of the key
-            data = json.dumps(
-                {
-                    "error": {
-                        "message": f"Incorrect API key provided: {SECRET}",
-                        "code": "invalid_api_key",
-                    }
-                }
-            ).encode()
-            self.send_response(401)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        if self.server.refuse:
+            self._refuse()
             return
+        if not self.server.serial:
+            self._answer(body)
+            return
+        with self.server.llm:
+            if _client_gone(self.connection):
+                with self.server.counts:
+                    self.server.abandoned += 1
+                return
+            time.sleep(self.server.delay_s)
+            self._answer(body)
+
+    def _answer(self, body: dict[str, Any]) -> None:
         kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
         messages: list[BaseMessage] = [
             kinds[m["role"]](content=m["content"]) for m in body["messages"]
@@ -76,11 +133,23 @@ class _Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
         }
         data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        if _client_gone(self.connection):  # it gave up while the answer was being made
+            with self.server.counts:
+                self.server.abandoned += 1
+            return
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:  # the client gave up while the answer was being made
+            with self.server.counts:
+                self.server.abandoned += 1
+            return
+        with self.server.counts:
+            self.server.completed += 1
 
 
 @pytest.fixture
@@ -88,6 +157,8 @@ def chat_server() -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), _Handler)
     server.authorizations = []
     server.prompts = []
+    server.llm = threading.Lock()
+    server.counts = threading.Lock()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
