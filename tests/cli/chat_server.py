@@ -41,6 +41,11 @@ class ChatServer(ThreadingHTTPServer):
     llm: threading.Lock  # held while "the model" works on a request in serial mode
     counts: threading.Lock
 
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.authorizations, self.prompts = [], []
+        self.llm, self.counts = threading.Lock(), threading.Lock()
+
 
 def _client_gone(connection: socket.socket) -> bool:
     """Whether the client closed its end (readable, and a peek reads end of file)."""
@@ -155,10 +160,6 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), _Handler)
-    server.authorizations = []
-    server.prompts = []
-    server.llm = threading.Lock()
-    server.counts = threading.Lock()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
