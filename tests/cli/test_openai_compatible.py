@@ -185,3 +185,17 @@ def test_a_one_at_a_time_server_gets_one_request_at_a_time(
         e["data"]["limit"] == 1 and e["data"]["endpoint"].startswith("127.0.0.1:") for e in waiting
     )
     assert len([e for e in events if e["type"] == "model_call_started"]) == len(waiting)
+
+
+def test_employer_checks_its_model_server_first(canary: str, tmp_path: Path) -> None:
+    port = _closed_port()
+    done = cli(
+        "employer",
+        "Google",
+        *("--model", "openai:local-model", "--model-base-url", f"http://127.0.0.1:{port}/v1"),
+        *offline_args(canary),
+        *("--out", str(tmp_path / "p.md")),
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"127.0.0.1:{port}" in done.stderr and "cannot be reached" in done.stderr
+    assert not (tmp_path / "p.md").exists()

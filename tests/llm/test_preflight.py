@@ -180,3 +180,22 @@ async def test_hosted_api_key_check(
 
 async def test_no_model_means_nothing_to_check(tmp_path: Path) -> None:
     assert await preflight(load_settings(model="none", data_dir=tmp_path)) == []
+
+
+async def test_the_library_checks_before_it_researches(tmp_path: Path) -> None:
+    """``deepresearch.research`` (and the service worker, through the same runner) stops
+    with the ConfigError before the run starts: no search, no checkpoint of a run."""
+    from deepresearch.api import research_async
+    from deepresearch.testing.static_search import StaticSearch
+
+    search = StaticSearch([])
+    port = closed_port()
+    with pytest.raises(ConfigError, match="cannot be reached"):
+        await research_async(
+            "What is X?",
+            model="openai:local-model",
+            model_base_url=f"http://127.0.0.1:{port}/v1",
+            data_dir=tmp_path,
+            search_provider=search,
+        )
+    assert search.queries == []
