@@ -142,6 +142,8 @@ class _Handler(BaseHTTPRequestHandler):
             with self.server.counts:
                 self.server.abandoned += 1
             return
+        with self.server.counts:  # counted before the client can have it: no race
+            self.server.completed += 1
         try:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -151,10 +153,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except OSError:  # the client gave up while the answer was being made
             with self.server.counts:
+                self.server.completed -= 1
                 self.server.abandoned += 1
-            return
-        with self.server.counts:
-            self.server.completed += 1
 
 
 @pytest.fixture

@@ -37,15 +37,15 @@ TIMEOUT_S = 1.0  # four requests queued at the server would take 1.2 s: too long
 
 
 def settings_for(server: ChatServer, tmp_path: Path, **extra: Any) -> Settings:
-    return load_settings(
-        model="openai:local-model",
-        model_base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
-        model_api_key=SECRET,
-        model_timeout_s=TIMEOUT_S,
-        model_max_retries=0,
-        data_dir=tmp_path,
-        **extra,
-    )
+    options: dict[str, Any] = {
+        "model": "openai:local-model",
+        "model_base_url": f"http://127.0.0.1:{server.server_address[1]}/v1",
+        "model_api_key": SECRET,
+        "model_timeout_s": TIMEOUT_S,
+        "model_max_retries": 0,
+        "data_dir": tmp_path,
+    }
+    return load_settings(**{**options, **extra})
 
 
 def gateway_for(
@@ -188,3 +188,18 @@ def test_ready_made_models_get_an_endpoint_of_their_own() -> None:
 def test_roles_without_a_model_have_no_endpoint() -> None:
     gateway = Gateway.disabled()
     assert all(gateway.endpoint(role) is None for role in ROLES)
+
+
+async def test_a_timeout_at_a_local_server_is_not_retried(
+    chat_server: ChatServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A local model too slow for the timeout once is as slow again; retrying would hold
+    the one slot (and every call waiting for it) as long again."""
+    chat_server.serial, chat_server.delay_s = True, 1.0
+    calls: list[ModelCall] = []
+    settings = settings_for(chat_server, tmp_path, model_timeout_s=0.3, model_max_retries=2)
+    gateway = gateway_for(settings, [], calls)
+    assert await gateway.text("writer", system="s", user="u", stage="write") is None
+    assert [call.attempts for call in calls] == [1]
+    assert any("timed out on the first attempt" in error for error in gateway.errors)

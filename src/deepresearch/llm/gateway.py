@@ -322,7 +322,7 @@ class Gateway:
                     attempts,
                     redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
                 )
-                if failure.retryable and attempts <= self.max_retries:
+                if self._retry(failure, endpoint) and attempts <= self.max_retries:
                     slots.release()
                     await asyncio.sleep(self._backoff(attempts, failure))
                     continue
@@ -425,6 +425,15 @@ class Gateway:
             "or model_concurrency if the server takes more calls at once)"
         )
         return f"the call waited {waited} for {endpoint.label} to be free"
+
+    @staticmethod
+    def _retry(failure: Failure, endpoint: Endpoint) -> bool:
+        """Retry rate limits, 5xx, connection failures and timeouts; but not a timeout at
+        a server the user runs: a model that was too slow once is as slow again, and the
+        retry would hold the server (and every call waiting for it) as long again."""
+        if failure.kind is FailureKind.TIMEOUT and endpoint.local:
+            return False
+        return failure.retryable
 
     def _backoff(self, attempt: int, failure: Failure) -> float:
         """Seconds to wait before retry number ``attempt``: retry-after, else exp + jitter."""
