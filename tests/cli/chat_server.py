@@ -4,9 +4,12 @@ and LM Studio speak. ``refuse`` answers 401 like OpenAI does; ``write_delay_s`` 
 writer's call.
 
 ``serial`` makes it serve like llama.cpp's server or Ollama: one request at a time, each
-taking ``delay_s``, the others queued. A request whose client hung up while it was queued
-is counted in ``abandoned`` (llama.cpp logs "disconnected before llm invoked"), as is one
-whose client is gone when the answer is written; ``completed`` counts answers delivered."""
+taking ``delay_s`` to generate (``slow_s`` for one whose last message holds ``[slow]``),
+the others queued. A request whose client hung up while it was queued is counted in
+``abandoned`` (llama.cpp logs "disconnected before llm invoked"), as is a non-streamed one
+whose client is gone when the answer is ready (it was generated to the end anyway); a
+streamed one (``"stream": true``) stops as soon as its client is gone (``stopped``).
+``completed`` counts answers delivered."""
 
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from deepresearch.stages import write
 from deepresearch.testing.research_script import research_script
 
 SECRET = "sk-test-0123456789abcdefSECRET"
+SLOW = "[slow]"  # in serial mode, a request whose last message holds this takes slow_s
+USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
 
 
 class ChatServer(ThreadingHTTPServer):
@@ -35,8 +40,10 @@ class ChatServer(ThreadingHTTPServer):
     prompts: list[str]
     serial: bool = False
     delay_s: float = 0.0
+    slow_s: float = 0.0
     completed: int = 0
     abandoned: int = 0
+    stopped: int = 0
     model_lists: int = 0
     llm: threading.Lock  # held while "the model" works on a request in serial mode
     counts: threading.Lock
@@ -104,17 +111,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._refuse()
             return
         if not self.server.serial:
-            self._answer(body)
+            self._answer(body, generation_s=0.0)
             return
         with self.server.llm:
-            if _client_gone(self.connection):
-                with self.server.counts:
-                    self.server.abandoned += 1
+            if _client_gone(self.connection):  # "disconnected before llm invoked"
+                self._count("abandoned")
                 return
-            time.sleep(self.server.delay_s)
-            self._answer(body)
+            last = str(body["messages"][-1]["content"])
+            self._answer(
+                body, generation_s=self.server.slow_s if SLOW in last else self.server.delay_s
+            )
 
-    def _answer(self, body: dict[str, Any]) -> None:
+    def _count(self, name: str, by: int = 1) -> None:
+        with self.server.counts:
+            setattr(self.server, name, getattr(self.server, name) + by)
+
+    def _answer(self, body: dict[str, Any], *, generation_s: float) -> None:
         kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
         messages: list[BaseMessage] = [
             kinds[m["role"]](content=m["content"]) for m in body["messages"]
@@ -123,6 +135,10 @@ class _Handler(BaseHTTPRequestHandler):
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
         reply = self.script(messages)
+        if body.get("stream"):
+            self._stream(body["model"], reply, generation_s)
+            return
+        time.sleep(generation_s)  # generated to the end, whether the client waits or not
         payload = {
             "id": "chatcmpl-1",
             "object": "chat.completion",
@@ -135,15 +151,13 @@ class _Handler(BaseHTTPRequestHandler):
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+            "usage": USAGE,
         }
         data = json.dumps(payload).encode()
         if _client_gone(self.connection):  # it gave up while the answer was being made
-            with self.server.counts:
-                self.server.abandoned += 1
+            self._count("abandoned")
             return
-        with self.server.counts:  # counted before the client can have it: no race
-            self.server.completed += 1
+        self._count("completed")  # counted before the client can have it: no race
         try:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -152,9 +166,64 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             self.wfile.flush()
         except OSError:  # the client gave up while the answer was being made
-            with self.server.counts:
-                self.server.completed -= 1
-                self.server.abandoned += 1
+            self._count("completed", -1)
+            self._count("abandoned")
+
+    def _generate(self, seconds: float) -> bool:
+        """Spend ``seconds`` "generating", token by token (50 ms each), looking for a
+        client that hung up between tokens; False when it did."""
+        deadline = time.monotonic() + seconds
+        while True:
+            if _client_gone(self.connection):
+                return False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            time.sleep(min(0.05, left))
+
+    def _stream(self, model: str, reply: str, generation_s: float) -> None:
+        """Server-sent chunks, like llama.cpp: between tokens the server notices a client
+        that hung up and stops generating (``stopped``)."""
+
+        def chunk(delta: dict[str, str], finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [choice],
+            }
+
+        pieces = [reply[i : i + 40] for i in range(0, len(reply), 40)] or [""]
+        events = [chunk({"role": "assistant", "content": ""})]
+        events += [chunk({"content": piece}) for piece in pieces]
+        events.append(chunk({}, "stop"))
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for number, event in enumerate(events):
+                share = generation_s / len(pieces) if 0 < number <= len(pieces) else 0.0
+                if not self._generate(share):
+                    self._count("stopped")
+                    return
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+            usage = {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [],
+                "usage": USAGE,
+            }
+            self.wfile.write(f"data: {json.dumps(usage)}\n\n".encode())
+            self._count("completed")
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except OSError:
+            self._count("stopped")
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, SecretStr
 
 from deepresearch.llm import Gateway
 from deepresearch.llm.endpoints import (
@@ -26,11 +27,12 @@ from deepresearch.llm.endpoints import (
     safe_label,
 )
 from deepresearch.llm.gateway import QueueEvent
+from deepresearch.llm.providers import build_chat_model
 from deepresearch.models.usage import ModelCall
 from deepresearch.settings import ROLES, Role, Settings, load_settings
 from deepresearch.testing.scripted import ScriptedChatModel
 
-from ..cli.chat_server import SECRET, ChatServer, chat_server  # noqa: F401 (fixture)
+from ..cli.chat_server import SECRET, SLOW, ChatServer, chat_server  # noqa: F401 (fixture)
 
 DELAY_S = 0.3
 TIMEOUT_S = 1.0  # four requests queued at the server would take 1.2 s: too long for it
@@ -203,3 +205,30 @@ async def test_a_timeout_at_a_local_server_is_not_retried(
     assert await gateway.text("writer", system="s", user="u", stage="write") is None
     assert [call.attempts for call in calls] == [1]
     assert any("timed out on the first attempt" in error for error in gateway.errors)
+
+
+async def test_a_call_given_up_on_stops_the_servers_work(
+    chat_server: ChatServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A call that times out must not keep a one-at-a-time server busy: the next call
+    would wait there, behind work nobody wants, while its own timeout runs. Calls to an
+    OpenAI-compatible server are streamed, so the server notices the closed connection
+    between tokens and stops."""
+    chat_server.serial, chat_server.delay_s, chat_server.slow_s = True, 0.2, 5.0
+    calls: list[ModelCall] = []
+    gateway = gateway_for(settings_for(chat_server, tmp_path), [], calls)
+    slow, quick = await asyncio.gather(
+        gateway.text("writer", system="s", user=f"{SLOW} a long story", stage="write"),
+        gateway.text("judge", system="s", user="a short answer", stage="audit"),
+    )
+    assert slow is None and quick  # the slow one timed out; the next one was not held up
+    assert [call.ok for call in calls] == [False, True]
+    assert chat_server.stopped == 1 and chat_server.completed == 1
+
+
+def test_compatible_servers_are_streamed() -> None:
+    model = build_chat_model("openai:local", base_url="http://127.0.0.1:9/v1")
+    assert isinstance(model, ChatOpenAI) and model.streaming is True
+    hosted = build_chat_model("openai:gpt-4.1-mini", api_key=SecretStr("sk-test-123"))
+    assert isinstance(hosted, ChatOpenAI) and hosted.streaming is False
