@@ -22,6 +22,7 @@ from deepresearch.llm import Gateway
 from deepresearch.llm.endpoints import (
     HOSTED_CONCURRENCY,
     LOCAL_CONCURRENCY,
+    Endpoint,
     endpoint_for,
     endpoint_of_model,
     safe_label,
@@ -232,3 +233,43 @@ def test_compatible_servers_are_streamed() -> None:
     assert isinstance(model, ChatOpenAI) and model.streaming is True
     hosted = build_chat_model("openai:gpt-4.1-mini", api_key=SecretStr("sk-test-123"))
     assert isinstance(hosted, ChatOpenAI) and hosted.streaming is False
+
+
+class _Stubborn(ScriptedChatModel):
+    """A model whose call, once cancelled, takes its time to stop (a client library's
+    clean-up that waits on the network, say): the slot must not wait for it."""
+
+    async def _agenerate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Any:
+        try:
+            await asyncio.sleep(self.latency_s)
+        except asyncio.CancelledError:
+            await asyncio.sleep(self.latency_s)
+            raise
+        return await super()._agenerate(messages, stop, run_manager, **kw)
+
+
+async def test_a_call_that_will_not_stop_does_not_hold_the_slot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from deepresearch.llm import gateway as gateway_module
+
+    monkeypatch.setattr(gateway_module, "CANCEL_GRACE_S", 0.1)
+    stubborn = _Stubborn(["late"], latency_s=3.0)
+    quick = ScriptedChatModel(["on time"])
+    endpoint = Endpoint(key="one-server", label="one-server", limit=1)
+    gateway = Gateway(
+        {"writer": stubborn, "judge": quick},
+        model_names={"writer": "scripted:stubborn", "judge": "scripted:quick"},
+        timeout_s=0.3,
+        max_retries=0,
+        endpoints={"writer": endpoint, "judge": endpoint},
+    )
+    started = asyncio.get_running_loop().time()
+    late, on_time = await asyncio.gather(
+        gateway.text("writer", system="s", user="u", stage="write"),
+        gateway.text("judge", system="s", user="u", stage="audit"),
+    )
+    assert late is None and on_time == "on time"
+    assert asyncio.get_running_loop().time() - started < 2.0  # not the stubborn 3 s

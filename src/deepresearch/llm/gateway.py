@@ -50,6 +50,8 @@ T = TypeVar("T", bound=BaseModel)
 
 logger = logging.getLogger(__name__)
 
+# How long a call cancelled at its timeout may take to stop before its slot is given back.
+CANCEL_GRACE_S = 5.0
 # How much of an invalid reply is sent back in the corrective retry.
 _MAX_ECHO_CHARS = 4_000
 _MAX_REASON_CHARS = 160
@@ -309,9 +311,7 @@ class Gateway:
             if attempts == 1:
                 started = time.monotonic()
             try:
-                message = await asyncio.wait_for(
-                    model.ainvoke(messages), timeout=timeout_s or self.timeout_s
-                )
+                message = await _invoke(model, messages, timeout_s or self.timeout_s)
             except Exception as exc:
                 failure = classify(exc)
                 logger.debug(
@@ -511,6 +511,40 @@ class Gateway:
     async def _store(self, key: str, reply: str, role: Role) -> None:
         if self._cache is not None:
             await self._cache.put(key, reply, model=self.model_name(role))
+
+
+async def _invoke(model: BaseChatModel, messages: list[BaseMessage], timeout_s: float) -> AIMessage:
+    """``model.ainvoke(messages)`` within ``timeout_s`` (TimeoutError after it).
+
+    A call cancelled at its timeout normally stops at once (its connection closes, and a
+    streaming server stops generating). One that does not stop within ``CANCEL_GRACE_S``
+    is left to finish on its own, so it cannot hold its endpoint's slot, and every call
+    waiting for it, beyond its timeout."""
+    call = asyncio.ensure_future(model.ainvoke(messages))
+    try:
+        done, _ = await asyncio.wait({call}, timeout=timeout_s)
+    except BaseException:  # we were cancelled: so is the call
+        call.cancel()
+        raise
+    if call in done:
+        return call.result()
+    call.cancel()
+    done, _ = await asyncio.wait({call}, timeout=CANCEL_GRACE_S)
+    if not done:
+        logger.warning(
+            "a model call cancelled at its %.0f s timeout had not stopped %.0f s later; "
+            "its slot was given back anyway",
+            timeout_s,
+            CANCEL_GRACE_S,
+        )
+    call.add_done_callback(_consume)
+    raise TimeoutError(f"no reply within {timeout_s:.0f} s")
+
+
+def _consume(call: asyncio.Task[AIMessage]) -> None:
+    """Retrieve a finished call's outcome, so asyncio does not report it as never seen."""
+    if not call.cancelled():
+        call.exception()
 
 
 def _clip(text: str) -> str:
