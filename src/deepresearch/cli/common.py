@@ -20,14 +20,16 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from deepresearch.core.ids import check_run_id
 from deepresearch.core.sanitize import for_terminal, normalize_question
 from deepresearch.errors import ConfigError, DeepResearchError, InvalidInput
-from deepresearch.settings import Settings, load_settings
+
+if TYPE_CHECKING:  # pydantic-settings loads when a command runs, not for --help
+    from deepresearch.settings import Settings
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -59,6 +61,8 @@ def say(text: str) -> None:
 
 
 def settings_from(overrides: dict[str, Any]) -> Settings:
+    from deepresearch.settings import load_settings
+
     try:
         return load_settings(**overrides)
     except DeepResearchError as exc:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -27,16 +27,17 @@ from deepresearch.cli.common import (
     say,
     write_output,
 )
-from deepresearch.cli.live import Renderer
 from deepresearch.cli.options import SEARCH_HELP
 from deepresearch.cli.run import Depth, Format
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
-from deepresearch.models import RunEvent
-from deepresearch.models.event_payloads import RunCompleted
-from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe, recipe_names
-from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
-from deepresearch.service.schemas import JobView
+from deepresearch.recipes.registry import DEFAULT_RECIPE, recipe_names
+from deepresearch.service import DEFAULT_SERVER
+
+if TYPE_CHECKING:  # the client (httpx, pydantic) loads when a command runs, not for --help
+    from deepresearch.models import RunEvent
+    from deepresearch.service.client import ServiceClient
+    from deepresearch.service.schemas import JobView
 
 jobs = typer.Typer(
     help="Submit research jobs to a deepresearch service and follow them.",
@@ -80,6 +81,8 @@ JsonEvents = Annotated[
 def _client(server: str, api_key: str | None) -> Iterator[ServiceClient]:
     """A client for the command, with every error of ours turned into a message and an
     exit code (never a traceback)."""
+    from deepresearch.service.client import ServiceClient
+
     try:
         with ServiceClient(server, api_key or None) as client:
             yield client
@@ -267,6 +270,8 @@ def report(
         elif fmt is Format.html:
             text = client.report(job_id, "html")
         else:
+            from deepresearch.recipes.registry import get_recipe
+
             recipe = get_recipe(client.get(job_id).recipe)
             text = recipe.render(client.document(job_id, recipe.result_model), "json")
     write_output(target, text, saved="the report stays on the service: try another --out")
@@ -276,6 +281,8 @@ def report(
 
 # watching ------------------------------------------------------------------------------
 def _watch(client: ServiceClient, job_id: str, *, json_events: bool) -> NoReturn:
+    from deepresearch.cli.live import Renderer
+
     stream = client.events(job_id)
     try:
         with Renderer(json_events=json_events) as renderer:
@@ -299,6 +306,8 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
         raise typer.Exit(EXIT_FAILED)
     if terminal.type == "run_failed":
         error(f"job {job_id} failed: {terminal.message}", code=EXIT_FAILED)
+    from deepresearch.models.event_payloads import RunCompleted
+
     kind = terminal.data.kind if isinstance(terminal.data, RunCompleted) else ""
     say(
         f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "

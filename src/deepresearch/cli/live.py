@@ -25,6 +25,9 @@ from deepresearch.models.event_payloads import (
     EvidenceAdded,
     GateEvaluated,
     ModelCalled,
+    ModelCallStarted,
+    ModelCallWaiting,
+    ModelWaitTimeoutWarning,
     PlanReady,
     Reflected,
     SourceFailed,
@@ -48,6 +51,9 @@ class RunView:
     model_calls: int = 0
     gate: str = ""
     wave: int = 0
+    waiting: dict[str, int] = field(default_factory=dict)
+    """Model calls waiting for a free slot, by endpoint label."""
+    waiting_roles: dict[str, set[str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 
     def apply(self, event: RunEvent) -> None:
@@ -73,6 +79,31 @@ class RunView:
                 self.output_tokens += output_tokens
             case GateEvaluated(status=status):
                 self.gate = status
+            case ModelCallWaiting() | ModelCallStarted() | ModelWaitTimeoutWarning():
+                self._queue(event.data)
+
+    def _queue(self, data: ModelCallWaiting | ModelCallStarted | ModelWaitTimeoutWarning) -> None:
+        """Each queue event carries the endpoint's current count of waiting calls."""
+        endpoint = data.endpoint or "the model"
+        self.waiting[endpoint] = data.waiting
+        roles = self.waiting_roles.setdefault(endpoint, set())
+        if isinstance(data, ModelCallWaiting):
+            roles.add(data.role)
+        if data.waiting == 0:
+            roles.clear()
+
+    def waiting_lines(self) -> list[str]:
+        """``"3 calls waiting for 127.0.0.1:8080 (judge, summarizer)"``, one per endpoint."""
+        lines = []
+        for endpoint, count in sorted(self.waiting.items()):
+            if count <= 0:
+                continue
+            calls = "call" if count == 1 else "calls"
+            roles = ", ".join(sorted(r for r in self.waiting_roles.get(endpoint, ()) if r))
+            lines.append(
+                f"{count} {calls} waiting for {endpoint}" + (f" ({roles})" if roles else "")
+            )
+        return lines
 
     def render(self) -> Group:
         elapsed = time.monotonic() - self.started
@@ -96,7 +127,8 @@ class RunView:
             f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}",
             style="dim",
         )
-        return Group(head, table, totals, Text(for_terminal(self.message), style="italic"))
+        queue = [Text(line, style="yellow") for line in self.waiting_lines()]
+        return Group(head, table, totals, *queue, Text(for_terminal(self.message), style="italic"))
 
 
 def _text(value: str) -> Text:
@@ -135,7 +167,7 @@ class Renderer:
             sys.stdout.flush()
         elif self.live is not None:
             self.live.update(self.view.render())
-        elif event.type not in ("model_call",):
+        elif event.type not in ("model_call", "model_call_started"):
             stage = f"[{event.stage}] " if event.stage else ""
             self.stream.write(for_terminal(f"{stage}{event.message or event.type}") + "\n")
             self.stream.flush()

@@ -264,10 +264,39 @@ class ModelCalled(Payload):
     model: str = Field(description="the model's name")
     input_tokens: int
     output_tokens: int
-    latency_s: float = Field(description="seconds the call took, retries included")
+    latency_s: float = Field(
+        description="seconds from the call's start (not its wait for a slot), retries included"
+    )
     ok: bool = Field(description="false when it failed after its retries")
     attempts: int = Field(description="tries, retries included")
     usage_source: str = Field(description="'reported' by the provider or 'estimated'")
+
+
+class ModelCallWaiting(Payload):
+    """A model call has to wait for a free slot at its endpoint (only sent when it waits)."""
+
+    event_type = "model_call_waiting"
+    stages = "the calling stage"
+    role: str
+    endpoint: str = Field(
+        description="`host:port` or a provider name: never a URL's credentials or a key"
+    )
+    waiting: int = Field(description="calls now waiting for that endpoint, this one included")
+    in_flight: int = Field(description="calls running at the endpoint")
+    limit: int = Field(description="the endpoint's slots (`model_concurrency`)")
+
+
+class ModelCallStarted(Payload):
+    """A call that waited got its slot; its timeout starts now."""
+
+    event_type = "model_call_started"
+    stages = "the calling stage"
+    role: str
+    endpoint: str
+    waiting: int = Field(description="calls still waiting")
+    in_flight: int
+    limit: int
+    waited_s: float = Field(description="seconds it waited")
 
 
 class _Warning(Payload):
@@ -349,8 +378,45 @@ class ResearchFailedWarning(_Warning):
 class RunPausedWarning(_Warning):
     """The run stopped after the stage it was asked to stop after."""
 
+    stages = "-"
     code: Literal["run_paused"]
     next: list[str] = Field(description="the stages a resume runs next")
+
+
+class JudgeUnusableWarning(_Warning):
+    """The judge's ratings of a sub-question's candidates were unusable (failed, unparsable,
+    incomplete, out of range, all the neutral 0.5 or all the same): it was ranked as
+    without a model."""
+
+    stages = "rank"
+    code: Literal["judge_unusable"]
+    sub_question: str = Field(description="the unit's id")
+    reason: str = Field(description="what was wrong with the ratings")
+
+
+class ModelWaitTimeoutWarning(_Warning):
+    """A call waited `model_wait_timeout_s` for its endpoint and gave up; its step used
+    the fallback."""
+
+    stages = "the calling stage"
+    code: Literal["model_wait_timeout"]
+    role: str
+    endpoint: str
+    waiting: int
+    in_flight: int
+    limit: int
+    waited_s: float
+
+
+class ModelUnavailableWarning(_Warning):
+    """A model endpoint failed the preflight and `on_model_unavailable = "extractive"`: its
+    roles run without a model."""
+
+    stages = "-"
+    code: Literal["model_unavailable"]
+    endpoint: str
+    roles: list[str] = Field(description="the roles that run without a model")
+    reason: str = Field(description="why the endpoint is unavailable")
 
 
 class ReportReady(Payload):
@@ -417,6 +483,9 @@ WARNINGS: tuple[type[_Warning], ...] = (
     JudgeFailedWarning,
     ResearchFailedWarning,
     RunPausedWarning,
+    JudgeUnusableWarning,
+    ModelWaitTimeoutWarning,
+    ModelUnavailableWarning,
 )
 WarningCode = Literal[
     "injection",
@@ -428,6 +497,9 @@ WarningCode = Literal[
     "judge_failed",
     "research_failed",
     "run_paused",
+    "judge_unusable",
+    "model_wait_timeout",
+    "model_unavailable",
 ]
 
 for _one in (
@@ -447,6 +519,8 @@ for _one in (
     GateEvaluated,
     Reflected,
     ModelCalled,
+    ModelCallWaiting,
+    ModelCallStarted,
     ReportReady,
     AuditCompleted,
     RunCompleted,

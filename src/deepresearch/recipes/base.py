@@ -24,16 +24,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
-from deepresearch.context import RunContext
 from deepresearch.models import Evidence, Report
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
-from deepresearch.settings import Role
+from deepresearch.settings import Role, Settings
+
+if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is looked up
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.graph.state import CompiledStateGraph
+
+    from deepresearch.context import RunContext
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -103,8 +106,9 @@ class Recipe(Protocol[Q, R]):
         """What the graph's nodes get as ``runtime.context``."""
         ...
 
-    def started(self, request: Q, run: RunContext) -> tuple[str, RunStarted]:
-        """The ``run_started`` event's message and payload."""
+    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, RunStarted]:
+        """The ``run_started`` event's message and payload (emitted before the ports and
+        the graph are built, so it must not need them; ``search`` names the provider(s))."""
         ...
 
     def result(self, values: Mapping[str, Any]) -> R | None:
