@@ -18,6 +18,7 @@ from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.council import build_council_models
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import ModelCall
 from deepresearch.search.base import SearchProvider
@@ -83,7 +84,14 @@ async def open_context(
         )
     else:
         gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
-    return RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
+    return RunContext(
+        settings=settings,
+        gateway=gateway,
+        search=search,
+        fetcher=fetcher,
+        bus=bus,
+        council_models=build_council_models(settings),
+    )
 
 
 def _search_warnings(bus: EventBus) -> OnFailure:

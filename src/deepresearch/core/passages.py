@@ -51,9 +51,7 @@ def make_passages(
             return
         count = sum(item[2] for item in group)
         start, end = group[0][0], group[-1][1]
-        if count >= min_words or (
-            count >= MIN_ALONE_WORDS and _ends_a_sentence(text[start:end])
-        ):
+        if count >= min_words or (count >= MIN_ALONE_WORDS and _ends_a_sentence(text[start:end])):
             spans.append((start, end))
         elif (
             paragraph_end
