@@ -16,6 +16,7 @@ import typer
 from deepresearch.cli.common import EXIT_FAILED
 from deepresearch.cli.doctor import doctor
 from deepresearch.cli.employer import employer
+from deepresearch.cli.evaluate import evaluate
 from deepresearch.cli.index import index
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
@@ -34,6 +35,7 @@ app.command(name="run")(run)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)
+app.command(name="eval")(evaluate)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)
 app.add_typer(keys, name="keys")

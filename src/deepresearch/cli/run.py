@@ -90,6 +90,20 @@ def run(
     min_evidence: Annotated[
         int | None, typer.Option(help="Quality gate: verified quotes needed.")
     ] = None,
+    council: Annotated[
+        bool | None,
+        typer.Option(
+            "--council/--no-council",
+            help="Several planners propose, the judge scores (default: on at --depth deep).",
+        ),
+    ] = None,
+    council_models: Annotated[
+        str | None,
+        typer.Option(help="Council members: provider:model,... (default: planner personas)."),
+    ] = None,
+    evaluate: Annotated[
+        bool, typer.Option("--eval", help="Evaluate the report when the run ends.")
+    ] = False,
     config: options.Config = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
@@ -134,6 +148,9 @@ def run(
         "audit": audit.value if audit else None,
         "min_domains": min_domains,
         "min_evidence": min_evidence,
+        "council": council,
+        "council_models": council_models,
+        "evaluate": evaluate or None,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})
