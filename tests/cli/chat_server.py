@@ -33,6 +33,7 @@ class ChatServer(ThreadingHTTPServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.hold = {}  # every fixture's server, this module's or another's
+        self.model_names: list[tuple[str, str]] = []  # (first system line, model asked for)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -68,6 +69,7 @@ class _Handler(BaseHTTPRequestHandler):
         first_line = str(messages[0].content).splitlines()[0]
         self.server.prompts.append(first_line)
         self.server.temperatures.append((first_line, body.get("temperature")))
+        self.server.model_names.append((first_line, str(body.get("model"))))
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
         for prefix, seconds in list(self.server.hold.items()):
