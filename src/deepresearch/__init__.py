@@ -20,6 +20,8 @@ Ownership map (dependencies point down only):
 """
 
 from deepresearch.api import (
+    evaluate,
+    evaluate_async,
     research,
     research_async,
     research_employer,
@@ -30,6 +32,8 @@ from deepresearch.api import (
 )
 
 __all__ = [
+    "evaluate",
+    "evaluate_async",
     "research",
     "research_async",
     "research_employer",

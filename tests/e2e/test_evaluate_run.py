@@ -77,3 +77,23 @@ async def test_a_run_without_eval_is_not_evaluated(
     assert report is not None and report.evaluation is None
     assert not [e for e in events if e.type == "eval_completed"]
     assert "## Evaluation" not in render(report, "md")
+
+
+async def test_the_library_evaluates_a_stored_run_and_keeps_it_with_the_run(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    import deepresearch
+    from deepresearch.runner import load_report
+
+    settings = offline_settings(offline_web, tmp_path, model="none")
+    report = await run_research(hotpot_question, settings)
+    assert report is not None and report.evaluation is None
+    result = await deepresearch.evaluate_async(report.run_id, settings=settings)
+    figures = citation_figures(report)
+    assert (result.citation_precision, result.citation_recall) == (
+        figures.precision,
+        figures.recall,
+    )
+    assert result.scores == [] and "no judge model" in result.judge_note
+    stored = await load_report(settings, report.run_id)
+    assert stored is not None and stored.evaluation == result
