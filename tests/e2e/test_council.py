@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from langchain_core.messages import BaseMessage
 
 from deepresearch.core.render import to_markdown
+from deepresearch.errors import MissingKeyError
 from deepresearch.models import Report, RunEvent
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings import ROLES, load_settings
 from deepresearch.stages import council, plan
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
@@ -139,3 +141,16 @@ async def test_no_council_below_deep_and_none_without_a_model(
     assert not [e for e in events if e.type == "council_decided"]
     assert any(e.type == "warning" and "No council" in e.message for e in events)
     assert _one(events, "plan_ready").data["fallback"] is True
+
+
+async def test_a_council_member_without_its_key_stops_the_run_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    events: list[RunEvent] = []
+    settings = load_settings(
+        search="none", model="none", data_dir=tmp_path / "data", council_models="openai:gpt-x"
+    )
+    with pytest.raises(MissingKeyError, match="model 'openai:gpt-x' needs an API key"):
+        await run_research("Why is the sky blue?", settings, sinks=[events.append])
+    assert events == []  # not started
