@@ -80,11 +80,12 @@ def members(ctx: RunContext) -> tuple[list[_Member], str]:
     if not ctx.gateway.has_model("judge"):
         return [], "no judge model to score the proposals"
     if ctx.council_models:
-        return [
+        named = [
             _Member(spec, ctx.gateway.with_role_model("planner", model, spec), "")
             for spec, model in ctx.council_models.items()
             if model is not None
-        ], ""
+        ]
+        return named, "" if named else "every council model is 'none'"
     if not ctx.gateway.has_model("planner"):
         return [], "no planner model"
     return [_Member(name, ctx.gateway, persona) for name, persona in PERSONAS], ""
