@@ -4,7 +4,9 @@ is lenient."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -16,6 +18,8 @@ from pydantic import ValidationError
 
 from deepresearch.events import EventBus
 from deepresearch.models import RunEvent
+from deepresearch.models.evaluation import DIMENSIONS
+from deepresearch.models.event_checks import EvalCompleted
 from deepresearch.models.event_payloads import (
     InjectionWarning,
     ReportReady,
@@ -30,7 +34,7 @@ from deepresearch.models.event_schema import (
     markdown_blocks,
     schema_json,
 )
-from deepresearch.models.events import EVENT_TYPES, StoredData, payload_variants
+from deepresearch.models.events import EVENT_TYPES, Payload, StoredData, payload_variants
 
 from .event_schema import SCHEMA_PATH, schema_errors
 
@@ -187,3 +191,45 @@ def test_the_schema_rejects_what_the_models_reject() -> None:
     ]:
         assert schema_errors({**good, "data": bad_data}), bad_data
     assert schema_errors({**good, "type": "warnings"})
+
+
+def _subclasses(cls: type[Payload]) -> set[type[Payload]]:
+    found: set[type[Payload]] = set()
+    for sub in cls.__subclasses__():
+        found |= {sub, *_subclasses(sub)}
+    return found
+
+
+def test_every_payload_class_in_the_package_is_registered() -> None:
+    # import every module of the package: a payload class anywhere in src/ is seen
+    package = importlib.import_module("deepresearch")
+    for module in pkgutil.walk_packages(package.__path__, "deepresearch."):
+        if ".migrations." not in module.name and not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    registered = {cls for kind in EVENT_TYPES for cls in payload_variants(kind)}
+    # a class with a field (or a code) of its own is an event's data: it must be registered
+    bases = {
+        cls for cls in _subclasses(Payload) if any(c in registered for c in cls.__subclasses__())
+    }
+    missing = {
+        cls
+        for cls in _subclasses(Payload) - registered - bases - {StoredData}
+        if cls.__module__.startswith("deepresearch.")  # not a test's own class
+    }
+    assert not missing, f"payload classes not in register_payloads: {missing}"
+    assert StoredData not in registered
+
+
+def test_an_unregistered_payload_is_refused_when_emitted() -> None:
+    class Stray(StageCompleted):
+        """A class a stage might define and forget to register."""
+
+    bus = EventBus("r")
+    with pytest.raises(ValidationError, match="not a registered payload of 'stage_completed'"):
+        bus.emit(Stray(), stage="plan")
+    assert bus.history == []
+
+
+def test_the_evaluation_event_has_a_field_per_dimension() -> None:
+    fields = EvalCompleted.model_fields
+    assert all(dimension in fields for dimension in DIMENSIONS)

@@ -18,13 +18,13 @@ from deepresearch.models.scores import SourceScores
 from deepresearch.models.source import SourceKind
 
 
-class _Item(BaseModel):
+class Item(BaseModel):
     """A nested object of a payload: as strict as the payload itself."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class UnitRef(_Item):
+class UnitRef(Item):
     id: str = Field(description="the sub-question's id (q1, q2...)")
     text: str = Field(description="the sub-question")
 
@@ -37,13 +37,13 @@ class QueuedUnit(PlannedUnit):
     lead: str | None = Field(description="the lead the unit follows, else null")
 
 
-class ChosenSource(_Item):
+class ChosenSource(Item):
     url: str
     title: str
     score: float = Field(description="its final score")
 
 
-class LeadNote(_Item):
+class LeadNote(Item):
     text: str = Field(description="the lead: a name the verified quotes mention")
     kind: Literal["bridge", "option"]
     score: float
@@ -51,7 +51,7 @@ class LeadNote(_Item):
     followed: bool = Field(description="false when there was no room to follow it")
 
 
-class GateMinimums(_Item):
+class GateMinimums(Item):
     min_evidence: int
     min_cited_evidence: int
     min_domains: int
@@ -82,6 +82,9 @@ class StageStarted(Payload):
 
     event_type = "stage_started"
     stages = "any"
+    members: list[str] | None = Field(
+        default=None, description="council: the members asked for a brief"
+    )
 
 
 class StageCompleted(Payload):
@@ -242,7 +245,9 @@ class Reflected(Payload):
 
     event_type = "reflection"
     stages = "reflect"
-    route: Literal["research", "write", "abort"] = Field(description="what the run does next")
+    route: Literal["research", "write", "abort"] = Field(
+        description="what the run does next (`write` goes through check_findings)"
+    )
     queued: list[QueuedUnit] = Field(description="the units of the next wave")
     leads: list[LeadNote] = Field(
         description="the leads found in the verified quotes while the gate does not pass, "
@@ -423,7 +428,7 @@ class ReportReady(Payload):
     """The run's document is written."""
 
     event_type = "report_ready"
-    stages = "write, abort, intake; a recipe's last phase"
+    stages = "write, abort, intake, answer; a recipe's last phase"
     kind: ReportKind | Literal["employer"] = Field(
         description="the report's kind, or the recipe's name for a recipe's document"
     )
@@ -473,6 +478,30 @@ class RunCancelled(Payload):
     event_type = "run_cancelled"
 
 
+class NoCouncilWarning(_Warning):
+    """The council was asked for but cannot meet: one planner plans the run."""
+
+    stages = "council"
+    code: Literal["no_council"]
+    reason: str = Field(description="why not (no judge model, no planner...)")
+
+
+class NoSupportedFindingsWarning(_Warning):
+    """The findings check found no finding its quote supports: the run ends in the abort
+    report."""
+
+    stages = "check_findings"
+    code: Literal["no_supported_findings"]
+
+
+class NoAnswerWarning(_Warning):
+    """Without search (`--search none`), the model gave no answer: the run ends in the
+    abort report."""
+
+    stages = "answer"
+    code: Literal["no_answer"]
+
+
 WARNINGS: tuple[type[_Warning], ...] = (
     InjectionWarning,
     FetchRefusedWarning,
@@ -486,6 +515,9 @@ WARNINGS: tuple[type[_Warning], ...] = (
     JudgeUnusableWarning,
     ModelWaitTimeoutWarning,
     ModelUnavailableWarning,
+    NoCouncilWarning,
+    NoSupportedFindingsWarning,
+    NoAnswerWarning,
 )
 WarningCode = Literal[
     "injection",
@@ -500,6 +532,9 @@ WarningCode = Literal[
     "judge_unusable",
     "model_wait_timeout",
     "model_unavailable",
+    "no_council",
+    "no_supported_findings",
+    "no_answer",
 ]
 
 for _one in (

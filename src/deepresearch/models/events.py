@@ -6,8 +6,8 @@ A ``RunEvent`` is an envelope (``run_id``, ``seq``, ``ts``, ``type``, ``stage``,
 subclass that names the type it belongs to (``event_type``). Some types have several
 shapes, told apart by one field (a warning's ``code``, a recipe phase's ``phase``): each
 shape is its own class and the type is their union. The core types' payloads are in
-``event_payloads``; a recipe's own are in its package and join the registry when the
-recipe is loaded. ``event_schema`` turns them all into one JSON Schema (a discriminated
+``event_payloads`` (and ``event_checks``, a run's checks of its own work); a recipe's
+own are in its package and join the registry when the recipe is loaded. ``event_schema`` turns them all into one JSON Schema (a discriminated
 union keyed by ``type``: docs/events.schema.json) and into docs/events.md.
 
 Strict on emit, lenient on load:
@@ -53,6 +53,7 @@ EventType = Literal[
     "stage_completed",
     "intake_decided",
     "plan_ready",
+    "council_decided",
     "wave_started",
     "search_completed",
     "sources_ranked",
@@ -62,6 +63,7 @@ EventType = Literal[
     "evidence_added",
     "gate_evaluated",
     "reflection",
+    "findings_checked",
     # recipes (seed 000, section 15): a recipe's phases, its tool calls, observations and
     # reasoning, and its routing decisions
     "phase",
@@ -74,6 +76,7 @@ EventType = Literal[
     "warning",
     "report_ready",
     "audit_completed",
+    "eval_completed",
     "run_completed",
     "run_failed",
     "run_cancelled",
@@ -197,6 +200,7 @@ def _load_all() -> None:
             return
         _loaded = True  # set first: a look-up during the imports below does not recurse
         importlib.import_module("deepresearch.models.event_payloads")
+        importlib.import_module("deepresearch.models.event_checks")
         registry = importlib.import_module("deepresearch.recipes.registry")
         registry.all_recipes()
 
@@ -263,9 +267,18 @@ class RunEvent(BaseModel):
 
     @model_validator(mode="after")
     def _type_matches(self) -> Self:
-        if not isinstance(self.data, StoredData) and self.data.event_type != self.type:
+        if isinstance(self.data, StoredData):
+            return self
+        if self.data.event_type != self.type:
             raise ValueError(
                 f"a {type(self.data).__name__} is the data of a {self.data.event_type!r} "
                 f"event, not of a {self.type!r} one"
+            )
+        # an unregistered class would be emitted, then read back as StoredData and missed
+        # by the schema and docs/events.md: refused here, so any run that emits it fails
+        if type(self.data) not in payload_variants(self.type):
+            raise ValueError(
+                f"{type(self.data).__name__} is not a registered payload of {self.type!r}: "
+                "add it to register_payloads"
             )
         return self
