@@ -13,7 +13,6 @@ from deepresearch.core.tiers import DomainRules, load_domain_rules, with_local_h
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
-from deepresearch.models import Usage
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Settings
 
@@ -26,6 +25,7 @@ class RunContext:
     fetcher: Fetcher
     bus: EventBus
     embedder_factory: Callable[[], Embedder | None] | None = None
+    #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
     fetches: int = 0
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
@@ -41,6 +41,3 @@ class RunContext:
     def embedder(self) -> Embedder | None:
         """The embedding model for the deterministic audit, loaded on first use."""
         return self.embedder_factory() if self.embedder_factory is not None else None
-
-    def usage_snapshot(self) -> Usage:
-        return self.gateway.usage.model_copy(deep=True)

@@ -14,6 +14,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from deepresearch.context import RunContext
+from deepresearch.ledger import recorded
 from deepresearch.stages.audit import audit
 from deepresearch.stages.finish import abort, respond
 from deepresearch.stages.gate import gate
@@ -51,15 +52,16 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
 ) -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("intake", intake)
-    graph.add_node("respond", respond)
-    graph.add_node("plan", plan)
-    graph.add_node("research", research)
-    graph.add_node("gate", gate)
-    graph.add_node("reflect", reflect)
-    graph.add_node("write", write)
-    graph.add_node("abort", abort)
-    graph.add_node("audit", audit)
+    # every node records the run's ledger (usage, fetches, model errors) in its update
+    graph.add_node("intake", recorded(intake, _run))
+    graph.add_node("respond", recorded(respond, _run))
+    graph.add_node("plan", recorded(plan, _run))
+    graph.add_node("research", recorded(research, _run))
+    graph.add_node("gate", recorded(gate, _run))
+    graph.add_node("reflect", recorded(reflect, _run))
+    graph.add_node("write", recorded(write, _run))
+    graph.add_node("abort", recorded(abort, _run))
+    graph.add_node("audit", recorded(audit, _run))
     graph.add_edge(START, "intake")
     graph.add_edge("plan", "research")
     graph.add_edge("research", "gate")
@@ -69,3 +71,7 @@ def build_graph(
     graph.add_edge("respond", "audit")
     graph.add_edge("audit", END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def _run(context: RunContext) -> RunContext:
+    return context

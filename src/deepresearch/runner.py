@@ -30,6 +30,7 @@ from deepresearch.errors import (
 )
 from deepresearch.events import EventBus, Sink
 from deepresearch.fetch.base import Fetcher
+from deepresearch.ledger import restore
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report
 from deepresearch.ports import open_context
@@ -137,12 +138,11 @@ async def run_recipe(
 
         start: dict[str, Any] | None
         if resume:
-            if "usage" in values:
-                gateway.usage.merge(values["usage"])
+            restore(ctx, values)  # usage, fetches and model errors so far
             gateway.boundary = values.get("boundary") or gateway.boundary
             done = recipe.result(values)
             if not snapshot.next and done is not None:
-                completion = recipe.completion(done, fetches=0)
+                completion = recipe.completion(done, fetches=ctx.fetches)
                 bus.emit("run_completed", message="Run was already complete", kind=completion.kind)
                 return done
             bus.emit(

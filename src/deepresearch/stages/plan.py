@@ -104,7 +104,6 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         "evidence": [],
         "reflections": [],
         "warnings": [],
-        "usage": ctx.usage_snapshot(),
     }
 
 

@@ -157,7 +157,6 @@ async def reflect(
         "reflections": notes,
         "leads": followed,
         "open_leads": open_leads if route != "research" else [],
-        "usage": ctx.usage_snapshot(),
     }
     return Command(goto=route, update=update)
 

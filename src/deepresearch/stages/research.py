@@ -97,7 +97,6 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         "evidence": evidence,
         "warnings": merged.warnings,
         "considered": merged.considered,
-        "usage": ctx.usage_snapshot(),
     }
 
 

@@ -162,7 +162,6 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         considered=sorted(
             state.get("considered", {}).values(), key=lambda s: (s.decision != "read", -s.final)
         ),
-        usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
     ctx.bus.emit(
@@ -177,7 +176,6 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx.bus.emit("stage_completed", stage=STAGE)
     return {
         "report": report,
-        "usage": report.usage,
         "findings_restored": restored,
         "findings_dropped": lost,
         "invented_citations": invented,
