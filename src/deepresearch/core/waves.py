@@ -4,9 +4,9 @@ become sources and decisions, and how a wave's units merge into the run's state.
 - ``drop_flagged`` is the one place the "drop a page that tries to instruct the model"
   decision is made: it takes the reader's findings (url -> what the page tried) and
   returns the decisions, each flagged page dropped with the reason "Sources considered"
-  shows. The unit applies it to its own candidates, the wave merge once more over every
-  unit's decisions, because another unit may have decided on the same page without
-  reading it.
+  shows. A unit applies it to its own candidates (``screen_reads``, which also says
+  which sources it may quote), the wave merge once more over every unit's decisions,
+  because another unit may have decided on the same page without reading it.
 - ``merge_wave`` folds the units' results into the state's sub-questions, sources,
   evidence, decisions and warnings: a source read by several units keeps the union of its
   sub-questions and its first summary; evidence is added once per id; a read decision is
@@ -41,6 +41,28 @@ class UnitResult:
     passing: int = 0
     #: the pages this unit read that try to instruct the model: url -> the findings
     flagged: dict[str, list[Finding]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A page as the reader read it: the source, and what its text tries to make a model
+    do (empty for an ordinary page; a page read in an earlier wave was screened then)."""
+
+    source: Source
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class UnitReads:
+    """A unit's reads, screened: every source read with its best rank score and the
+    unit's decision; those it may summarize and quote (``usable``: not flagged); every
+    candidate's decision; the flagged pages; how many read sources passed."""
+
+    sources: list[Source]
+    usable: list[Source]
+    decisions: list[SourceScores]
+    flagged: dict[str, list[Finding]]
+    passing: int
 
 
 @dataclass(frozen=True)
@@ -79,10 +101,28 @@ def passing_sources(decisions: Iterable[SourceScores]) -> int:
     )
 
 
-def scored_source(source: Source, chosen: SourceScores, decided: SourceScores) -> Source:
-    """A source as read for a unit: its best rank score so far and the unit's decision."""
-    return source.model_copy(
-        update={"rank_score": max(source.rank_score, chosen.final), "scores": decided}
+def screen_reads(
+    decisions: Sequence[SourceScores], chosen: Sequence[SourceScores], read: Sequence[Reading]
+) -> UnitReads:
+    """A unit's candidates (``decisions``), those it chose to read (``chosen``) and what
+    the reader returned for each of them, in order: a flagged page is dropped."""
+    flagged = {r.source.url: list(r.findings) for r in read if r.findings}
+    decided = {s.url: s for s in drop_flagged(decisions, flagged)}
+    sources = [
+        r.source.model_copy(
+            update={
+                "rank_score": max(r.source.rank_score, scores.final),
+                "scores": decided[scores.url],
+            }
+        )
+        for r, scores in zip(read, chosen, strict=True)
+    ]
+    return UnitReads(
+        sources=sources,
+        usable=[s for s in sources if s.url not in flagged],
+        decisions=list(decided.values()),
+        flagged=flagged,
+        passing=passing_sources(decided[s.url] for s in chosen),
     )
 
 

@@ -11,27 +11,18 @@ it found comes back with the source (``Reading.findings``), and the caller drops
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from deepresearch.context import RunContext
 from deepresearch.core.gate import domain_of
 from deepresearch.core.ids import source_id
 from deepresearch.core.injection import Finding, scan_page
 from deepresearch.core.provenance import REFUSED, Provenance
+from deepresearch.core.waves import Reading
 from deepresearch.errors import FetchError
 from deepresearch.fetch.extract import extract, truncate
 from deepresearch.models import SearchHit, Source
 
 STAGE = "research"
-
-
-@dataclass(frozen=True)
-class Reading:
-    """A page as read: the source, and what its text tries to make a model do (empty for
-    an ordinary page; a page read in an earlier wave was screened then)."""
-
-    source: Source
-    findings: tuple[Finding, ...] = ()
 
 
 class SourceReader:

@@ -10,13 +10,7 @@ from deepresearch.core.fusion import provider_counts
 from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.questions import QuestionProfile, analyze_question
-from deepresearch.core.waves import (
-    UnitResult,
-    drop_flagged,
-    passing_sources,
-    scored_source,
-    with_unit,
-)
+from deepresearch.core.waves import UnitResult, screen_reads, with_unit
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
 from deepresearch.stages.compress import CANDIDATES_PER_SOURCE, digest_source
@@ -79,31 +73,26 @@ async def run_unit(
     )
     readings = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
     # a page that tries to instruct the model is dropped: never summarized, quoted or cited
-    result.flagged = {r.source.url: list(r.findings) for r in readings if r.findings}
-    decided = {s.url: s for s in drop_flagged(selection.decisions, result.flagged)}
-    result.considered = list(decided.values())
-    result.passing = passing_sources(decided[s.url] for _, s in chosen)
-    sources = [
-        scored_source(r.source, scores, decided[scores.url])
-        for r, (_, scores) in zip(readings, chosen, strict=True)
-    ]
+    reads = screen_reads(selection.decisions, [scores for _, scores in chosen], readings)
+    result.flagged = reads.flagged
+    result.considered = reads.decisions
+    result.passing = reads.passing
     budget = settings.preset.evidence_per_question
-    usable = [s for s in sources if s.url not in result.flagged]
-    readable = [s for s in usable if s.fetched and s.text]
+    readable = [s for s in reads.usable if s.fetched and s.text]
     profile = analyze_question(question)
     candidates, relevant = _candidates(readable, sub_question, profile)
     digests = await asyncio.gather(
         *(
             _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
-            for source in usable
+            for source in reads.usable
         )
     )
-    summaries = {source.id: summary for source, (summary, _) in zip(usable, digests, strict=True)}
-    result.sources = [with_unit(s, sub_question.id, summaries.get(s.id)) for s in sources]
+    summaries = {s.id: summary for s, (summary, _) in zip(reads.usable, digests, strict=True)}
+    result.sources = [with_unit(s, sub_question.id, summaries.get(s.id)) for s in reads.sources]
     # the unit's budget goes to its best evidence, whichever source it came from
     found = [item for _, evidence in digests for item in evidence]
     must_cover = [*profile.options, *([sub_question.lead] if sub_question.lead else [])]
-    titles = {source.id: source.title for source in sources}
+    titles = {source.id: source.title for source in reads.sources}
     result.evidence = choose_evidence(profile, found, titles, must_cover, budget)
     return result
 
