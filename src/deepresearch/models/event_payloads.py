@@ -457,7 +457,10 @@ class RunCompleted(Payload):
     kind: str = Field(description="the report's kind, or the recipe's name")
     sources: int = Field(description="sources in the document")
     evidence: int = Field(description="verified quotes in the document")
-    fetches: int = Field(description="pages fetched (0 when the run was already complete)")
+    fetches: int = Field(
+        description="pages asked of the fetcher over the whole run, earlier processes of a "
+        "resumed run included"
+    )
     input_tokens: int = Field(description="the run's model tokens in")
     output_tokens: int = Field(description="and out")
     outcome: Literal["profile", "early_exit"] | None = Field(

@@ -13,6 +13,7 @@ from deepresearch.models import Evidence, Report
 from deepresearch.models.event_payloads import (
     EvidenceAdded,
     ModelCalled,
+    RunCompleted,
     SearchCompleted,
     SourceFailed,
     SourceFetched,
@@ -98,6 +99,8 @@ class Outcome:
     markdown: str
     evidence: list[Evidence]
     report: Report | None = None
+    #: the terminal event's payload when the run's own run_completed was not held
+    completed: RunCompleted | None = None
 
 
 @dataclass(frozen=True)

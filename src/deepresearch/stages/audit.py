@@ -91,10 +91,7 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         ),
     )
     ctx.bus.emit(StageCompleted(), stage=STAGE)
-    return {
-        "report": audited.model_copy(update={"usage": ctx.usage_snapshot()}),
-        "usage": ctx.usage_snapshot(),
-    }
+    return {"report": audited}
 
 
 async def _check(

@@ -51,13 +51,12 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         suggestions=SUGGESTIONS,
         limitations=list(dict.fromkeys(state.get("warnings", [])))[:5],
         notice="No reliable sources were found, so no findings are reported.",
-        usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
     ctx.bus.emit(
         ReportReady(kind="abort"), stage="abort", message="Abort report: nothing reliable found"
     )
-    return {"report": report, "usage": report.usage}
+    return {"report": report}
 
 
 async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
@@ -81,8 +80,7 @@ async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         title=title,
         kind=kind,
         summary=[Sentence(text=reply)] if reply else [],
-        usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
     ctx.bus.emit(ReportReady(kind=kind, reply=reply), stage="intake", message=title)
-    return {"report": report, "usage": report.usage}
+    return {"report": report}

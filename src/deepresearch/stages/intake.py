@@ -68,5 +68,5 @@ async def intake(
         message=f"Intent: {intent}",
     )
     ctx.bus.emit(StageCompleted(), stage=STAGE)
-    update: RunState = {"intent": intent, "intent_reply": reply, "usage": ctx.usage_snapshot()}
+    update: RunState = {"intent": intent, "intent_reply": reply}
     return Command(goto="plan" if intent == "research" else "respond", update=update)
