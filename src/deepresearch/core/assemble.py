@@ -217,7 +217,12 @@ def assemble_report(
         ),
         notice=written.notice,
         claims=ledger,
-        considered=sorted(considered, key=lambda s: (s.decision != "read", -s.final)),
+        considered=considered_order(considered),
         created_at=created_at,
     )
     return Assembled(report, restored, lost)
+
+
+def considered_order(considered: Iterable[SourceScores]) -> list[SourceScores]:
+    """The "Sources considered" list of a report: the sources read first, best first."""
+    return sorted(considered, key=lambda s: (s.decision != "read", -s.final))
