@@ -12,6 +12,7 @@ from sqlalchemy import Engine, text
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch import __version__
+from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.service import problems
 from deepresearch.service.db import open_database
 from deepresearch.service.notify import Notifier
@@ -44,6 +45,7 @@ def create_app(
             yield
         finally:
             await workers.stop()
+            await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             if engine is None:
                 db.dispose()
 
