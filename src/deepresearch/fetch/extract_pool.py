@@ -92,7 +92,7 @@ class ExtractPool:
         loop = asyncio.get_running_loop()
         try:
             future = loop.run_in_executor(executor, _extract_in_worker, page, max_chars)
-        except BrokenProcessPool:
+        except (BrokenProcessPool, OSError, EOFError):  # EOF: the forkserver died
             return await self._instead(executor, page, max_chars)
         except RuntimeError:  # shut down meanwhile (the shared pool was replaced)
             return await asyncio.to_thread(extract, page, max_chars=max_chars)
