@@ -244,7 +244,7 @@ def _context() -> BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         # imported once in the forkserver: workers start in milliseconds and share it
-        context.set_forkserver_preload([__name__])
+        context.set_forkserver_preload(["deepresearch.fetch.extract_worker"])
         return context
     return multiprocessing.get_context("spawn")
 
