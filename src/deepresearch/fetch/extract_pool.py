@@ -29,6 +29,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -46,6 +47,7 @@ TIME_LIMIT_S = 30.0
 MAX_BREAKS = 3
 
 _LOG = logging.getLogger(__name__)
+_CLI = "deepresearch.cli.app"
 
 
 def default_workers() -> int:
@@ -243,8 +245,12 @@ def _ignore_interrupts() -> None:
 def _context() -> BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        # imported once in the forkserver: workers start in milliseconds and share it
-        context.set_forkserver_preload(["deepresearch.fetch.extract_worker"])
+        # imported once in the forkserver (workers start in milliseconds and share it);
+        # a worker imports the program's main script again, and when that is the CLI its
+        # modules are preloaded too (about 30 MB a worker otherwise). The extractor
+        # module comes last: it freezes what was imported before it.
+        cli = [_CLI] if _CLI in sys.modules else []
+        context.set_forkserver_preload([*cli, "deepresearch.fetch.extract_worker"])
         return context
     return multiprocessing.get_context("spawn")
 
