@@ -239,3 +239,36 @@ def test_a_script_without_a_main_guard_does_not_run_again_in_the_workers(
     assert done.stdout.split() == ["True", str(MAX_BREAKS), "0"]
     assert 'start it under `if __name__ == "__main__":`' in done.stderr
     assert "an extraction worker could not start" in done.stderr
+
+
+HOLDER = """
+import time
+from deepresearch.fetch.extract_pool import ExtractPool
+
+if __name__ == "__main__":
+    pool = ExtractPool(2)
+    pool.start()
+    print(*pool.worker_pids(), flush=True)
+    time.sleep(300)
+"""
+
+
+@pytest.mark.slow
+def test_workers_and_forkserver_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "holder.py"
+    script.write_text(HOLDER)
+    holder = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None
+        workers = [int(pid) for pid in holder.stdout.readline().split()]
+        assert len(workers) == 2
+        [forkserver] = {_parent(pid) for pid in workers}
+        assert forkserver != holder.pid
+    finally:
+        holder.kill()  # no clean-up runs: as when the OOM killer or SIGKILL ends a service
+        holder.wait()
+    assert all(_gone(pid) for pid in [*workers, forkserver])
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])

@@ -27,6 +27,7 @@ import asyncio
 import atexit
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
@@ -153,7 +154,7 @@ class ExtractPool:
         with self._lock:
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(
-                    self.workers, mp_context=_context(), initializer=_ignore_interrupts
+                    self.workers, mp_context=_context(), initializer=_start_worker
                 )
             return self._executor
 
@@ -236,10 +237,24 @@ def _extract_in_worker(page: FetchedPage, max_chars: int) -> ExtractedDoc:
     return extract(page, max_chars=max_chars)
 
 
-def _ignore_interrupts() -> None:
+def _start_worker() -> None:
+    """In each new worker: ignore Ctrl-C, and exit when the process that runs the pool
+    is gone."""
     # Ctrl-C reaches the whole process group: the parent stops the pool, the workers
     # must not print a KeyboardInterrupt traceback each
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a worker holds both ends of its task queue, so it would wait on it forever after a
+    # parent killed outright (SIGKILL, out of memory), and keep the forkserver alive too
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(
+            target=_exit_with, args=(parent.sentinel,), name="exit-with-parent", daemon=True
+        ).start()
+
+
+def _exit_with(sentinel: int) -> None:
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _context() -> BaseContext:
