@@ -40,6 +40,10 @@ class Options:
     service_levels: tuple[int, ...] = (1, 3, 6, 10, 20, 40)
     sse_clients: int = 100
     service_quick: bool = False
+    #: injection: real documents to scan (None: all 11,838)
+    injection_docs: int | None = None
+    #: startup: timed processes per case (after one warm-up)
+    startup_runs: int = 10
 
 
 @dataclass(frozen=True)

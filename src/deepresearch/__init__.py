@@ -12,25 +12,52 @@ Ownership map (dependencies point down only):
 - ``fetch``    the fetcher (HTTP with guards) and extractors (HTML, PDF).
 - ``stages``   one module per pipeline stage: thin nodes around ``core`` and the ports.
 - ``graph``    wires the stages into the one LangGraph run path; holds no logic.
-- ``runner``   starts and resumes runs, owns checkpoints and the event stream.
-- ``recipes``  structured research flows on the same ports (``employer``: seed 000).
+- ``recipes``  the research flows, peers on one runner: ``research`` (the graph above) and
+               ``employer`` (seed 000), behind one protocol and one registry.
+- ``runner``   starts and resumes any recipe's runs, owns checkpoints and the event stream.
 - ``cli``      the command-line front end. It renders events; it holds no research logic.
 - ``testing``  the offline world: loopback web + SearXNG endpoint, scripted chat model.
 """
 
-from deepresearch.api import (
-    research,
-    research_async,
-    research_employer,
-    research_employer_async,
-    research_events,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deepresearch.api import (
+        evaluate,
+        evaluate_async,
+        research,
+        research_async,
+        research_employer,
+        research_employer_async,
+        research_events,
+        run_recipe,
+        run_recipe_async,
+    )
 
 __all__ = [
+    "evaluate",
+    "evaluate_async",
     "research",
     "research_async",
     "research_employer",
     "research_employer_async",
     "research_events",
+    "run_recipe",
+    "run_recipe_async",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """The entry points load on first use: ``import deepresearch`` (and the CLI's
+    ``--help``) must not pay for LangChain, LangGraph and the recipes (issue 19).
+    ``tests/test_startup.py`` guards it."""
+    if name in __all__:
+        from deepresearch import api
+
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'deepresearch' has no attribute {name!r}")

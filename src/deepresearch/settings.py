@@ -1,27 +1,40 @@
 """One typed Settings, built at the edge (CLI ``main``, ``research()``) and passed down.
 
-Precedence: explicit arguments (flags) > TOML file > ``DEEPRESEARCH_*`` environment
-variables > ``.env`` > defaults. Validated once, at start. Per-run limits come from the
-``depth`` preset, each overridable on its own.
+Precedence: explicit arguments (flags) > TOML file > environment variables > the ``.env``
+file > defaults. Validated once, at start. Per-run limits come from the ``depth`` preset,
+each overridable on its own.
+
+Each setting is read from ``DEEPRESEARCH_<NAME>``; a few are also read under the name the
+rest of the ecosystem uses (``ECOSYSTEM_ENV``: ``TAVILY_API_KEY``, ``SEARXNG_URL``...),
+the ``DEEPRESEARCH_`` name winning when both are set. A variable in the real environment
+wins over the ``.env`` file whatever its name. The ``.env`` file is found from the working
+folder upward (``deepresearch.envfile``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
+import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
 
+from deepresearch.envfile import find_env_file, load_env_file, loaded_from_file
 from deepresearch.errors import ConfigError
 from deepresearch.search.registry import PROVIDER_NAMES, URL_PROVIDERS, is_http_url, parse_search
 
@@ -54,9 +67,81 @@ DEPTHS: dict[str, DepthPreset] = {
 def _config_file() -> Path | None:
     explicit = os.environ.get("DEEPRESEARCH_CONFIG")
     if explicit:
-        return Path(explicit)
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(
+                f"configuration file {path} does not exist (from DEEPRESEARCH_CONFIG)",
+                hint="point DEEPRESEARCH_CONFIG or --config at a deepresearch.toml file",
+            )
+        return path
     local = Path("deepresearch.toml")
     return local if local.is_file() else None
+
+
+#: the names other tools use for a setting, read beside ``DEEPRESEARCH_<NAME>`` (which wins
+#: when both are set); .env.example and docs/configuration.md list them
+ECOSYSTEM_ENV: dict[str, tuple[str, ...]] = {
+    "searxng_url": ("SEARXNG_URL", "SEARX_HOST"),
+    "tavily_api_key": ("TAVILY_API_KEY",),
+    "exa_api_key": ("EXA_API_KEY",),
+    "brave_api_key": ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"),
+    "google_api_key": ("GOOGLE_API_KEY",),
+    "google_cse_id": ("GOOGLE_CSE_ID",),
+    "serper_api_key": ("SERPER_API_KEY",),
+    "semantic_scholar_api_key": ("S2_API_KEY", "SEMANTIC_SCHOLAR_API_KEY"),
+    "ncbi_api_key": ("NCBI_API_KEY",),
+}
+
+
+def env_names(field: str) -> tuple[str, ...]:
+    """Every environment variable that sets ``field``, the one that wins first."""
+    return (f"DEEPRESEARCH_{field.upper()}", *ECOSYSTEM_ENV.get(field, ()))
+
+
+def _env(field: str) -> AliasChoices:
+    return AliasChoices(*env_names(field))
+
+
+class _RealEnvSource(EnvSettingsSource):
+    """The process environment less what a ``.env`` file put there: the file is a source
+    of its own, below this one, so a real variable wins over the file whatever its name
+    (``TAVILY_API_KEY`` exported in the shell beats ``DEEPRESEARCH_TAVILY_API_KEY`` in
+    ``.env``)."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        from_file = {
+            name if self.case_sensitive else name.lower()
+            for name in os.environ
+            if loaded_from_file(name)
+        }
+        return {k: v for k, v in super()._load_env_vars().items() if k not in from_file}
+
+
+class _CheckedTomlSource(TomlConfigSettingsSource):
+    """The TOML file, refused when it cannot be used: not TOML (the error names the file,
+    line and column), or a key that is not a setting (named, with the closest setting), so
+    a typo such as ``dept = "deep"`` is never silently ignored."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        hint = "see docs/configuration.md for the settings and their names"
+        try:
+            data = super()._read_file(file_path)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file_path} is not valid TOML: {exc}", hint=hint) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read {file_path}: {exc}", hint=hint) from None
+        known = list(Settings.model_fields)
+        unknown = [key for key in data if key not in Settings.model_fields]
+        if unknown:
+            problems = []
+            for key in unknown:
+                close = difflib.get_close_matches(key, known, n=1)
+                problems.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise ConfigError(
+                f"{file_path}: unknown setting {', '.join(problems)}",
+                hint="settings are top-level keys named as in docs/configuration.md",
+            )
+        return data
 
 
 class Settings(BaseSettings):
@@ -64,10 +149,12 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(
         env_prefix="DEEPRESEARCH_",
-        env_file=".env",
         env_file_encoding="utf-8",
         extra="ignore",
         frozen=True,
+        # a setting is given by its name (flags, TOML) or by any of its env_names()
+        validate_by_name=True,
+        validate_by_alias=True,
     )
 
     # models
@@ -82,21 +169,43 @@ class Settings(BaseSettings):
     model_timeout_s: float = Field(default=60.0, gt=0)
     model_max_retries: int = Field(default=3, ge=0, le=10)
     model_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    # a role's own temperature; unset: the recipe's for that role, else model_temperature
+    planner_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    researcher_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    summarizer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    writer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    model_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="model calls in flight per endpoint (default: 1 for --model-base-url "
+        "servers and Ollama, 8 for hosted APIs)",
+    )
+    model_wait_timeout_s: float = Field(
+        default=900.0, gt=0, description="how long a call may wait for a free slot"
+    )
+    on_model_unavailable: Literal["fail", "extractive"] = Field(
+        default="fail",
+        description="a model server unreachable at start: stop (fail) or run without it",
+    )
 
     # search
     search: str = Field(
         default="duckduckgo",
         description="a provider, or several comma-separated (a list in TOML): local,searxng",
     )
-    searxng_url: str | None = None
-    tavily_api_key: SecretStr | None = None
-    exa_api_key: SecretStr | None = None
-    brave_api_key: SecretStr | None = None
-    google_api_key: SecretStr | None = None
-    google_cse_id: str | None = None
-    serper_api_key: SecretStr | None = None
-    semantic_scholar_api_key: SecretStr | None = None
-    ncbi_api_key: SecretStr | None = None
+    searxng_url: str | None = Field(default=None, validation_alias=_env("searxng_url"))
+    tavily_api_key: SecretStr | None = Field(default=None, validation_alias=_env("tavily_api_key"))
+    exa_api_key: SecretStr | None = Field(default=None, validation_alias=_env("exa_api_key"))
+    brave_api_key: SecretStr | None = Field(default=None, validation_alias=_env("brave_api_key"))
+    google_api_key: SecretStr | None = Field(default=None, validation_alias=_env("google_api_key"))
+    google_cse_id: str | None = Field(default=None, validation_alias=_env("google_cse_id"))
+    serper_api_key: SecretStr | None = Field(default=None, validation_alias=_env("serper_api_key"))
+    semantic_scholar_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("semantic_scholar_api_key")
+    )
+    ncbi_api_key: SecretStr | None = Field(default=None, validation_alias=_env("ncbi_api_key"))
     ncbi_email: str | None = Field(default=None, description="contact address NCBI asks for")
     arxiv_interval_s: float = Field(
         default=3.0, ge=0.0, le=60.0, description="gap between arXiv requests (arXiv asks 3 s)"
@@ -166,6 +275,26 @@ class Settings(BaseSettings):
         description="retries of a weak sub-question (broaden, narrow, synonyms)",
     )
     summarizer_concurrency: int = Field(default=16, ge=1, le=64)
+    # the council (seed 002): several research briefs, scored by the judge
+    council: bool | None = Field(
+        default=None,
+        description="several planners propose briefs, the judge scores them; "
+        "unset: on at depth deep or when council_models is given",
+    )
+    council_models: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="provider:model of each council member, comma-separated "
+        "(default: the planner in several personas)",
+    )
+    council_min_consensus: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="at or above: the best brief; below: the top two merged",
+    )
+    evaluate: bool = Field(
+        default=False, description="evaluate the report when the run ends (deepresearch eval)"
+    )
 
     # storage
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".deepresearch")
@@ -189,6 +318,12 @@ class Settings(BaseSettings):
         default=1, ge=1, description="more submissions attach to the active run"
     )
     sse_heartbeat_s: float = Field(default=10.0, gt=0)
+    max_request_bytes: int = Field(
+        default=65_536,
+        ge=1_024,
+        le=16_777_216,
+        description="largest request body the service reads (job submissions); larger: 413",
+    )
 
     @field_validator("search", mode="before")
     @classmethod
@@ -215,6 +350,19 @@ class Settings(BaseSettings):
                 raise ValueError(f"search_urls.{name} must be an http(s) URL, not {url!r}")
         return {name: url.strip() for name, url in value.items()}
 
+    @field_validator("council_models", mode="before")
+    @classmethod
+    def _split_council(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, list | tuple):
+            specs = [str(part).strip() for part in value if str(part).strip()]
+            for spec in specs:
+                if ":" not in spec:
+                    raise ValueError(f"{spec!r} is not of the form provider:model")
+            return specs
+        return value
+
     @field_validator("allow_hosts", mode="before")
     @classmethod
     def _split_hosts(cls, value: Any) -> Any:
@@ -234,8 +382,11 @@ class Settings(BaseSettings):
         sources: list[PydanticBaseSettingsSource] = [init_settings]
         path = _config_file()
         if path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        sources += [env_settings, dotenv_settings]
+            sources.append(_CheckedTomlSource(settings_cls, toml_file=path))
+        sources.append(_RealEnvSource(settings_cls))
+        env_file = find_env_file()
+        if env_file is not None:
+            sources.append(DotEnvSettingsSource(settings_cls, env_file=env_file))
         return tuple(sources)
 
     # derived values ---------------------------------------------------------------
@@ -251,9 +402,35 @@ class Settings(BaseSettings):
         value: int = getattr(self.preset, name)
         return value
 
+    @property
+    def council_on(self) -> bool:
+        """Whether the council plans the run: as set, else at depth deep or when its
+        members are named."""
+        if self.council is not None:
+            return self.council
+        return self.depth == "deep" or bool(self.council_models)
+
     def model_for(self, role: Role) -> str:
         specific: str | None = getattr(self, f"{role}_model")
         return specific or self.model
+
+    def temperature_for(self, role: Role) -> float:
+        specific: float | None = getattr(self, f"{role}_temperature")
+        return self.model_temperature if specific is None else specific
+
+    def with_role_temperatures(self, defaults: Mapping[Role, float]) -> Settings:
+        """These settings with a recipe's per-role temperatures (seed 000: synthesis 0.3,
+        judging 0.1) for every role whose temperature the user left alone: neither the
+        role's own nor ``model_temperature`` was set (flag, TOML, environment)."""
+        chosen = self.model_fields_set
+        if "model_temperature" in chosen:
+            return self
+        update = {
+            f"{role}_temperature": value
+            for role, value in defaults.items()
+            if f"{role}_temperature" not in chosen
+        }
+        return self.model_copy(update=update) if update else self
 
     def secrets(self) -> list[str]:
         """Every configured secret, for redaction."""
@@ -274,7 +451,11 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Build Settings from overrides (flags) > TOML > env > .env, or raise ConfigError."""
+    """Build Settings from overrides (flags) > TOML > env > .env, or raise ConfigError
+    (also for a TOML file that is not valid or names an unknown setting). The ``.env``
+    file's variables are put into the environment too (never replacing one that is set),
+    for the model SDKs that read their own (``OPENAI_API_KEY``, ``OLLAMA_HOST``...)."""
+    load_env_file()
     clean = {key: value for key, value in overrides.items() if value is not None}
     try:
         return Settings(**clean)

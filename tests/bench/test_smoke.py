@@ -29,6 +29,8 @@ TINY = [
     "--scaling-questions", "1",
     "--retrieval-questions", "1",
     "--service-quick",
+    "--injection-docs", "40",
+    "--startup-runs", "1",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -38,6 +40,8 @@ POSITIVE = {
         "quick.input_tokens",
         "quick.output_tokens",
         "quick.no_model.wall_s",
+        "quick.eval.citation_precision",
+        "quick.eval.judge_overall",
     ],
     "quote_verification": ["verify_quote_per_s", "naive_per_s", "speed_ratio", "agreement"],
     "extraction": ["pages_per_s", "mb_per_s", "mean_f1"],
@@ -63,12 +67,31 @@ POSITIVE = {
         "2x2.wall_s_vs_first",
         "2x2.traced_peak_mb",
     ],
-    "retrieval": ["scripted.recall_considered", "scripted.sources_read", "no_model.sources_read"],
+    "retrieval": [
+        "scripted.recall_considered",
+        "scripted.sources_read",
+        "no_model.sources_read",
+        "no_model.baseline_recall",
+        "no_model.baseline_top3_answer",
+        "wiki_single.no_model.recall_cited",
+        "wiki_two_hop.scripted.answer_in_report",
+    ],
+    "injection": ["recall.min", "test.recall.min", "precision", "real.scan_mb_per_s"],
     "service_load": [
         "c1.jobs_per_min",
         "c1.status_p50_ms",
         "sse.events_per_s",
         "sse.clients_exact",
+    ],
+    "upload_cap": ["declared.refused_413", "chunked.refused_413", "declared.rss_before_mb"],
+    "startup": [
+        "import_wall_s",
+        "help_wall_s",
+        "help_cpu_s",
+        "version_wall_s",
+        "first_event_wall_s",
+        "first_event_cpu_s",
+        "run_total_wall_s",
     ],
 }
 
@@ -133,6 +156,10 @@ def test_retrieval_reports_recall_at_each_step(tiny_run: dict[str, Any]) -> None
         ]
         assert all(0 <= value <= 1 for value in recalls)
         assert recalls[0] >= recalls[1] >= recalls[2]  # each step keeps a subset of the last
+        baseline = figures[f"{mode}.baseline_recall"]["value"]
+        assert 0 <= baseline <= 1
+    params = tiny_run["benchmarks"]["retrieval"]["params"]
+    assert params["wiki_single.questions"] == 1 and params["wiki_two_hop.questions"] == 1
     assert "gold_title_recall_considered" in " ".join(
         tiny_run["benchmarks"]["end_to_end"]["figures"]
     )

@@ -170,7 +170,7 @@ async def test_the_reading_stage_extracts_in_the_shared_pool(shared_data: Path) 
         pytest.skip(f"ScrapingHub benchmark not found at {folder}")
     ids = sorted(json.loads((folder / "ground-truth.json").read_text()))[:3]
     shutdown_shared_pool()  # a fresh shared pool, whatever ran before
-    sources, flags = {}, {}
+    readings = {}
     with tempfile.TemporaryDirectory() as tmp:
         for page_id in ids:
             link = Path(tmp) / f"{page_id}.html.gz"
@@ -189,8 +189,7 @@ async def test_the_reading_stage_extracts_in_the_shared_pool(shared_data: Path) 
                     hits = [SearchHit(url=f"{base_url}/page/{page_id}", title="t", snippet="s",
                                       provider="searxng") for page_id in ids]  # fmt: skip
                     reader.provenance.add_hits(hits)
-                    sources[workers] = await asyncio.gather(*(reader.read(hit) for hit in hits))
-                    flags[workers] = reader.flags
+                    readings[workers] = await asyncio.gather(*(reader.read(hit) for hit in hits))
     try:
         assert shared_pool(2).pooled == len(ids)
         pids = shared_pool(2).worker_pids()
@@ -198,9 +197,10 @@ async def test_the_reading_stage_extracts_in_the_shared_pool(shared_data: Path) 
     finally:
         shutdown_shared_pool()
     assert all(_gone(pid) for pid in pids)
-    for threaded, pooled in zip(sources[0], sources[2], strict=True):
-        assert pooled.fetched and pooled.text and pooled == threaded
-    assert flags[2] == flags[0]  # the same injection screening of the same hidden text
+    for threaded, pooled in zip(readings[0], readings[2], strict=True):
+        assert pooled.source.fetched and pooled.source.text
+        # the same text, and the same injection screening of the same hidden text
+        assert pooled == threaded
 
 
 def test_extract_workers_setting(monkeypatch: pytest.MonkeyPatch) -> None:

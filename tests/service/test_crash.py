@@ -1,6 +1,7 @@
 """``deepresearch serve`` as a real process, killed with SIGKILL (or stopped with SIGTERM)
 in the middle of a job, then started again: the job completes from its checkpoint, nothing
-is stored twice, and no model call that had succeeded is sent to the model again."""
+is stored twice, no model call that had succeeded is sent to the model again, and a
+client reading the whole event stream counts what a clean run's stream counts."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -21,25 +23,26 @@ from sqlalchemy import func, select
 
 from deepresearch.service.db import make_engine
 from deepresearch.service.tables import job_events, research_evidence
-from deepresearch.stages import write
+from deepresearch.stages import compress, write
 
 from ..cli.chat_server import SECRET, ChatServer, chat_server  # noqa: F401 (fixture)
 from ..cli.conftest import cli_corpus, web_process  # noqa: F401 (fixtures)
 from .helpers import read_sse
 
 WRITER = write.SYSTEM.splitlines()[0]
+SUMMARIZER = compress.SYSTEM.splitlines()[0]
 QUESTION = "If Gallu is a demon Lilu is what?"
 
 
 @contextmanager
 def serve(
-    web: str, chat: ChatServer, database_url: str, data_dir: Path
+    web: str, chat: ChatServer, database_url: str, data_dir: Path, *, lease_s: float = 6
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     env = {
         **os.environ,
         "DEEPRESEARCH_DATA_DIR": str(data_dir),
         "DEEPRESEARCH_MODEL_API_KEY": SECRET,
-        "DEEPRESEARCH_JOB_LEASE_S": "2",
+        "DEEPRESEARCH_JOB_LEASE_S": str(lease_s),
         "DEEPRESEARCH_DEPTH": "quick",
         "DEEPRESEARCH_MIN_DOMAINS": "1",
         "DEEPRESEARCH_FETCH_MIN_INTERVAL_S": "0",
@@ -203,6 +206,85 @@ def test_sigterm_hands_the_job_back_and_a_restart_finishes_it(
     with serve(web_process, chat_server, database_url, data_dir) as (_, url):
         job = wait_for_status(url, job_id, "COMPLETED", "FAILED")
         assert job["status"] == "COMPLETED"
+
+
+@pytest.mark.slow
+def test_a_run_killed_twice_mid_wave_streams_the_counts_of_a_clean_run(
+    web_process: str,  # noqa: F811
+    chat_server: ChatServer,  # noqa: F811
+    database_url: str,
+    tmp_path: Path,
+) -> None:
+    """Each kill lands in the research wave, after pages were read and announced and
+    before their summaries came back; each restart runs that wave again."""
+    chat_server.hold[SUMMARIZER] = 60
+    data_dir = tmp_path / "data"
+    job_id = _kill_mid_wave(web_process, chat_server, database_url, data_dir, None)
+    _kill_mid_wave(web_process, chat_server, database_url, data_dir, job_id)
+
+    chat_server.hold.clear()
+    with serve(web_process, chat_server, database_url, data_dir) as (_, url):
+        resumed = wait_for_status(url, job_id, "COMPLETED", "FAILED")
+        assert resumed["status"] == "COMPLETED" and resumed["attempts"] == 3, resumed
+        clean_id = httpx.post(f"{url}/v1/research", json={"question": QUESTION}).json()["id"]
+        clean = wait_for_status(url, clean_id, "COMPLETED", "FAILED")
+        with httpx.Client(base_url=url, timeout=30) as client:
+            streams = {
+                name: [m.json() for m in read_sse(client, f"/v1/research/{jid}/events") if m.id]
+                for name, jid in (("resumed", job_id), ("clean", clean_id))
+            }
+    tallies = {name: _tally(events) for name, events in streams.items()}
+    assert [e["type"] for e in streams["resumed"]].count("run_resumed") == 2
+    assert tallies["resumed"] == tallies["clean"]
+    assert tallies["clean"]["sources read"] > 0 and tallies["clean"]["evidence"] > 0
+    for key in ("sources_fetched", "evidence", "searches"):
+        assert resumed["counts"].get(key) == clean["counts"].get(key), key
+
+
+def _kill_mid_wave(
+    web: str, chat: ChatServer, database_url: str, data_dir: Path, job_id: str | None
+) -> str:
+    """Start the service (submitting the job, or resuming it), kill it once the job's
+    wave waits for its summaries; the job's id."""
+    with serve(web, chat, database_url, data_dir) as (proc, url):
+        held = chat.prompts.count(SUMMARIZER)
+        if job_id is None:
+            job_id = str(httpx.post(f"{url}/v1/research", json={"question": QUESTION}).json()["id"])
+            wait_until(partial(_has_read_a_page, url, job_id))  # and that is stored
+        wait_until(lambda: chat.prompts.count(SUMMARIZER) > held)  # mid-wave
+        time.sleep(1)  # whatever it announced (again) is stored by now
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    return job_id
+
+
+def _has_read_a_page(url: str, job_id: str) -> bool:
+    job = httpx.get(f"{url}/v1/research/{job_id}", timeout=10).json()
+    return int(job["counts"].get("sources_fetched", 0)) > 0
+
+
+def _tally(events: list[dict[str, object]]) -> dict[str, int]:
+    """What a client counts from a stream: pages read (and each once), evidence, waves."""
+
+    def data(event: dict[str, object]) -> dict[str, object]:
+        value = event["data"]
+        assert isinstance(value, dict)
+        return value
+
+    fetched = [str(data(e)["url"]) for e in events if e["type"] == "source_fetched"]
+    assert len(fetched) == len(set(fetched)), "a page announced twice"
+    return {
+        "sources read": len(fetched),
+        "sources failed": sum(e["type"] == "source_failed" for e in events),
+        "evidence": sum(
+            int(data(e)["count"])  # type: ignore[call-overload]
+            for e in events
+            if e["type"] == "evidence_added"
+        ),
+        "units": sum(e["type"] == "evidence_added" for e in events),
+        "waves": sum(e["type"] == "wave_started" for e in events),
+        "searches": sum(e["type"] == "search_completed" for e in events),
+    }
 
 
 def _later_stage_prompts() -> tuple[str, ...]:

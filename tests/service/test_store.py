@@ -183,7 +183,7 @@ def test_events_get_consecutive_sequence_numbers_and_fold_into_the_job(
     assert [item.seq for item in after] == [2, 3]
     stored = store.get(job.id)
     assert stored is not None
-    assert stored.stage == "plan" and stored.progress > 0
+    assert stored.stage == "research" and stored.progress >= 0.15  # the real stage
     assert stored.usage == {"calls": 1, "input_tokens": 100, "output_tokens": 10}
     assert stored.counts == {"model_calls": 1, "evidence": 3}
 

@@ -1,40 +1,54 @@
-"""``deepresearch report RUN_ID``: render a finished run's report again, in any format."""
+"""``deepresearch report RUN_ID``: render a finished run's document again (a research
+report, an employer profile: whichever recipe ran it), in any format."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from deepresearch.cli.common import EXIT_FAILED, fail, settings_from
+from deepresearch.cli.common import (
+    EXIT_FAILED,
+    STDOUT,
+    check_output,
+    error,
+    fail,
+    run_id_or_exit,
+    say,
+    settings_from,
+    write_output,
+)
 from deepresearch.cli.run import Format
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
-from deepresearch.runner import load_report
 
 
 def report(
     run_id: Annotated[str, typer.Argument(help="The id of a finished run.")],
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
-    out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write here instead of stdout (- is stdout).")
+    ] = None,
 ) -> None:
     """Print or write the report of a finished run."""
+    import asyncio
+
+    from deepresearch.runner import load_result
+
+    run_id = run_id_or_exit(run_id)
+    target = out or STDOUT
+    check_output(target)
     settings = settings_from({})
     try:
-        found = asyncio.run(load_report(settings, run_id))
+        recipe, found = asyncio.run(load_result(settings, run_id))
     except DeepResearchError as exc:
         fail(exc)
     if found is None:
-        typer.echo(
-            f"error: run {run_id} has not finished; resume it with --resume {run_id}", err=True
+        error(
+            f"run {run_id} has not finished",
+            f"resume it with: deepresearch run --resume {run_id}",
+            code=EXIT_FAILED,
         )
-        raise typer.Exit(EXIT_FAILED)
-    text = render(found, fmt.value)
-    if out is None:
-        typer.echo(text, nl=False)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {out}", err=True)
+    write_output(target, recipe.render(found, fmt.value))
+    if target != STDOUT:
+        say(f"wrote {target}")

@@ -2,27 +2,36 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from deepresearch.cli import options
 from deepresearch.cli.common import (
     EXIT_ABORT,
+    EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_USAGE,
+    STDOUT,
+    check_output,
+    error,
     fail,
+    question_or_exit,
+    run_id_or_exit,
+    say,
     settings_from,
+    shown,
     use_config_file,
+    write_output,
 )
-from deepresearch.cli.live import Renderer
 from deepresearch.core.ids import new_run_id
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
-from deepresearch.runner import load_run_record, run_research, save_run_record
+
+if TYPE_CHECKING:
+    from deepresearch.settings import Settings
 
 
 class Depth(StrEnum):
@@ -35,6 +44,11 @@ class AuditMode(StrEnum):
     strict = "strict"
     mark = "mark"
     off = "off"
+
+
+class OnModelUnavailable(StrEnum):
+    fail = "fail"
+    extractive = "extractive"
 
 
 class Format(StrEnum):
@@ -56,9 +70,16 @@ def run(
     searxng_url: options.SearxngUrl = None,
     corpus: options.Corpus = None,
     depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
+    fmt: Annotated[
+        Format | None,
+        typer.Option("--format", help="Report format (default md; a resume keeps the run's)."),
+    ] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Where to write the report (default report.<format>).")
+        Path | None,
+        typer.Option(
+            help="Where to write the report (default report.<format>; - for stdout; "
+            "a resume keeps the run's)."
+        ),
     ] = None,
     json_events: options.JsonEvents = False,
     resume: Annotated[
@@ -81,16 +102,59 @@ def run(
     min_evidence: Annotated[
         int | None, typer.Option(help="Quality gate: verified quotes needed.")
     ] = None,
+    on_model_unavailable: Annotated[
+        OnModelUnavailable | None,
+        typer.Option(
+            help="A model server that cannot be reached at start: stop with exit code 2 "
+            "(fail, the default) or run without it and write an extractive report."
+        ),
+    ] = None,
+    council: Annotated[
+        bool | None,
+        typer.Option(
+            "--council/--no-council",
+            help="Several planners propose, the judge scores (default: on at --depth deep).",
+        ),
+    ] = None,
+    council_models: Annotated[
+        str | None,
+        typer.Option(help="Council members: provider:model,... (default: planner personas)."),
+    ] = None,
+    evaluate: Annotated[
+        bool, typer.Option("--eval", help="Evaluate the report when the run ends.")
+    ] = False,
     config: options.Config = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
     ] = None,
 ) -> None:
     """Research QUESTION and write a cited report."""
+    # the runner (LangGraph, LangChain) and the live view load here, not for --help
+    import asyncio
+
+    from deepresearch.cli.live import Renderer
+    from deepresearch.core.render import render
+    from deepresearch.llm.redact import redact
+    from deepresearch.records import now
+    from deepresearch.runner import load_run_record, run_research, save_run_record
+
     use_config_file(config)
-    if not resume and not (question and question.strip()):
-        typer.echo("error: give a question to research, or --resume RUN_ID", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    # everything the user gave is checked before any work (and before any file is written)
+    if run_id and resume:
+        error(
+            "--run-id names a new run; use --resume alone to continue one",
+            f"deepresearch run --resume {resume}",
+        )
+    if resume:
+        resume = run_id_or_exit(resume, "--resume")
+    elif question is None or not question.strip():
+        error("give a question to research, or --resume RUN_ID")
+    else:
+        question = question_or_exit(question)
+    if run_id is not None:
+        run_id = run_id_or_exit(run_id, "--run-id")
+    if out is not None:  # a resume's remembered path is checked once it is read
+        _check_target(out, json_events)
     overrides: dict[str, Any] = {
         **options.model_and_search_overrides(
             model=model,
@@ -110,27 +174,53 @@ def run(
         "audit": audit.value if audit else None,
         "min_domains": min_domains,
         "min_evidence": min_evidence,
+        "on_model_unavailable": on_model_unavailable.value if on_model_unavailable else None,
+        "council": council,
+        "council_models": council_models,
+        "evaluate": evaluate or None,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})
     if resume:
-        record = load_run_record(base, resume)
-        remembered = record.get("options") if record is not None else None
+        record = load_run_record(base, resume) or {}
+        remembered = record.get("options")
         if isinstance(remembered, dict):
             given = {**remembered, **given}
+        # where and how the run's report was to be written, unless given again now
+        if fmt is None and str(record.get("format")) in Format.__members__:
+            fmt = Format(str(record["format"]))
+        if out is None and isinstance(record.get("out"), str):
+            out = Path(str(record["out"]))
+            _check_target(out, json_events)
+    fmt = fmt or Format.md
+    target = out or Path(f"report.{fmt.value}")
+    if out is None:
+        _check_target(target, json_events)
     settings = settings_from(given)
-    if run_id and resume:
-        typer.echo("error: --run-id names a new run; use --resume alone to continue one", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    if run_id is not None and load_run_record(settings, run_id) is not None:
+        error(
+            f"a run with id {run_id!r} already exists",
+            f"choose another --run-id, or continue it with --resume {run_id}",
+        )
     run_id = resume or run_id or new_run_id()
     if not resume and question:
+        if settings.corpus_dir is not None:  # a resume from another folder finds it
+            given["corpus_dir"] = settings.corpus_dir.expanduser().resolve()
         save_run_record(
             settings,
             run_id,
             question,
             {k: str(v) if isinstance(v, Path) else v for k, v in given.items()},
         )
-    target = out or Path(f"report.{fmt.value}")
+    # a resumed run without a record (started by the library) gets none
+    kept = not resume or load_run_record(settings, run_id) is not None
+    remember = partial(_remember, settings, run_id) if kept else _forget
+    remember(
+        out=str(target) if target == STDOUT else str(target.absolute()),
+        format=fmt.value,
+        status="running",
+        pid=os.getpid(),
+    )
 
     renderer = Renderer(json_events=json_events)
     try:
@@ -146,16 +236,46 @@ def run(
                 )
             )
     except DeepResearchError as exc:
+        remember(status="failed", error=redact(exc.message, settings.secrets()), finished=now())
         fail(exc)
     except KeyboardInterrupt:
-        typer.echo(f"\ninterrupted; resume with: deepresearch run --resume {run_id}", err=True)
-        raise typer.Exit(130) from None
+        remember(status="interrupted", finished=now())
+        typer.echo(err=True)
+        say(f"interrupted; resume with: deepresearch run --resume {run_id}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if report is None:
-        typer.echo(f"paused; resume with: deepresearch run --resume {run_id}", err=True)
+        remember(status="paused", finished=now())
+        say(f"paused; resume with: deepresearch run --resume {run_id}")
         raise typer.Exit(EXIT_OK)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(report, fmt.value), encoding="utf-8")
-    typer.echo(f"{report.kind} report written to {target} (run {run_id})", err=True)
+    remember(status="complete", kind=report.kind, finished=now(), error=None)
+    write_output(
+        target,
+        render(report, fmt.value),
+        saved=f"the run is saved: deepresearch report {run_id} --out FILE",
+    )
+    say(f"{report.kind} report written to {shown(target)} (run {run_id})")
     if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
-        typer.echo(report.summary[0].text, err=True)
+        say(report.summary[0].text)
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)
+
+
+def _check_target(out: Path, json_events: bool) -> None:
+    """Exit 2 before any work if the report could not be written to ``out``."""
+    if out == STDOUT and json_events:
+        error("--out - and --json-events both want standard output", "write the report to a file")
+    check_output(out)
+
+
+def _remember(settings: Settings, run_id: str, **fields: object) -> None:
+    """Note in the run's record how it goes; a record that cannot be written costs the
+    run nothing (``runs list`` shows what the record had)."""
+    from deepresearch.records import update_run_record
+
+    try:
+        update_run_record(settings, run_id, **fields)
+    except OSError as exc:
+        say(f"warning: could not update the run record of {run_id} ({exc.strerror or exc})")
+
+
+def _forget(**fields: object) -> None:
+    pass

@@ -1,23 +1,35 @@
-"""Turning evidence into report parts. Pure: the writer stage calls these.
+"""Turning evidence into report parts, and the parts into the report. Pure: the writer
+stage calls these.
 
 - ``number_sources``: the cited sources, numbered in order of first citation;
 - ``extractive_sections``: the no-model report, made only of verified quotes;
-- ``limitations``: what the run could not do, said plainly."""
+- ``limitations``: what the run could not do, said plainly;
+- ``assemble_report``: the report from what was written (a synthesized or an extractive
+  text, and the Verified Findings picked): the findings first and kept exact, the
+  disagreements side by side, the claim ledger, the numbered sources, the limitations and
+  every source considered."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
+from deepresearch.core.claims import build_ledger, detect_contradictions
+from deepresearch.core.findings import contradictions_section, enforce_findings, findings_section
 from deepresearch.core.gate import GateResult
 from deepresearch.models import (
     Evidence,
     Paragraph,
+    Report,
     Section,
     Sentence,
     Source,
     SourceRef,
     SubQuestion,
 )
+from deepresearch.models.report import ReportKind
+from deepresearch.models.scores import SourceScores
 
 QUOTES_PER_SECTION = 6
 
@@ -42,11 +54,16 @@ def number_sources(
     return list(refs.values())
 
 
-def best_evidence(evidence: Sequence[Evidence], limit: int) -> list[Evidence]:
-    """Highest-scoring verified evidence, one per passage, at most ``limit``."""
+def best_evidence(
+    evidence: Sequence[Evidence], limit: int, *, order: Sequence[str] = ()
+) -> list[Evidence]:
+    """Highest-scoring verified evidence, one per passage, at most ``limit``. ``order``:
+    evidence ids to put first, in that order (the chain and the answer-bearing quotes,
+    ``core.passages.rank_evidence``)."""
     seen: set[tuple[str, int]] = set()
     out = []
-    for item in sorted(evidence, key=lambda e: (-e.score, e.id)):
+    first = {eid: i for i, eid in enumerate(order)}
+    for item in sorted(evidence, key=lambda e: (first.get(e.id, len(first)), -e.score, e.id)):
         key = (item.source_id, item.start)
         if item.verified and key not in seen:
             seen.add(key)
@@ -59,16 +76,19 @@ def extractive_sections(
     evidence: Sequence[Evidence],
     *,
     exclude: Collection[str] = (),
+    order: Sequence[str] = (),
 ) -> list[Section]:
-    """One section per sub-question with its best quotes, one paragraph each, leaving out
-    the evidence ids in ``exclude`` (already shown as Verified Findings). No quote
-    appears twice."""
+    """One section per sub-question with its best quotes (``order`` first, as in
+    ``best_evidence``), one paragraph each, leaving out the evidence ids in ``exclude``
+    (already shown as Verified Findings). No quote appears twice."""
     used: set[tuple[str, int]] = {(e.source_id, e.start) for e in evidence if e.id in exclude}
     sections: list[Section] = []
     for sq in sub_questions:
         mine = [e for e in evidence if e.sub_question_id == sq.id]
         picked = [
-            e for e in best_evidence(mine, QUOTES_PER_SECTION) if (e.source_id, e.start) not in used
+            e
+            for e in best_evidence(mine, QUOTES_PER_SECTION, order=order)
+            if (e.source_id, e.start) not in used
         ]
         if not picked:
             continue
@@ -93,9 +113,11 @@ def limitations(
     sources: Mapping[str, Source],
     model_errors: Sequence[str],
     answered: Collection[str] | None = None,
+    open_leads: Sequence[str] = (),
 ) -> list[str]:
     """What the run could not do. ``answered``: ids of sub-questions with verified
-    evidence (else a sub-question's status decides)."""
+    evidence (else a sub-question's status decides); ``open_leads``: leads the verified
+    quotes revealed that the run had no wave or unit left to follow."""
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
@@ -109,6 +131,93 @@ def limitations(
     unread = [s for s in sources.values() if not s.fetched]
     if unread:
         out.append(f"{len(unread)} source(s) could not be read and were not quoted.")
+    if open_leads:
+        out.append(
+            "Leads found in the evidence but not followed (no research wave or unit left): "
+            + "; ".join(open_leads)
+            + "."
+        )
     if model_errors:
         out.append("Model problems: " + "; ".join(sorted(set(model_errors))[:3]) + ".")
     return out
+
+
+@dataclass(frozen=True)
+class Written:
+    """What the writing produced: the report's kind, title and notice, the summary and
+    sections, and the Verified Findings picked as (evidence id, quote)."""
+
+    kind: ReportKind
+    title: str
+    notice: str | None
+    summary: list[Sentence]
+    sections: list[Section]
+    picks: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Assembled:
+    report: Report
+    findings_restored: int  # findings whose quote the writer altered, put back
+    findings_dropped: int  # findings that named no known evidence
+
+
+def assemble_report(
+    written: Written,
+    *,
+    run_id: str,
+    question: str,
+    evidence: Sequence[Evidence],
+    sources: Mapping[str, Source],
+    considered: Iterable[SourceScores],
+    gate: GateResult | None,
+    sub_questions: Sequence[SubQuestion],
+    model_errors: Sequence[str],
+    open_leads: Sequence[str],
+    created_at: datetime,
+) -> Assembled:
+    """The report (its usage is the run's, added when it is read: the recipe's
+    ``result``). ``evidence``: the verified evidence; the report carries the cited."""
+    by_id = {item.id: item for item in evidence}
+    sections = list(written.sections)
+    if written.picks:
+        sections = [findings_section(written.picks), *sections]
+    sections, restored, lost = enforce_findings(sections, by_id)
+    disagreements = detect_contradictions(evidence)
+    ledger = build_ledger(
+        evidence,
+        {sid: source.rank_score for sid, source in sources.items()},
+        contradictions=disagreements,
+    )
+    contradictions = contradictions_section(disagreements, by_id)
+    if contradictions is not None:
+        sections.append(contradictions)
+    all_sentences = [
+        *written.summary,
+        *(s for sec in sections for p in sec.paragraphs for s in p.sentences),
+    ]
+    refs = number_sources(all_sentences, by_id, sources)
+    cited = {cid for sentence in all_sentences for cid in sentence.citations}
+    report = Report(
+        run_id=run_id,
+        question=question,
+        title=written.title,
+        kind=written.kind,
+        summary=written.summary,
+        sections=sections,
+        sources=refs,
+        evidence=[item for item in evidence if item.id in cited],
+        limitations=limitations(
+            gate=gate,
+            sub_questions=sub_questions,
+            sources=sources,
+            model_errors=model_errors,
+            answered={item.sub_question_id for item in evidence},
+            open_leads=open_leads,
+        ),
+        notice=written.notice,
+        claims=ledger,
+        considered=sorted(considered, key=lambda s: (s.decision != "read", -s.final)),
+        created_at=created_at,
+    )
+    return Assembled(report, restored, lost)

@@ -5,11 +5,12 @@ Inline citations are numbered by source (``[n]``), in order of first citation; t
 so a reader can check every number against the words it stands for.
 
 A report never loads anything and links only to its cited sources. In every text a model
-or a page wrote (title, headings, sentences, quotes, reasons) markdown images are removed,
-links keep their words and lose their address, and a bare address that is not a cited
-source is removed (``neutralize``); HTML escapes everything, and markdown escapes brackets
-and ``<`` so nothing can become a link, an image or raw HTML. "Sources considered" links
-only the sources that are cited.
+or a page wrote (title, headings, sentences, quotes, reasons) control characters and
+terminal sequences are removed, markdown images are removed, links keep their words and
+lose their address, and a bare address that is not a cited source is removed
+(``neutralize``); HTML escapes everything, and markdown escapes brackets and ``<`` so
+nothing can become a link, an image or raw HTML. "Sources considered" links only the
+sources that are cited.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import json
 import re
 from collections.abc import Collection, Iterable
 
+from deepresearch.core import render_eval
 from deepresearch.core.provenance import url_key
+from deepresearch.core.sanitize import strip_controls
 from deepresearch.models import Evidence, Report, Sentence, SourceRef
 
 IMAGE_REMOVED = "(image removed)"
@@ -37,8 +40,8 @@ _BARE_URL = re.compile(
 def neutralize(text: str, allowed: Collection[str] = ()) -> str:
     """``text`` without anything a renderer would load or link: images removed, links
     reduced to their words, bare addresses not in ``allowed`` (cited source URLs, compared
-    by ``url_key``) replaced."""
-    text = _MD_IMAGE.sub(IMAGE_REMOVED, text)
+    by ``url_key``) replaced; control characters and terminal sequences removed."""
+    text = _MD_IMAGE.sub(IMAGE_REMOVED, strip_controls(text))
     text = _MD_LINK.sub(lambda match: match.group(1), text)
     text = _MD_REF_DEF.sub("", text)
     text = _AUTOLINK.sub(lambda match: match.group(1), text)
@@ -122,6 +125,8 @@ def to_markdown(report: Report) -> str:
     summary = audit_line(report)
     if summary:
         lines += [f"_{summary}_", ""]
+    if report.evaluation is not None:
+        lines += render_eval.markdown(report.evaluation, lambda text: _md(text, ok))
     lines.append(_usage_line(report))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -173,8 +178,17 @@ def _flag(sentence: Sentence) -> str:
 
 def audit_line(report: Report) -> str | None:
     audit = report.audit
-    if audit is None or audit.policy == "off" or audit.method == "none":
+    if audit is None:
         return None
+    checked = (
+        f" Findings check: {audit.findings_checked} findings read against their quotes, "
+        f"{audit.findings_partial} partly supported, {audit.findings_unsupported} unsupported "
+        "and dropped before writing."
+        if audit.findings_checked
+        else ""
+    )
+    if audit.policy == "off" or audit.method == "none":
+        return checked.strip() or None
     precision = (
         f", citation precision {audit.citation_precision:.0%}"
         if audit.citation_precision is not None
@@ -184,6 +198,7 @@ def audit_line(report: Report) -> str | None:
         f"Audit ({audit.policy}, {audit.method}): {audit.checked} sentences checked against their "
         f"sources: {audit.supported} supported, {audit.partial} partly, {audit.unsupported} not "
         f"supported; {audit.uncited_factual} factual without a citation; {audit.removed} removed{precision}."
+        + checked
     )
 
 
@@ -205,10 +220,17 @@ def _md_url(url: str) -> str:
 
 def _usage_line(report: Report) -> str:
     usage = report.usage
+    council = usage.by_stage.get("council")
+    of_which = (
+        f" (the council: {council.calls} calls, {council.input_tokens} input and "
+        f"{council.output_tokens} output tokens)"
+        if council is not None and council.calls
+        else ""
+    )
     return (
         f"_Run {report.run_id}: {len(report.sources)} sources cited, "
         f"{len(report.cited_evidence_ids())} verified quotes, {usage.calls} model calls, "
-        f"{usage.input_tokens} input and {usage.output_tokens} output tokens._"
+        f"{usage.input_tokens} input and {usage.output_tokens} output tokens{of_which}._"
     )
 
 
@@ -251,6 +273,8 @@ def to_html(report: Report) -> str:
     summary = audit_line(report)
     if summary:
         body.append(f'<p class="audit-summary">{esc(summary)}</p>')
+    if report.evaluation is not None:
+        body.append(render_eval.to_html(report.evaluation, lambda text: neutralize(text, ok)))
     body.append(f'<p class="usage">{esc(_usage_line(report).strip("_"))}</p>')
     return _PAGE.format(title=esc(report.title), body="\n".join(body))
 

@@ -108,6 +108,25 @@ def key_env_vars(spec: str) -> tuple[str, ...]:
     return _KNOWN[parsed.provider].key_env
 
 
+def known_providers() -> tuple[str, ...]:
+    """The providers known here by name (LangChain's spelling; ``google`` and ``gemini``
+    are accepted for ``google_genai``), for ``deepresearch init``."""
+    return tuple(_KNOWN)
+
+
+def missing_package(spec: str) -> str | None:
+    """How to install the package ``spec``'s provider needs, or None if nothing is missing."""
+    parsed = parse_spec(spec)
+    known = _KNOWN.get(parsed.provider) if parsed is not None else None
+    if parsed is None or known is None:
+        return None
+    try:
+        _require_package(parsed.provider, known)
+    except ConfigError as exc:
+        return exc.hint
+    return None
+
+
 def build_chat_model(
     spec: str,
     *,
@@ -188,6 +207,11 @@ def _provider_kwargs(
     if parsed.provider == "openai" and base_url:
         # OpenAI-compatible servers speak Chat Completions, not the Responses API.
         kwargs["use_responses_api"] = False
+        # Streamed, so that a call we give up on (timeout) stops the server's work: a
+        # local server (llama.cpp's, llama-cpp-python's) notices the closed connection
+        # between tokens, while a non-streamed request is generated to the end and holds
+        # the server, and every call after it, for that long.
+        kwargs["streaming"] = True
         key = key or os.environ.get("OPENAI_API_KEY", "") or DUMMY_API_KEY
     if key:
         kwargs["api_key"] = key
@@ -223,21 +247,22 @@ def _short(exc: BaseException, key: str) -> str:
 
 
 def build_role_models(settings: Settings) -> dict[Role, BaseChatModel | None]:
-    """One model per role, sharing one instance between roles with the same spec.
+    """One model per role, sharing one instance between roles with the same spec and
+    temperature (``settings.temperature_for(role)``).
 
     ``model_base_url`` and ``model_api_key`` apply to every role's provider.
     """
-    built: dict[str, BaseChatModel | None] = {}
+    built: dict[tuple[str, float], BaseChatModel | None] = {}
     out: dict[Role, BaseChatModel | None] = {}
     for role in ROLES:
-        spec = settings.model_for(role)
-        if spec not in built:
-            built[spec] = build_chat_model(
-                spec,
+        key = (settings.model_for(role), settings.temperature_for(role))
+        if key not in built:
+            built[key] = build_chat_model(
+                key[0],
                 base_url=settings.model_base_url,
                 api_key=settings.model_api_key,
                 timeout_s=settings.model_timeout_s,
-                temperature=settings.model_temperature,
+                temperature=key[1],
             )
-        out[role] = built[spec]
+        out[role] = built[key]
     return out

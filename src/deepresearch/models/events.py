@@ -15,6 +15,7 @@ EventType = Literal[
     "stage_completed",
     "intake_decided",
     "plan_ready",
+    "council_decided",
     "wave_started",
     "search_completed",
     "sources_ranked",
@@ -24,6 +25,7 @@ EventType = Literal[
     "evidence_added",
     "gate_evaluated",
     "reflection",
+    "findings_checked",
     # recipes (seed 000, section 15): a recipe's phases, its tool calls, observations and
     # reasoning, and its routing decisions
     "phase",
@@ -31,9 +33,12 @@ EventType = Literal[
     "phase_complete",
     "route_decided",
     "model_call",
+    "model_call_waiting",
+    "model_call_started",
     "warning",
     "report_ready",
     "audit_completed",
+    "eval_completed",
     "run_completed",
     "run_failed",
     "run_cancelled",

@@ -16,9 +16,9 @@ from typing import Any, Unpack
 import httpx
 
 from deepresearch.fetch.politeness import HostGate
+from deepresearch.resilience import CircuitBreaker
 from deepresearch.search.adapter import HttpSearchAdapter
 from deepresearch.search.http import (
-    CircuitBreaker,
     RequestParts,
     RetryPolicy,
     Target,

@@ -1,5 +1,7 @@
 """The FastAPI application: ``create_app(settings)`` opens the database (migrating it),
-starts the worker pool with the app and stops it, releasing running jobs, on shutdown."""
+starts the worker pool with the app and stops it, releasing running jobs, on shutdown.
+Every request first passes the middleware of ``middleware.py``: the body cap, HEAD for
+every GET route, and the security headers."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from deepresearch import __version__
 from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.service import problems
 from deepresearch.service.db import open_database
+from deepresearch.service.middleware import BodyCap, HeadAsGet, SecurityHeaders
 from deepresearch.service.notify import Notifier
+from deepresearch.service.preflight import Preflight
 from deepresearch.service.routes import router
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import Clock, JobStore, utcnow
@@ -38,7 +42,8 @@ def create_app(
         store = JobStore(db, clock)
         notifier = Notifier()
         workers = WorkerPool(store, settings, notifier, runtime)
-        app.state.service = ServiceState(settings, store, notifier, workers)
+        preflight = Preflight(workers.runtime)
+        app.state.service = ServiceState(settings, store, notifier, workers, preflight)
         if start_workers:
             await workers.start()
         try:
@@ -59,6 +64,10 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
+    # the last added runs first: headers on every answer, then HEAD, then the body cap
+    app.add_middleware(BodyCap, max_bytes=settings.max_request_bytes)
+    app.add_middleware(HeadAsGet)
+    app.add_middleware(SecurityHeaders)
     problems.install(app)
     app.include_router(router)
     mount_web_page(app)  # the web page at / and its assets under /web/

@@ -38,12 +38,12 @@ from pydantic import BaseModel, ValidationError
 from deepresearch.errors import ConfigError, DeepResearchError, RunError
 from deepresearch.models import Report, RunEvent
 from deepresearch.resilience import backoff_delay, parse_retry_after
+from deepresearch.service import DEFAULT_SERVER
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS
 from deepresearch.service.schemas import JobPage, JobView, QueueView, SourcesView, SubmitView
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SERVER = "http://127.0.0.1:8000"
 ReportFormat = Literal["md", "html", "json"]
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -356,9 +356,13 @@ class ServiceClient:
 
     def report_model(self, job_id: str) -> Report:
         """The report as a ``Report``, to render locally like ``deepresearch report``."""
+        return self.document(job_id, Report)
+
+    def document(self, job_id: str, model: type[_M]) -> _M:
+        """A finished job's document as ``model`` (its recipe's ``result_model``)."""
         text = self.report(job_id, "json")
         try:
-            return Report.model_validate_json(text)
+            return model.model_validate_json(text)
         except ValidationError as exc:
             raise ServiceFailure(
                 f"the report of job {job_id} is not one this client can read",
@@ -458,7 +462,8 @@ class ServiceClient:
         detail: str = body["detail"]
         kind = str(body.get("type") or "").removeprefix("/problems/")
         kind = "" if kind == "about:blank" else kind
-        hint = _hint(status, kind, job_id)
+        given = body.get("hint")  # the service's own hint, when it has one
+        hint = given if isinstance(given, str) and given else _hint(status, kind, job_id)
         if status in (401, 403):
             return ServiceAuthError(detail, hint=hint, status=status, kind=kind)
         if status == 404:

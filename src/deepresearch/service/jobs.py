@@ -29,18 +29,24 @@ TERMINAL_EVENT = {
 }
 TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
 
-#: how far along a run is when a stage starts (seed 003's progress 0-1)
+#: how far along a run is when a stage starts (seed 003's progress 0-1); the research
+#: stage moves on from its start as its waves' units finish (``research_progress``), and
+#: the gate and reflection between waves keep where the last wave got to
 STAGE_PROGRESS = {
     "intake": 0.02,
     "plan": 0.08,
+    "council": 0.1,  # the plan stage's council, when it sits
     "research": 0.15,
-    "gate": 0.7,
-    "reflect": 0.72,
+    "answer": 0.5,  # --search none: the model's answer instead of research
+    "check_findings": 0.72,
     "write": 0.75,
     "abort": 0.75,
-    "respond": 0.75,
     "audit": 0.9,
+    "evaluate": 0.95,
 }
+RESEARCH_END = 0.7
+#: the run graph's nodes: an event of one of them means the run is in it
+RUN_STAGES = frozenset({*STAGE_PROGRESS, "gate", "reflect"})
 
 
 @dataclass(frozen=True)
@@ -106,15 +112,50 @@ def request_hash(question: str, recipe: str, options: dict[str, Any]) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def progress_after(event_type: str, stage: str | None, current: float) -> float:
-    """The job's progress after an event: stages move it forward, never back."""
+def stage_after(event_type: str, stage: str | None, current: str | None) -> str | None:
+    """The job's stage after an event: the run graph's node it came from (a research
+    unit's model call or warning comes from the research node, whatever sub-step it names),
+    or a recipe's phase as it starts."""
+    if stage and (stage in RUN_STAGES or event_type in ("stage_started", "phase")):
+        return stage
+    return current
+
+
+def research_progress(wave: int, done: int, units: int, max_waves: int) -> float:
+    """Progress through the research stage when ``done`` of a wave's ``units`` are done.
+    Each wave gets half the share of the one before (most runs end after one or two),
+    out of at most ``max_waves``."""
+    max_waves = max(max_waves, wave, 1)
+    shares = [0.5**k for k in range(max_waves)]
+    within = min(max(done / units, 0.0), 1.0) if units > 0 else 1.0
+    fraction = (sum(shares[: wave - 1]) + shares[wave - 1] * within) / sum(shares)
+    start = STAGE_PROGRESS["research"]
+    return start + (RESEARCH_END - start) * fraction
+
+
+def progress_after(
+    event_type: str, stage: str | None, data: dict[str, Any], current: float
+) -> float:
+    """The job's progress after an event: it moves forward, never back."""
     if event_type == "run_completed":
         return 1.0
-    if event_type == "wave_started":
-        return max(current, min(current + 0.1, 0.65))
-    if event_type in ("stage_started", "stage_completed") and stage in STAGE_PROGRESS:
-        return max(current, STAGE_PROGRESS[stage])
+    if stage in STAGE_PROGRESS:
+        current = max(current, STAGE_PROGRESS[stage])
+    wave = _int(data.get("wave"))
+    if event_type == "wave_started" and wave:
+        units = data.get("units")
+        count = len(units) if isinstance(units, list) else 0
+        max_waves = _int(data.get("max_waves")) or wave
+        return max(current, research_progress(wave, 0, count, max_waves))
+    if event_type == "evidence_added" and wave and _int(data.get("units")):
+        max_waves = _int(data.get("max_waves")) or wave
+        at = research_progress(wave, _int(data.get("done")), _int(data.get("units")), max_waves)
+        return max(current, at)
     return current
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def count_updates(event_type: str, data: dict[str, Any]) -> dict[str, int]:

@@ -30,13 +30,68 @@ TITLES = {
 
 class ApiProblem(Exception):
     def __init__(
-        self, status: int, detail: str, *, headers: dict[str, str] | None = None, kind: str = ""
+        self,
+        status: int,
+        detail: str,
+        *,
+        headers: dict[str, str] | None = None,
+        kind: str = "",
+        hint: str = "",
+        errors: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.headers = headers or {}
         self.kind = kind
+        self.hint = hint
+        self.errors = errors
+
+
+#: on every response the service sends unless it sets its own (the web page, the HTML
+#: report): nothing it returns is run, framed, or sniffed into another type
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+}
+
+
+def too_large(max_bytes: int) -> str:
+    return (
+        f"the request body is larger than the service accepts ({max_bytes} bytes); "
+        "send a smaller one (the limit is the server's max_request_bytes setting)"
+    )
+
+
+def problem_document(
+    status: int,
+    detail: str,
+    *,
+    instance: str,
+    headers: dict[str, str] | None = None,
+    kind: str = "",
+    errors: list[dict[str, Any]] | None = None,
+    hint: str = "",
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": f"/problems/{kind}" if kind else "about:blank",
+        "title": TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+        "instance": instance,
+    }
+    if hint:
+        body["hint"] = hint
+    if errors is not None:
+        body["errors"] = errors
+    sent = {**SECURITY_HEADERS, **(headers or {})}
+    if status == 413:  # the rest of the body is not wanted: stop receiving it
+        sent["connection"] = "close"
+    return JSONResponse(
+        body, status_code=status, headers=sent, media_type="application/problem+json"
+    )
 
 
 def problem_response(
@@ -47,32 +102,45 @@ def problem_response(
     headers: dict[str, str] | None = None,
     kind: str = "",
     errors: list[dict[str, Any]] | None = None,
+    hint: str = "",
 ) -> JSONResponse:
-    body: dict[str, Any] = {
-        "type": f"/problems/{kind}" if kind else "about:blank",
-        "title": TITLES.get(status, "Error"),
-        "status": status,
-        "detail": detail,
-        "instance": request.url.path,
-    }
-    if errors is not None:
-        body["errors"] = errors
-    return JSONResponse(
-        body, status_code=status, headers=headers, media_type="application/problem+json"
+    return problem_document(
+        status,
+        detail,
+        instance=request.url.path,
+        headers=headers,
+        kind=kind,
+        errors=errors,
+        hint=hint,
     )
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiProblem)
     async def _problem(request: Request, exc: ApiProblem) -> JSONResponse:
-        return problem_response(request, exc.status, exc.detail, headers=exc.headers, kind=exc.kind)
+        return problem_response(
+            request,
+            exc.status,
+            exc.detail,
+            headers=exc.headers,
+            kind=exc.kind,
+            hint=exc.hint,
+            errors=exc.errors,
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")
+        kind = ""
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no such endpoint: {request.method} {request.url.path}"
-        return problem_response(request, exc.status_code, detail, headers=dict(exc.headers or {}))
+        if exc.status_code == 413:  # middleware.BodyCap, counting a body as it is read
+            state = getattr(request.app.state, "service", None)
+            detail = too_large(state.settings.max_request_bytes) if state else detail
+            kind = "too-large"
+        return problem_response(
+            request, exc.status_code, detail, headers=dict(exc.headers or {}), kind=kind
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

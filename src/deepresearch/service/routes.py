@@ -2,32 +2,41 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
-from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from deepresearch.core.render import render
-from deepresearch.models import Report
-from deepresearch.recipes.employer import EmployerResult, render_employer
+from deepresearch.core.ids import run_id_problem
+from deepresearch.errors import ConfigError, DeepResearchError
+from deepresearch.evaluation import evaluate_run
+from deepresearch.models import EvalResult
+from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.auth import Caller, caller
-from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS, Job, request_hash
+from deepresearch.service.evals import load_evaluation, save_evaluation
+from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
     JobPage,
     JobView,
     Problem,
     QueueView,
+    RecipesView,
     ResearchRequest,
     SourcesView,
     SourceView,
     SubmitView,
+    recipes_view,
+)
+from deepresearch.service.sse import (
+    MAX_EVENT_ID,
+    EventStream,
+    check_in_stream,
+    job_events,
+    parse_event_id,
 )
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import (
@@ -35,6 +44,7 @@ from deepresearch.service.store import (
     IdempotencyMismatch,
     SubmissionRateLimited,
 )
+from deepresearch.service.worker import job_settings
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -42,6 +52,7 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem, "description": title}
     for status, title in (
         (401, "missing or invalid API key"),
+        (400, "a malformed or out-of-range parameter"),
         (404, "no such job (or not yours)"),
         (409, "conflict with the job's state"),
         (422, "invalid request"),
@@ -50,12 +61,22 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
+#: the HTML report may style itself and nothing more: no script, image, frame or form
+REPORT_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+
+
 def _state(request: Request) -> ServiceState:
     state: ServiceState = request.app.state.service
     return state
 
 
 async def _own_job(request: Request, who: Caller, job_id: str) -> Job:
+    problem = run_id_problem(job_id)  # checked before the store is asked
+    if problem is not None:
+        raise ApiProblem(422, problem, kind="invalid-job-id")
     job = await run_in_threadpool(_state(request).store.get, job_id, who.owner)
     if job is None:
         raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
@@ -82,6 +103,10 @@ async def submit(
     back (200, ``attached``) unless their key allows more at once."""
     state = _state(request)
     options = body.options.settings_update()
+    # a job the server could not run (no key for its model or search) is refused now
+    await run_in_threadpool(
+        state.preflight.check, job_settings(state.settings, body.recipe, options)
+    )
     fingerprint = request_hash(body.question, body.recipe, options)
     try:
         result = await run_in_threadpool(
@@ -153,8 +178,45 @@ async def list_jobs(
 
 @router.get("/research/{job_id}", response_model=JobView, responses=PROBLEMS, summary="A job")
 async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
-    """Status, stage, progress (0-1), counts, usage and timestamps."""
-    return JobView.of(await _own_job(request, who, job_id))
+    """Status, stage, progress (0-1), counts, usage, timestamps and, once the report was
+    evaluated, its evaluation."""
+    job = await _own_job(request, who, job_id)
+    view = JobView.of(job)
+    if job.status == "COMPLETED":
+        view.evaluation = await run_in_threadpool(
+            load_evaluation, _state(request).store.engine, job.id
+        )
+    return view
+
+
+@router.post(
+    "/research/{job_id}/eval",
+    response_model=EvalResult,
+    responses={**PROBLEMS, 410: {"model": Problem, "description": "the results have expired"}},
+    summary="Evaluate a finished job's report",
+)
+async def evaluate(job_id: str, request: Request, who: CallerDep) -> EvalResult:
+    """Citation precision and recall and sub-question coverage (computed without a model)
+    and the judge's scores with reasons on DeepResearch Bench's four RACE dimensions
+    (comprehensiveness, insight, instruction following, readability), stored with the job:
+    its view and report show them from then on. Takes as long as one judge call."""
+    state = _state(request)
+    job = await _own_job(request, who, job_id)
+    if job.status == "EXPIRED":
+        raise ApiProblem(410, "the job's results have expired", kind="expired")
+    if job.status != "COMPLETED":
+        raise ApiProblem(
+            409, f"the job is {job.status}; only a finished report is evaluated", kind="not-ready"
+        )
+    settings = job_settings(state.settings, job.recipe, job.options)
+    try:
+        result = await evaluate_run(settings, job.id, models=state.workers.runtime.models)
+    except ConfigError as exc:  # not a research run, a reply rather than a report, no key
+        raise ApiProblem(422, exc.message, kind="cannot-evaluate") from None
+    except DeepResearchError as exc:
+        raise ApiProblem(409, exc.message, kind="cannot-evaluate") from None
+    await run_in_threadpool(save_evaluation, state.store.engine, job.id, result)
+    return result
 
 
 @router.post(
@@ -201,13 +263,19 @@ async def report(
     found = await run_in_threadpool(_state(request).store.result, job_id)
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
-    kind, document, markdown = found
+    _, document, markdown = found
+    evaluation = await run_in_threadpool(load_evaluation, _state(request).store.engine, job.id)
+    if evaluation is not None and document.get("evaluation") != evaluation:
+        # evaluated after it was stored: rendered again with its evaluation
+        document = {**document, "evaluation": evaluation}
+        recipe = get_recipe(job.recipe)
+        markdown = recipe.render(recipe.result_model.model_validate(document), "md")
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        if kind == "employer":
-            return HTMLResponse(render_employer(EmployerResult.model_validate(document), "html"))
-        return HTMLResponse(render(Report.model_validate(document), "html"))
+        recipe = get_recipe(job.recipe)
+        page = recipe.render(recipe.result_model.model_validate(document), "html")
+        return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)
 
 
@@ -227,77 +295,48 @@ async def sources(job_id: str, request: Request, who: CallerDep) -> SourcesView:
     )
 
 
-async def _stream_job(job_id: str, request: Request, who: CallerDep) -> Job:
-    # checked before the stream starts, so a bad id still gets a proper 404
-    return await _own_job(request, who, job_id)
-
-
-def _stream_start(
-    last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[int | None, Query(ge=0, description="like Last-Event-ID")] = None,
-) -> int:
-    if after is not None:
-        return after
-    if not last_event_id:
-        return 0
-    try:
-        return max(0, int(last_event_id.strip()))
-    except ValueError:
-        raise ApiProblem(
-            400, "Last-Event-ID must be the id of an event from this stream", kind="bad-event-id"
-        ) from None
-
-
 @router.get(
     "/research/{job_id}/events",
-    response_class=EventSourceResponse,
+    response_class=EventStream,
     responses=PROBLEMS,
     summary="Live events (SSE)",
 )
 async def events(
-    job: Annotated[Job, Depends(_stream_job)],
-    start: Annotated[int, Depends(_stream_start)],
+    job_id: str,
     request: Request,
-) -> AsyncIterator[ServerSentEvent]:
+    who: CallerDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+    after: Annotated[
+        str | None, Query(description=f"like Last-Event-ID: an event id, 0 to {MAX_EVENT_ID}")
+    ] = None,
+) -> Response:
     """Server-sent events: ``id:`` is the event's sequence number; reconnect with
     ``Last-Event-ID`` (or ``?after=``) to get every later event exactly once. ``heartbeat``
     events (no id) arrive while nothing else happens; the stream ends after the terminal
-    event."""
+    event. An id that is malformed, or that the stream has not reached, is refused (400)."""
+    # both read by the same rule, before the job is looked up
+    given = [
+        (name, event_id)
+        for name, value in (("after", after), ("Last-Event-ID", last_event_id))
+        if (event_id := parse_event_id(value, name)) is not None
+    ]
+    job = await _own_job(request, who, job_id)  # checked before the stream starts: a 404
     state = _state(request)
-    job_id = job.id
+    start = 0
+    if given:
+        name, start = given[0]  # ?after= wins over the header
+        last = await run_in_threadpool(state.store.last_event_seq, job.id)
+        check_in_stream(start, name, last)
+    return EventStream(job_events(state, request, job.id, start))
 
-    yield ServerSentEvent(comment="deepresearch events", retry=2000)
-    clock = asyncio.get_running_loop().time
-    heartbeat_s = state.settings.sse_heartbeat_s
-    last, last_sent = start, clock()
-    while True:
-        version = state.notifier.version(job_id)  # before the read: no wake-up is missed
-        stored = await run_in_threadpool(state.store.events_after, job_id, last)
-        for item in stored:
-            last, last_sent = item.seq, clock()
-            yield ServerSentEvent(
-                raw_data=item.event.model_dump_json(), event=item.event.type, id=str(item.seq)
-            )
-            if item.event.type in TERMINAL_EVENTS:
-                return
-        if stored:
-            continue
-        current = await run_in_threadpool(state.store.get, job_id)
-        if current is None or current.status in TERMINAL:
-            # its terminal event may have been stored after the read above: one last look
-            if await run_in_threadpool(state.store.events_after, job_id, last):
-                continue
-            return  # an expired job, or one that ended without a terminal event
-        if await request.is_disconnected():
-            return
-        if clock() - last_sent >= heartbeat_s:
-            last_sent = clock()
-            yield ServerSentEvent(
-                event="heartbeat",
-                data={"job_id": job_id, "status": current.status, "stage": current.stage},
-            )
-        quiet_left = heartbeat_s - (clock() - last_sent)
-        await state.notifier.wait(job_id, version, max(0.05, min(1.0, quiet_left)))
+
+@router.get(
+    "/recipes", response_model=RecipesView, responses=PROBLEMS, summary="The recipes a job may run"
+)
+async def recipes(who: CallerDep) -> RecipesView:
+    """Every recipe: its name (the request's ``recipe``), title, description, whether it is
+    the default, and the JSON schema of its own options."""
+    return recipes_view()
 
 
 @router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")

@@ -1,4 +1,5 @@
-"""What the routes share: settings, the store, the worker pool and the notifier."""
+"""What the routes share: settings, the store, the worker pool, the notifier and the
+submission checks."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.service.notify import Notifier
+from deepresearch.service.preflight import Preflight
 from deepresearch.service.store import JobStore, Limits
 from deepresearch.service.worker import WorkerPool
 from deepresearch.settings import Settings
@@ -21,6 +23,7 @@ class ServiceState:
     store: JobStore
     notifier: Notifier
     workers: WorkerPool
+    preflight: Preflight
     _keys_checked: tuple[float, bool] = (-1e9, False)
 
     async def keys_required(self) -> bool:

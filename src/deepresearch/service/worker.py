@@ -1,9 +1,12 @@
 """The worker pool: claims queued jobs (up to ``max_concurrent_jobs`` at once), runs each
-through the same ``run_research`` the CLI uses, independent of any client connection, and
-keeps its lease alive while it runs.
+through the same runner the CLI uses (the job's recipe, from the registry), independent of
+any client connection, and keeps its lease alive while it runs.
 
 * A job claimed for the second time (its worker died, or the server was stopped) resumes
   from its last checkpoint; model replies already paid for come from the response cache.
+  The stage it resumes in runs again, so what it reports again (pages read, evidence
+  found) is held back when an earlier attempt's stored events already said it
+  (``events.once_per_fact``): a client reading the whole stream counts each fact once.
 * Cancellation: the job's flag is polled every second and a cancel request reaching this
   process cancels the run's task at once, in the middle of a stage if need be.
 * Shutdown (SIGTERM): stop claiming, cancel the running tasks, and hand their jobs back to
@@ -26,14 +29,13 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from deepresearch.core.render import to_markdown
 from deepresearch.errors import DeepResearchError, RunNotFound
+from deepresearch.events import Sink, once_per_fact
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
-from deepresearch.models import Report, RunEvent
-from deepresearch.recipes.employer import REQUEST_OPTIONS as EMPLOYER_OPTIONS
-from deepresearch.recipes.employer import employer_request, render_employer, run_employer
-from deepresearch.runner import run_research
+from deepresearch.models import RunEvent
+from deepresearch.recipes.registry import get_recipe
+from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
 from deepresearch.service.jobs import Job, Outcome
 from deepresearch.service.notify import Notifier
@@ -45,6 +47,13 @@ log = logging.getLogger(__name__)
 
 #: events the worker stores itself, in the transaction that ends the job
 _HELD_BACK = frozenset({"run_completed", "run_failed"})
+
+
+def job_settings(settings: Settings, recipe: str, options: Mapping[str, Any]) -> Settings:
+    """The server's settings with a job's options (the recipe's own options aside)."""
+    own = get_recipe(recipe).options_model.model_fields
+    run_options = {k: v for k, v in options.items() if k not in own}
+    return settings.model_copy(update=run_options)
 
 
 @dataclass
@@ -178,10 +187,11 @@ class WorkerPool:
 
     # one job ------------------------------------------------------------------------
     async def _execute(self, job: Job) -> Outcome | None:
-        run_options = {k: v for k, v in job.options.items() if k not in EMPLOYER_OPTIONS}
-        settings = self.settings.model_copy(update=run_options)
+        recipe = get_recipe(job.recipe)
+        own = recipe.options_model.model_fields
+        settings = job_settings(self.settings, job.recipe, job.options)
 
-        def sink(event: RunEvent) -> None:
+        def store(event: RunEvent) -> None:
             running = self._running.get(job.id)
             if event.type in _HELD_BACK and running is not None:
                 running.held.append(event)
@@ -189,44 +199,47 @@ class WorkerPool:
             assert self.writer is not None
             self.writer.put(job.id, event)
 
+        sink: Sink = store
+        if job.attempts > 1:  # what earlier attempts announced is not announced again
+            sink = once_per_fact(store, await asyncio.to_thread(self._announced, job.id))
         common: dict[str, Any] = {
             "sinks": [sink],
             "models": self.runtime.models,
             "search": self.runtime.search,
             "fetcher": self.runtime.fetcher,
         }
-        if job.recipe == "employer":
-            return await self._employer(job, settings, common)
-        report: Report | None = None
+        document = None
         resumed = False
         if job.attempts > 1:  # taken over: continue from the last checkpoint
             try:
-                report = await run_research(None, settings, run_id=job.id, resume=True, **common)
+                document = await run_recipe(
+                    recipe, None, settings, run_id=job.id, resume=True, **common
+                )
                 resumed = True
             except RunNotFound:  # it died before its first checkpoint: start afresh
                 resumed = False
         if not resumed:
-            report = await run_research(job.question, settings, run_id=job.id, **common)
-        if report is None:
+            request = recipe.request(
+                job.question, {k: v for k, v in job.options.items() if k in own}
+            )
+            document = await run_recipe(recipe, request, settings, run_id=job.id, **common)
+        if document is None:
             return None
+        completion = recipe.completion(document, fetches=0)
         return Outcome(
-            report.kind,
-            report.model_dump(mode="json"),
-            to_markdown(report),
-            report.evidence,
-            report,
+            completion.kind,
+            document.model_dump(mode="json"),
+            recipe.render(document, "md"),
+            completion.evidence,
+            completion.report,
         )
 
-    async def _employer(self, job: Job, settings: Settings, common: dict[str, Any]) -> Outcome:
-        """Seed 000's recipe. It has no checkpoints: a job taken over runs again."""
-        request = employer_request(job.question, job.options)
-        result = await run_employer(request, settings, run_id=job.id, **common)
-        return Outcome(
-            "employer",
-            result.model_dump(mode="json"),
-            render_employer(result, "md"),
-            result.evidence,
-        )
+    def _announced(self, job_id: str) -> list[RunEvent]:
+        """Every event stored for the job so far."""
+        events: list[RunEvent] = []
+        while batch := self.store.events_after(job_id, events[-1].seq if events else 0):
+            events += [item.event for item in batch]
+        return events
 
     async def _supervise(self, running: _Running) -> None:
         job = running.job
