@@ -262,7 +262,8 @@ def _context() -> BaseContext:
         context = multiprocessing.get_context("forkserver")
         # imported once in the forkserver (workers start in milliseconds and share it);
         # a worker imports the program's main script again, and when that is the CLI its
-        # modules are preloaded too (else 48 MB more private memory in a fresh worker).
+        # modules are preloaded too (else each worker imports them privately: 48 MB when
+        # the CLI still imported LangChain eagerly).
         # The extractor module comes last: it freezes what was imported before it.
         cli = [_CLI] if _CLI in sys.modules else []
         context.set_forkserver_preload([*cli, "deepresearch.fetch.extract_worker"])
