@@ -17,6 +17,8 @@ from deepresearch.models.report import (
     Section,
     Sentence,
     SourceRef,
+    Table,
+    TableRow,
 )
 from deepresearch.models.search import SearchHit
 from deepresearch.models.source import Passage, Source, SourceKind
@@ -52,6 +54,8 @@ __all__ = [
     "StoredData",
     "SubQuestion",
     "SubQuestionStatus",
+    "Table",
+    "TableRow",
     "TokenCount",
     "Usage",
     "Verification",
