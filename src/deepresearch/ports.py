@@ -28,6 +28,14 @@ from deepresearch.llm.endpoints import endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
 from deepresearch.models import ModelCall
+from deepresearch.models.event_payloads import (
+    ModelCalled,
+    ModelCallStarted,
+    ModelCallWaiting,
+    ModelUnavailableWarning,
+    ModelWaitTimeoutWarning,
+    SearchProviderFailedWarning,
+)
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
 from deepresearch.search.registry import build_search_provider
@@ -75,10 +83,18 @@ async def open_context(
 
     def on_call(call: ModelCall) -> None:
         bus.emit(
-            "model_call",
+            ModelCalled(
+                role=call.role,
+                model=call.model,
+                input_tokens=call.input_tokens,
+                output_tokens=call.output_tokens,
+                latency_s=call.latency_s,
+                ok=call.ok,
+                attempts=call.attempts,
+                usage_source=call.usage_source,
+            ),
             stage=call.stage,
             message=f"{call.role} model call ({call.model})",
-            **call.model_dump(mode="json", exclude={"stage"}),
         )
 
     def on_queue(event: QueueEvent) -> None:
@@ -107,12 +123,13 @@ async def open_context(
         gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache, on_queue=on_queue)
         for problem in await require_models(settings, gateway):
             bus.emit(
-                "warning",
+                ModelUnavailableWarning(
+                    code="model_unavailable",
+                    endpoint=problem.endpoint.label,
+                    roles=list(problem.roles),
+                    reason=problem.reason,
+                ),
                 message=f"Running without a model: {problem.describe()}",
-                code="model_unavailable",
-                endpoint=problem.endpoint.label,
-                roles=list(problem.roles),
-                reason=problem.reason,
             )
     return RunContext(
         settings=settings,
@@ -137,12 +154,10 @@ def _search_warnings(bus: EventBus, failures: list[str]) -> OnFailure:
         warned.add((error.provider, error.message))
         failures.append(f"{error.provider}: {error.message}")
         bus.emit(
-            "warning",
+            SearchProviderFailedWarning(code="search_provider_failed", provider=error.provider),
             stage="research",
             message=f"Search provider {error.provider} failed, the others' results are used: "
             f"{error.message}",
-            provider=error.provider,
-            code="search_provider_failed",
         )
 
     return on_failure
@@ -150,39 +165,47 @@ def _search_warnings(bus: EventBus, failures: list[str]) -> OnFailure:
 
 def emit_queue_event(bus: EventBus, event: QueueEvent) -> None:
     """A call waiting for its model endpoint, as an event the live view shows."""
-    common: dict[str, str | int | float] = {
-        "role": event.role,
-        "endpoint": event.endpoint,
-        "waiting": event.waiting,
-        "in_flight": event.in_flight,
-        "limit": event.limit,
-    }
     if event.kind == "waiting":
         bus.emit(
-            "model_call_waiting",
+            ModelCallWaiting(
+                role=event.role,
+                endpoint=event.endpoint,
+                waiting=event.waiting,
+                in_flight=event.in_flight,
+                limit=event.limit,
+            ),
             stage=event.stage,
             message=f"{event.role} call waiting for {event.endpoint} "
             f"({event.waiting} waiting, {event.in_flight} of {event.limit} in flight)",
-            **common,
         )
     elif event.kind == "started":
         bus.emit(
-            "model_call_started",
+            ModelCallStarted(
+                role=event.role,
+                endpoint=event.endpoint,
+                waiting=event.waiting,
+                in_flight=event.in_flight,
+                limit=event.limit,
+                waited_s=event.waited_s,
+            ),
             stage=event.stage,
             message=f"{event.role} call started at {event.endpoint} "
             f"after waiting {event.waited_s:.1f} s",
-            waited_s=event.waited_s,
-            **common,
         )
     else:
         bus.emit(
-            "warning",
+            ModelWaitTimeoutWarning(
+                code="model_wait_timeout",
+                role=event.role,
+                endpoint=event.endpoint,
+                waiting=event.waiting,
+                in_flight=event.in_flight,
+                limit=event.limit,
+                waited_s=event.waited_s,
+            ),
             stage=event.stage,
             message=f"A {event.role} call gave up waiting for {event.endpoint} "
             f"after {event.waited_s:.0f} s; its step used the fallback",
-            code="model_wait_timeout",
-            waited_s=event.waited_s,
-            **common,
         )
 
 

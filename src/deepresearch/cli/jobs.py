@@ -306,7 +306,9 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
         raise typer.Exit(EXIT_FAILED)
     if terminal.type == "run_failed":
         error(f"job {job_id} failed: {terminal.message}", code=EXIT_FAILED)
-    kind = str(terminal.data.get("kind") or "")
+    from deepresearch.models.event_payloads import RunCompleted
+
+    kind = terminal.data.kind if isinstance(terminal.data, RunCompleted) else ""
     say(
         f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "
         "[--format md|html|json] [--out FILE]"

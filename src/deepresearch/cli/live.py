@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -22,6 +21,19 @@ from rich.text import Text
 
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import (
+    EvidenceAdded,
+    GateEvaluated,
+    ModelCalled,
+    ModelCallStarted,
+    ModelCallWaiting,
+    ModelWaitTimeoutWarning,
+    PlanReady,
+    Reflected,
+    SourceFailed,
+    SourceFetched,
+    WaveStarted,
+)
 
 
 @dataclass
@@ -45,43 +57,39 @@ class RunView:
     started: float = field(default_factory=time.monotonic)
 
     def apply(self, event: RunEvent) -> None:
-        data = event.data
         if event.stage:
             self.stage = event.stage
         if event.message:
             self.message = event.message
-        if event.type == "plan_ready" or event.type == "reflection":
-            items = data.get("sub_questions") or data.get("queued") or []
-            if isinstance(items, list):
-                for item in items:
-                    if isinstance(item, dict):
-                        self.sub_questions[str(item.get("id"))] = str(item.get("text"))
-        elif event.type == "wave_started":
-            self.wave = _int(data.get("wave"))
-        elif event.type == "source_fetched":
-            self.sources_read += 1
-        elif event.type == "source_failed":
-            self.sources_failed += 1
-        elif event.type == "evidence_added":
-            self.evidence_by_question[str(data.get("sub_question"))] = _int(data.get("count"))
-        elif event.type == "model_call":
-            self.model_calls += 1
-            self.input_tokens += _int(data.get("input_tokens"))
-            self.output_tokens += _int(data.get("output_tokens"))
-        elif event.type == "gate_evaluated":
-            self.gate = str(data.get("status"))
-        if event.type in _QUEUE_EVENTS or data.get("code") == "model_wait_timeout":
-            self._queue(event.type, data)
+        match event.data:
+            case PlanReady(sub_questions=units) | Reflected(queued=units):
+                for unit in units:
+                    self.sub_questions[unit.id] = unit.text
+            case WaveStarted(wave=wave):
+                self.wave = wave
+            case SourceFetched():
+                self.sources_read += 1
+            case SourceFailed():
+                self.sources_failed += 1
+            case EvidenceAdded(sub_question=sub_question, count=count):
+                self.evidence_by_question[sub_question] = count
+            case ModelCalled(input_tokens=input_tokens, output_tokens=output_tokens):
+                self.model_calls += 1
+                self.input_tokens += input_tokens
+                self.output_tokens += output_tokens
+            case GateEvaluated(status=status):
+                self.gate = status
+            case ModelCallWaiting() | ModelCallStarted() | ModelWaitTimeoutWarning():
+                self._queue(event.data)
 
-    def _queue(self, kind: str, data: Mapping[str, object]) -> None:
+    def _queue(self, data: ModelCallWaiting | ModelCallStarted | ModelWaitTimeoutWarning) -> None:
         """Each queue event carries the endpoint's current count of waiting calls."""
-        endpoint = str(data.get("endpoint") or "the model")
-        count = _int(data.get("waiting"))
-        self.waiting[endpoint] = count
+        endpoint = data.endpoint or "the model"
+        self.waiting[endpoint] = data.waiting
         roles = self.waiting_roles.setdefault(endpoint, set())
-        if kind == "model_call_waiting":
-            roles.add(str(data.get("role") or ""))
-        if count == 0:
+        if isinstance(data, ModelCallWaiting):
+            roles.add(data.role)
+        if data.waiting == 0:
             roles.clear()
 
     def waiting_lines(self) -> list[str]:
@@ -126,13 +134,6 @@ class RunView:
 def _text(value: str) -> Text:
     """Untrusted text as a Rich ``Text``: literal (no markup), control characters escaped."""
     return Text(for_terminal(value))
-
-
-_QUEUE_EVENTS = ("model_call_waiting", "model_call_started")
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) else 0
 
 
 class Renderer:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from deepresearch.models import Evidence, Report
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.settings import Role, Settings
 
 if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is looked up
@@ -50,14 +51,14 @@ class Completion:
 
     ``complete`` is False when the run ended without its product (a research run that
     aborted, an employer run that exited early): the CLI exits with code 3.
-    ``completed_event`` is the data of the ``run_completed`` event."""
+    ``completed_event`` is the payload of the ``run_completed`` event."""
 
     kind: str
     complete: bool
     headline: str
     message: str
     evidence: list[Evidence]
-    completed_event: dict[str, Any]
+    completed_event: RunCompleted
     notes: tuple[str, ...] = ()
     report: Report | None = None  # the research report, for the service's sources table
 
@@ -105,9 +106,9 @@ class Recipe(Protocol[Q, R]):
         """What the graph's nodes get as ``runtime.context``."""
         ...
 
-    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, dict[str, Any]]:
-        """The ``run_started`` event's message and data (emitted before the ports and the
-        graph are built, so it must not need them; ``search`` names the provider(s))."""
+    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, RunStarted]:
+        """The ``run_started`` event's message and payload (emitted before the ports and
+        the graph are built, so it must not need them; ``search`` names the provider(s))."""
         ...
 
     def result(self, values: Mapping[str, Any]) -> R | None:

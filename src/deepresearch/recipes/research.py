@@ -13,6 +13,7 @@ from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.models import Report, Usage
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.settings import Role, Settings
 
@@ -85,13 +86,10 @@ class ResearchRecipe:
 
     def started(
         self, request: ResearchQuestion, settings: Settings, search: str
-    ) -> tuple[str, dict[str, Any]]:
-        return "Research started", {
-            "question": request.question,
-            "model": settings.model,
-            "search": search,
-            "depth": settings.depth,
-        }
+    ) -> tuple[str, RunStarted]:
+        return "Research started", RunStarted(
+            question=request.question, model=settings.model, search=search, depth=settings.depth
+        )
 
     def result(self, values: Mapping[str, Any]) -> Report | None:
         """The report, with the run's usage (the ledger's, recorded after every node)."""
@@ -111,14 +109,14 @@ class ResearchRecipe:
             headline=f"{result.kind} report",
             message="Research finished",
             evidence=list(result.evidence),
-            completed_event={
-                "kind": result.kind,
-                "sources": len(result.sources),
-                "evidence": len(result.evidence),
-                "fetches": fetches,
-                "input_tokens": result.usage.input_tokens,
-                "output_tokens": result.usage.output_tokens,
-            },
+            completed_event=RunCompleted(
+                kind=result.kind,
+                sources=len(result.sources),
+                evidence=len(result.evidence),
+                fetches=fetches,
+                input_tokens=result.usage.input_tokens,
+                output_tokens=result.usage.output_tokens,
+            ),
             notes=notes,
             report=result,
         )

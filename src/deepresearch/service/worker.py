@@ -34,6 +34,7 @@ from deepresearch.events import Sink, once_per_fact
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
@@ -232,6 +233,7 @@ class WorkerPool:
             recipe.render(document, "md"),
             completion.evidence,
             completion.report,
+            completion.completed_event,
         )
 
     def _announced(self, job_id: str) -> list[RunEvent]:
@@ -269,10 +271,13 @@ class WorkerPool:
             )
             return
         await asyncio.to_thread(self.store.save_result, running.job.id, outcome)
-        held = next((e for e in running.held if e.type == "run_completed"), None)
-        data = dict(held.data) if held else {}
+        held = next((e for e in running.held if isinstance(e.data, RunCompleted)), None)
+        completed = held.data if held is not None else outcome.completed
         await self._end(
-            running, "COMPLETED", held.message if held else "Research finished", data=data
+            running,
+            "COMPLETED",
+            held.message if held else "Research finished",
+            completed=completed if isinstance(completed, RunCompleted) else None,
         )
 
     async def _stopped(self, running: _Running) -> None:
@@ -291,7 +296,7 @@ class WorkerPool:
         message: str,
         *,
         error: str | None = None,
-        data: dict[str, Any] | None = None,
+        completed: RunCompleted | None = None,
     ) -> None:
         await self._flush()  # the terminal event comes after every event of the run
         await asyncio.to_thread(
@@ -302,7 +307,7 @@ class WorkerPool:
             message=message,
             error=error,
             ttl_s=self.settings.job_ttl_s,
-            data=data or {},
+            completed=completed,
         )
 
     async def _flush(self) -> None:

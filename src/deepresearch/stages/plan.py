@@ -21,6 +21,7 @@ from deepresearch.core.planning import (
     usable_queries,
 )
 from deepresearch.models import Plan, SubQuestion
+from deepresearch.models.event_payloads import PlannedUnit, PlanReady, StageCompleted, StageStarted
 from deepresearch.stages.council import PlanDraft, convene
 from deepresearch.state import RunState
 
@@ -46,7 +47,7 @@ async def plan(
     cap = settings.limit("max_sub_questions")
     per_question = settings.limit("queries_per_question")
     operators = ctx.search.supports_operators
-    ctx.bus.emit("stage_started", stage=STAGE, message="Planning the research")
+    ctx.bus.emit(StageStarted(), stage=STAGE, message="Planning the research")
 
     draft = None
     council = None
@@ -84,16 +85,18 @@ async def plan(
         question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None
     )
     ctx.bus.emit(
-        "plan_ready",
+        PlanReady(
+            brief=brief,
+            sub_questions=[
+                PlannedUnit(id=sq.id, text=sq.text, queries=list(sq.queries))
+                for sq in sub_questions
+            ],
+            fallback=result.fallback,
+        ),
         stage=STAGE,
         message=f"{len(sub_questions)} sub-question(s)",
-        brief=brief,
-        sub_questions=[
-            {"id": sq.id, "text": sq.text, "queries": list(sq.queries)} for sq in sub_questions
-        ],
-        fallback=result.fallback,
     )
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     update: RunState = {
         "plan": result,
         "sub_questions": sub_questions,

@@ -24,6 +24,7 @@ from deepresearch.core.reformulate import reformulate, stop_early
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import SubQuestion
+from deepresearch.models.event_payloads import LeadNote, QueuedUnit, Reflected, UnitStoppedWarning
 from deepresearch.state import RunState
 
 STAGE = "reflect"
@@ -75,7 +76,11 @@ async def reflect(
         sub_questions, stopped = _stop_empty(sub_questions, evidence_by_question)
         for sq in stopped:
             message = f"{sq.id}: nothing found after {sq.attempts} search iterations; stopped early"
-            ctx.bus.emit("warning", stage=STAGE, message=message, sub_question=sq.id)
+            ctx.bus.emit(
+                UnitStoppedWarning(code="unit_stopped", sub_question=sq.id),
+                stage=STAGE,
+                message=message,
+            )
             notes.append(message)
         queued = _retry_weak(
             sub_questions, operators, per_question, max_refinements=settings.max_refinements
@@ -127,30 +132,31 @@ async def reflect(
         pending_units=len(queued),
     )
     ctx.bus.emit(
-        "reflection",
+        Reflected(
+            route=route,
+            queued=[
+                QueuedUnit(id=sq.id, text=sq.text, queries=list(sq.queries), lead=sq.lead)
+                for sq in queued
+            ],
+            leads=[
+                LeadNote(
+                    text=lead.text,
+                    kind=lead.kind,
+                    score=lead.score,
+                    evidence=list(lead.evidence_ids),
+                    followed=lead.text in taken,
+                )
+                for lead in leads
+            ],
+            wave=wave,
+            max_waves=max_waves,
+            units_used=units_used,
+            max_units=max_units,
+        ),
         stage=STAGE,
         message=f"Next: {route}"
         + (f" ({len(queued)} unit(s) queued)" if queued else "")
         + (f"; leads: {', '.join(sorted(taken))}" if taken else ""),
-        route=route,
-        queued=[
-            {"id": sq.id, "text": sq.text, "queries": list(sq.queries), "lead": sq.lead}
-            for sq in queued
-        ],
-        leads=[
-            {
-                "text": lead.text,
-                "kind": lead.kind,
-                "score": lead.score,
-                "evidence": list(lead.evidence_ids),
-                "followed": lead.text in taken,
-            }
-            for lead in leads
-        ],
-        wave=wave,
-        max_waves=max_waves,
-        units_used=units_used,
-        max_units=max_units,
     )
     update: RunState = {
         "sub_questions": sub_questions,

@@ -13,6 +13,13 @@ from deepresearch.core.questions import QuestionProfile, analyze_question
 from deepresearch.core.waves import UnitResult, screen_reads, with_unit
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
+from deepresearch.models.event_payloads import (
+    ChosenSource,
+    SearchCompleted,
+    SearchFailedWarning,
+    SourcesRanked,
+    SourceSummarized,
+)
 from deepresearch.stages.compress import CANDIDATES_PER_SOURCE, digest_source
 from deepresearch.stages.rank import rank_candidates
 from deepresearch.stages.reading import SourceReader
@@ -39,17 +46,18 @@ async def run_unit(
     hits = await _search_all(ctx, reader, sub_question, result)
     kept = preprocess(hits, limit=max(len(hits), 1))
     ctx.bus.emit(
-        "search_completed",
+        SearchCompleted(
+            sub_question=sub_question.id,
+            wave=wave,
+            queries=list(sub_question.queries),
+            received=kept.received,
+            duplicates=kept.duplicates,
+            invalid=kept.invalid,
+            kept=kept.kept,
+            providers=dict(provider_counts(kept.hits)),
+        ),
         stage=STAGE,
         message=f"{sub_question.id}: {kept.kept} results from {len(sub_question.queries)} queries",
-        sub_question=sub_question.id,
-        wave=wave,
-        queries=list(sub_question.queries),
-        received=kept.received,
-        duplicates=kept.duplicates,
-        invalid=kept.invalid,
-        kept=kept.kept,
-        providers={name: n for name, n in provider_counts(kept.hits).items()},
     )
     fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
     limit = settings.limit("sources_per_question")
@@ -59,17 +67,19 @@ async def run_unit(
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
     ctx.bus.emit(
-        "sources_ranked",
+        SourcesRanked(
+            sub_question=sub_question.id,
+            wave=wave,
+            threshold=selection.threshold,
+            candidates=list(selection.decisions),
+            chosen=[
+                ChosenSource(url=hit.url, title=hit.title, score=scores.final)
+                for hit, scores in chosen
+            ],
+            dropped=len(selection.dropped),
+        ),
         stage=STAGE,
         message=f"{sub_question.id}: reading {len(chosen)} of {len(fresh)} sources (threshold {selection.threshold:.2f})",
-        sub_question=sub_question.id,
-        wave=wave,
-        threshold=selection.threshold,
-        candidates=[scores.model_dump(mode="json") for scores in selection.decisions],
-        chosen=[
-            {"url": hit.url, "title": hit.title, "score": scores.final} for hit, scores in chosen
-        ],
-        dropped=len(selection.dropped),
     )
     readings = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
     # a page that tries to instruct the model is dropped: never summarized, quoted or cited
@@ -142,7 +152,11 @@ async def _search_all(
         except ProviderError as exc:
             result.errors.append(exc)
             result.warnings.append(f"search failed for {query!r}: {exc.message}")
-            ctx.bus.emit("warning", stage=STAGE, message=f"Search failed: {exc.message}")
+            ctx.bus.emit(
+                SearchFailedWarning(code="search_failed", query=query),
+                stage=STAGE,
+                message=f"Search failed: {exc.message}",
+            )
             return []
 
     batches = await asyncio.gather(*(one(query) for query in sub_question.queries))
@@ -175,11 +189,8 @@ async def _digest(
         )
     if summary:
         ctx.bus.emit(
-            "source_summarized",
+            SourceSummarized(url=source.url, sub_question=sub_question.id, evidence=len(evidence)),
             stage=STAGE,
             message=f"Summarized {source.domain}",
-            url=source.url,
-            sub_question=sub_question.id,
-            evidence=len(evidence),
         )
     return summary, evidence

@@ -11,7 +11,9 @@ from pydantic import ValidationError
 
 from deepresearch.errors import ConfigError
 from deepresearch.models import Usage
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.recipes.base import Completion, Recipe
+from deepresearch.recipes.employer import events as _events  # noqa: F401  (registers its payloads)
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
 from deepresearch.recipes.employer.render import render_employer
@@ -98,13 +100,10 @@ class EmployerRecipe:
 
     def started(
         self, request: EmployerRequest, settings: Settings, search: str
-    ) -> tuple[str, dict[str, Any]]:
-        return "Employer research started", {
-            "question": _describe(request),
-            "model": settings.model,
-            "search": search,
-            "recipe": self.name,
-        }
+    ) -> tuple[str, RunStarted]:
+        return "Employer research started", RunStarted(
+            question=_describe(request), model=settings.model, search=search, recipe=self.name
+        )
 
     def result(self, values: Mapping[str, Any]) -> EmployerResult | None:
         document = values.get("result")
@@ -123,15 +122,15 @@ class EmployerRecipe:
             headline="early exit (no profile)" if early else "employer profile",
             message="Employer research finished",
             evidence=list(result.evidence),
-            completed_event={
-                "kind": self.name,
-                "outcome": result.outcome,
-                "sources": len(result.sources),
-                "evidence": len(result.evidence),
-                "fetches": fetches,
-                "input_tokens": result.usage.input_tokens,
-                "output_tokens": result.usage.output_tokens,
-            },
+            completed_event=RunCompleted(
+                kind=self.name,
+                outcome=result.outcome,
+                sources=len(result.sources),
+                evidence=len(result.evidence),
+                fetches=fetches,
+                input_tokens=result.usage.input_tokens,
+                output_tokens=result.usage.output_tokens,
+            ),
             notes=(f"reason: {result.reranker.early_exit_reason}",) if early else (),
         )
 
