@@ -143,3 +143,16 @@ async def test_the_model_decides_the_topic_when_there_is_one(
         ]
         # the planner sees the earlier question only when the topic continues
         assert (FIRST in plans[-1]) is same
+
+
+async def test_a_question_the_thread_already_answered_is_not_researched_again(
+    offline_web: OfflineWeb, tmp_path: Path
+) -> None:
+    settings = offline_settings(offline_web, tmp_path, model="none", page_cache_ttl_s=0)
+    first, _ = await _turn(settings, FIRST, "run-once")
+    again, events = await _turn(settings, FIRST, "run-twice", follows="run-once")
+    assert _event(events, "plan_ready").data["sub_questions"] == []
+    assert not [e for e in events if e.type in ("search_completed", "source_fetched")]
+    assert _event(events, "run_completed").data["fetches"] == 0
+    assert set(again.cited_evidence_ids()) <= {item.id for item in first.evidence}
+    assert again.cited_evidence_ids() and again.kind == first.kind
