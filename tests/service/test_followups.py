@@ -127,3 +127,25 @@ def test_followups_obey_ownership_validation_and_the_job_s_state(
         )
         thread = service.job(job_id, headers=as_alice)["thread"]
         assert [t["id"] for t in thread] == [job_id, mine.json()["id"]]
+
+
+def test_followups_count_against_the_rate_limit_and_honour_idempotency(
+    service_web: OfflineWeb, database_url: str, tmp_path: Path
+) -> None:
+    settings = service_settings(
+        service_web, tmp_path, database_url, submissions_per_window=2, active_runs_per_key=5
+    )
+    with running_service(settings) as service:
+        job_id = service.submit(FIRST).json()["id"]
+        service.wait_for(job_id, "COMPLETED")
+        path = f"/v1/research/{job_id}/followups"
+        key = {"Idempotency-Key": "follow-1"}
+        made = service.client.post(path, json={"question": FOLLOW}, headers=key)
+        assert made.status_code == 201
+        replayed = service.client.post(path, json={"question": FOLLOW}, headers=key)
+        assert replayed.status_code == 200 and replayed.json()["replayed"] is True
+        assert replayed.json()["id"] == made.json()["id"]
+        different = service.client.post(path, json={"question": SHIFT}, headers=key)
+        assert different.status_code == 422
+        limited = service.client.post(path, json={"question": SHIFT})
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) > 0
