@@ -7,6 +7,7 @@ import {
 } from "./dom.js";
 
 const STAGE_NAMES = {
+  followup: "Follow-up",
   intake: "Intake",
   plan: "Plan",
   research: "Research",
