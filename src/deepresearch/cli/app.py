@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.cli.ask import ask
 from deepresearch.cli.common import EXIT_FAILED, fail
 from deepresearch.cli.doctor import doctor
 from deepresearch.cli.employer import employer
@@ -73,6 +74,7 @@ def version() -> str:
 
 app.command(name="init")(init)
 app.command(name="run")(run)
+app.command(name="ask")(ask)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)

@@ -83,4 +83,32 @@ class EvalCompleted(Payload):
 
 register_payloads(CouncilDecided)
 register_payloads(FindingsChecked)
+
+
+class FollowupStarted(Payload):
+    """A follow-up turn (docs/followups.md) began: whether it is on the thread's topic,
+    and what it carries over from the earlier turns."""
+
+    event_type = "followup_started"
+    stages = "followup"
+    root: str = Field(description="the thread's first run")
+    follows: str = Field(description="the run it follows up")
+    turn: int = Field(description="the turn's number in the thread (2, 3 ...)")
+    topic_shift: bool = Field(description="true: another topic, researched afresh, nothing reused")
+    method: Literal["model", "lexical"] = Field(
+        description="`model`: one small call decided; `lexical`: no model, or no usable "
+        "answer (the share of the follow-up's words found in the thread)"
+    )
+    overlap: float = Field(
+        description="share of the follow-up's words found in the thread's questions and findings"
+    )
+    reason: str = Field(description="why it is (or is not) a new topic")
+    reused_sources: int = Field(description="pages read in earlier turns, not fetched again")
+    reused_evidence: int = Field(
+        description="verified quotes carried over, each verified again against its page"
+    )
+    dropped_evidence: int = Field(description="quotes carried over that no longer verify")
+
+
 register_payloads(EvalCompleted)
+register_payloads(FollowupStarted)

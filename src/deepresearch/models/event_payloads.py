@@ -67,6 +67,9 @@ class RunStarted(Payload):
     search: str = Field(description="the search provider(s)")
     depth: str | None = Field(default=None, description="research runs: the depth preset")
     recipe: str | None = Field(default=None, description="a recipe's run: the recipe's name")
+    followup_of: str | None = Field(
+        default=None, description="a follow-up (docs/followups.md): the run it follows up"
+    )
 
 
 class RunResumed(Payload):

@@ -51,6 +51,7 @@ EventType = Literal[
     "run_resumed",
     "stage_started",
     "stage_completed",
+    "followup_started",
     "intake_decided",
     "plan_ready",
     "council_decided",

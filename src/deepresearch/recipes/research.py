@@ -7,13 +7,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from deepresearch.core.ids import run_id_problem
 from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
+from deepresearch.models.thread import Thread
 from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.settings import Role, Settings
 
@@ -28,16 +30,23 @@ _REPLIES = ("chitchat", "refusal", "clarification")
 
 
 class ResearchOptions(BaseModel):
-    """The research run has no options of its own: depth, limits, models and search are
-    Settings fields."""
+    """The research run's one option of its own: the run a question follows up (depth,
+    limits, models and search are Settings fields)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    followup_of: str | None = Field(
+        default=None,
+        description="a finished research run this question follows up: the new run reuses "
+        "its pages and verified evidence unless the topic changed",
+    )
 
 
 class ResearchQuestion(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     question: str
+    followup_of: str | None = None
 
 
 class ResearchRecipe:
@@ -51,14 +60,20 @@ class ResearchRecipe:
     multiline_question = False
 
     def request(self, question: str | None, options: Mapping[str, Any]) -> ResearchQuestion:
-        if options:
+        foreign = set(options) - set(ResearchOptions.model_fields)
+        if foreign:
             raise ConfigError(
-                f"{', '.join(sorted(options))}: not an option of recipe {self.name!r}",
-                hint="research runs take Settings fields (depth, search, model...) only",
+                f"{', '.join(sorted(foreign))}: not an option of recipe {self.name!r}",
+                hint="research runs take followup_of and Settings fields (depth, search, model...)",
             )
         if not question or not question.strip():
             raise RunError("the question is empty", hint="pass the question to research")
-        return ResearchQuestion(question=normalize_question(question))
+        parent = options.get("followup_of")
+        if parent is not None:
+            problem = run_id_problem(parent) if isinstance(parent, str) else "not a run id"
+            if problem is not None:
+                raise ConfigError(f"followup_of: {problem}", hint="name a finished research run")
+        return ResearchQuestion(question=normalize_question(question), followup_of=parent)
 
     def resources(self, files: Mapping[str, Path]) -> dict[str, Any]:
         if files:
@@ -79,7 +94,10 @@ class ResearchRecipe:
         return tuple(CHECKPOINT_TYPES)
 
     def initial_state(self, request: ResearchQuestion, run_id: str) -> dict[str, Any]:
-        return {"recipe": self.name, "run_id": run_id, "question": request.question}
+        state = {"recipe": self.name, "run_id": run_id, "question": request.question}
+        if request.followup_of:
+            state["followup_of"] = request.followup_of
+        return state
 
     def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
         return run
@@ -88,7 +106,11 @@ class ResearchRecipe:
         self, request: ResearchQuestion, settings: Settings, search: str
     ) -> tuple[str, RunStarted]:
         return "Research started", RunStarted(
-            question=request.question, model=settings.model, search=search, depth=settings.depth
+            question=request.question,
+            followup_of=request.followup_of or None,
+            model=settings.model,
+            search=search,
+            depth=settings.depth,
         )
 
     def result(self, values: Mapping[str, Any]) -> Report | None:
@@ -96,8 +118,14 @@ class ResearchRecipe:
         report = values.get("report")
         if not isinstance(report, Report):
             return None
+        update: dict[str, Any] = {}
         usage = values.get("usage")
-        return report.model_copy(update={"usage": usage}) if isinstance(usage, Usage) else report
+        if isinstance(usage, Usage):
+            update["usage"] = usage
+        thread = values.get("thread")
+        if isinstance(thread, Thread):  # a follow-up says where it sits in its thread
+            update["followup"] = thread.info
+        return report.model_copy(update=update) if update else report
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
         notes: tuple[str, ...] = ()

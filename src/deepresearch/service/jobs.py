@@ -43,6 +43,7 @@ TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
 #: stage moves on from its start as its waves' units finish (``research_progress``), and
 #: the gate and reflection between waves keep where the last wave got to
 STAGE_PROGRESS = {
+    "followup": 0.01,  # a follow-up reads its thread first
     "intake": 0.02,
     "plan": 0.08,
     "council": 0.1,  # the plan stage's council, when it sits

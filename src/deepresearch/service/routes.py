@@ -14,12 +14,13 @@ from deepresearch.core.ids import run_id_problem
 from deepresearch.errors import ConfigError, DeepResearchError
 from deepresearch.evaluation import evaluate_run
 from deepresearch.models import EvalResult
-from deepresearch.recipes.registry import get_recipe
+from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.evals import load_evaluation, save_evaluation
 from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
+    FollowupRequest,
     JobPage,
     JobView,
     Problem,
@@ -29,6 +30,7 @@ from deepresearch.service.schemas import (
     SourcesView,
     SourceView,
     SubmitView,
+    TurnView,
     recipes_view,
 )
 from deepresearch.service.sse import (
@@ -45,6 +47,7 @@ from deepresearch.service.store import (
     SubmissionRateLimited,
 )
 from deepresearch.service.worker import job_settings
+from deepresearch.threads import load_parent, thread_turns
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -101,19 +104,88 @@ async def submit(
     body returns the same job (200), a different body is refused (422), and a retry while
     the first is still being created gets 409. A caller with an active run gets that run
     back (200, ``attached``) unless their key allows more at once."""
-    state = _state(request)
     options = body.options.settings_update()
-    # a job the server could not run (no key for its model or search) is refused now
-    await run_in_threadpool(
-        state.preflight.check, job_settings(state.settings, body.recipe, options)
+    if options.get("followup_of") is not None:  # a follow-up obeys the follow-up's rules
+        await _followable(request, who, str(options["followup_of"]))
+    return await _queue(
+        request, response, who, body.recipe, body.question, options, idempotency_key
     )
-    fingerprint = request_hash(body.question, body.recipe, options)
+
+
+@router.post(
+    "/research/{job_id}/followups",
+    status_code=201,
+    response_model=SubmitView,
+    responses={200: {"model": SubmitView, "description": "an existing job"}, **PROBLEMS},
+    summary="Ask a follow-up question on a finished research job",
+)
+async def followup(
+    job_id: str,
+    body: FollowupRequest,
+    request: Request,
+    response: Response,
+    who: CallerDep,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+) -> SubmitView:
+    """Queue the next turn of the job's thread: a new research job that reuses the
+    thread's pages and verified evidence and researches what is new (or starts afresh
+    when the question is on another topic). It runs with the followed job's options,
+    unless given again; keys, idempotency, rate limits and validation are a submission's.
+    Another key's job is a 404; an unfinished one a 409."""
+    parent = await _followable(request, who, job_id)
+    options = {
+        **{k: v for k, v in parent.options.items() if k != "followup_of"},
+        **body.options.settings_update(),
+        "followup_of": parent.id,
+    }
+    return await _queue(
+        request, response, who, DEFAULT_RECIPE, body.question, options, idempotency_key
+    )
+
+
+async def _followable(request: Request, who: Caller, job_id: str) -> Job:
+    """The caller's finished research job ``job_id``, which a follow-up may continue."""
+    parent = await _own_job(request, who, job_id)
+    if parent.recipe != DEFAULT_RECIPE:
+        raise ApiProblem(
+            422,
+            f"job {job_id!r} is a {parent.recipe!r} job; only research takes follow-ups",
+            kind="cannot-follow-up",
+        )
+    if parent.status != "COMPLETED":
+        raise ApiProblem(
+            409,
+            f"the job is {parent.status}; ask a follow-up once its report is written",
+            kind="not-ready",
+        )
+    settings = job_settings(_state(request).settings, parent.recipe, parent.options)
+    try:
+        await load_parent(settings, parent.id)
+    except DeepResearchError as exc:  # a reply rather than a report, a lost checkpoint
+        raise ApiProblem(409, exc.message, kind="cannot-follow-up") from None
+    return parent
+
+
+async def _queue(
+    request: Request,
+    response: Response,
+    who: Caller,
+    recipe: str,
+    question: str,
+    options: dict[str, Any],
+    idempotency_key: str | None,
+) -> SubmitView:
+    """A checked request queued as a job (or the job it names again)."""
+    state = _state(request)
+    # a job the server could not run (no key for its model or search) is refused now
+    await run_in_threadpool(state.preflight.check, job_settings(state.settings, recipe, options))
+    fingerprint = request_hash(question, recipe, options)
     try:
         result = await run_in_threadpool(
             lambda: state.store.submit(
                 owner=who.owner,
-                question=body.question,
-                recipe=body.recipe,
+                question=question,
+                recipe=recipe,
                 options=options,
                 request_hash=fingerprint,
                 idempotency_key=idempotency_key,
@@ -186,7 +258,32 @@ async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
         view.evaluation = await run_in_threadpool(
             load_evaluation, _state(request).store.engine, job.id
         )
+        if job.recipe == DEFAULT_RECIPE:
+            view.thread = await _thread(request, who, job)
     return view
+
+
+async def _thread(request: Request, who: Caller, job: Job) -> list[TurnView]:
+    """The turns of the job's thread that are the caller's jobs."""
+    state = _state(request)
+    try:
+        turns = await thread_turns(job_settings(state.settings, job.recipe, job.options), job.id)
+    except DeepResearchError:  # no checkpoint left to read: the job alone
+        return []
+    views = []
+    for turn in turns:
+        if await run_in_threadpool(state.store.get, turn.run_id, who.owner) is not None:
+            views.append(
+                TurnView(
+                    id=turn.run_id,
+                    turn=turn.turn,
+                    question=turn.question,
+                    follows=turn.follows,
+                    topic_shift=turn.topic_shift,
+                    link=f"/v1/research/{turn.run_id}",
+                )
+            )
+    return views
 
 
 @router.post(

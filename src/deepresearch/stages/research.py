@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
 from deepresearch.core.provenance import Provenance
+from deepresearch.core.thread import reusable_urls
 from deepresearch.core.waves import UnitResult, WaveState, merge_wave, search_failure
 from deepresearch.errors import ConfigError
 from deepresearch.models import Source, SubQuestion
@@ -40,7 +41,10 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     )
     sources: dict[str, Source] = dict(state.get("sources", {}))
     reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]))
-    seen_urls = {source.url for source in sources.values()}
+    # a follow-up's units may read again, from the stored text, pages only earlier turns used
+    earlier = state.get("thread")
+    reusable = reusable_urls(sources, {sq.id for sq in earlier.sub_questions}) if earlier else set()
+    seen_urls = {source.url for source in sources.values()} - reusable
     limit = asyncio.Semaphore(settings.limit("max_concurrent_units"))
 
     finished = 0

@@ -8,6 +8,7 @@ import {
 } from "./dom.js";
 import { ReportView } from "./report.js";
 import { EventStream } from "./sse.js";
+import { threadBox } from "./thread.js";
 import { RunWatch } from "./watch.js";
 
 const ACTIVE = new Set(["QUEUED", "RUNNING"]);
@@ -409,6 +410,15 @@ async function loadReport(current, job) {
       },
     });
     current.report.render(report, sources.sources);
+    const thread = threadBox(job, report, {
+      ask: async (question) => {
+        const { data } = await api(`${base}/followups`, {
+          method: "POST", body: { question }, headers: { "Idempotency-Key": idempotencyKey() },
+        });
+        return data.id;
+      },
+    });
+    if (thread) read.append(thread);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (current.closed) return;

@@ -9,6 +9,7 @@ import {
 import { eventData } from "./events.js";
 
 const STAGE_NAMES = {
+  followup: "Follow-up",
   intake: "Intake",
   plan: "Plan",
   research: "Research",
