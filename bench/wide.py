@@ -14,6 +14,8 @@ articles of each topic group, and on the FreshWiki articles most pages bear on) 
   people, impact, legacy...), each with two queries. A stand-in for a model that plans a
   broad question as a broad question; computed from the prompt alone, deterministic.
 - ``no_model``: ``model="none"``: the deterministic planner, extractive report.
+- ``no_floor``: ``no_model`` with ``min_sources_read=0``: the run as it was before deep
+  had a reading floor (it stops when the gate passes), for comparison in the same run.
 
 Per mode: sources read (fetched and extracted) and cited; input tokens (total, per source
 read, per stage), output tokens, model calls, wall time; quality: the share of the pages
@@ -58,7 +60,7 @@ from deepresearch.testing.web import OfflineWeb
 DEPTH = "deep"
 AIM_SOURCES = 20
 AIM_INPUT_TOKENS = 150_000
-MODES = ("scripted", "planned", "no_model")
+MODES = ("scripted", "planned", "no_model", "no_floor")
 _PLAN_FIRST_LINE = plan.SYSTEM.strip().splitlines()[0]
 _CAP = re.compile(r"at most (\d+) sub-questions")
 #: the aspects of a broad subject a planner asks about, with the words it searches for
@@ -82,7 +84,8 @@ NOTES = (
     "names X, or is named by X's page (whole titles, case-sensitive). Modes: scripted = "
     "research_script() (its planner writes <= 2 sub-questions); planned = the same, but "
     "the plan uses the prompt's allowance (8 at deep): the question and aspects of its "
-    "subject; no_model = model='none'. sources_read: source_fetched events; "
+    "subject; no_model = model='none'; no_floor = no_model with min_sources_read=0 (no "
+    "reading floor: the run stops when the gate passes). sources_read: source_fetched events; "
     "sources_cited: report.sources. Tokens: report.usage, the scripted model's estimates "
     "ceil(chars/4), not a real tokenizer's; input_tokens_per_source = total input tokens / "
     "total sources read. relevant_read_share / relevant_cited_share: the share of pages "
@@ -175,6 +178,7 @@ def run(options: Options) -> BenchResult:
             "sources_per_question": preset.sources_per_question,
             "max_waves": preset.max_waves,
             "max_units_total": preset.max_units_total,
+            "min_sources_read": preset.min_sources_read,
             **{f"{name}.questions": len(items) for name, items in sets.items()},
             **{f"{name}.topics": [q.topic for q in items] for name, items in sets.items()},
             **{
@@ -186,21 +190,29 @@ def run(options: Options) -> BenchResult:
     with OfflineWeb(documents) as web:
         for name, items in sets.items():
             for mode in MODES:
-                runs = [asyncio.run(run_wide(web, question, mode)) for question in items]
+                overrides = {"min_sources_read": 0} if mode == "no_floor" else {}
+                runs = [
+                    asyncio.run(run_wide(web, question, mode, **overrides)) for question in items
+                ]
                 _add(result, f"{name}.{mode}.", runs)
     return result
 
 
-async def run_wide(web: OfflineWeb, question: BroadQuestion, mode: str) -> WideRun:
-    """One deep run of ``question`` in ``mode`` (``MODES``), in a fresh data folder."""
+async def run_wide(
+    web: OfflineWeb, question: BroadQuestion, mode: str, **overrides: object
+) -> WideRun:
+    """One deep run of ``question`` in ``mode`` (``MODES``), in a fresh data folder;
+    ``overrides`` are further settings."""
     events: list[RunEvent] = []
     models = None
-    if mode != "no_model":
+    if mode not in ("no_model", "no_floor"):
         script = research_script()
         model = ScriptedChatModel(aspect_script(script) if mode == "planned" else script)
         models = dict.fromkeys(ROLES, model)
     with tempfile.TemporaryDirectory(prefix="bench-wide-") as folder:
-        settings = settings_for(web, Path(folder), DEPTH, "none" if models is None else "scripted")
+        settings = settings_for(
+            web, Path(folder), DEPTH, "none" if models is None else "scripted", **overrides
+        )
         started = time.perf_counter()
         report = await run_research(
             question.question, settings, models=models, sinks=[events.append]

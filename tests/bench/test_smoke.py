@@ -15,6 +15,7 @@ from bench.common import DEFAULT_DATA_DIR
 from bench.critical_path import CallInterval, critical_path
 from bench.run import BENCHMARKS, main
 from bench.wide_questions import mention_index
+
 from deepresearch.testing.corpus import CorpusDocument
 
 TINY = [
@@ -94,6 +95,7 @@ POSITIVE = {
         "topics.planned.model_calls",
         "topics.no_model.sources_read",
         "topics.no_model.wall_s",
+        "topics.no_floor.sources_read",
     ],
     "startup": [
         "import_wall_s",
@@ -184,9 +186,16 @@ def test_wide_runs_deep_in_every_mode(tiny_run: dict[str, Any]) -> None:
     assert figures["topics.planned.sub_questions"]["value"] == 8  # deep's allowance
     assert figures["topics.scripted.sub_questions"]["value"] <= 2
     assert figures["topics.no_model.input_tokens"]["value"] == 0
-    for mode in ("scripted", "planned", "no_model"):
+    assert params["min_sources_read"] == 20
+    for mode in ("scripted", "planned", "no_model", "no_floor"):
         assert 0 <= figures[f"topics.{mode}.relevant_read_share"]["value"] <= 1
         assert figures[f"topics.{mode}.aim_met"]["value"] in (0, 1)
+    # the floor is what widens the no-model run: without it the gate stops it after wave 1
+    assert figures["topics.no_model.sources_read"]["value"] >= 20
+    assert (
+        figures["topics.no_floor.sources_read"]["value"]
+        < figures["topics.no_model.sources_read"]["value"]
+    )
 
 
 def test_wide_pages_bear_on_a_topic_by_its_whole_name() -> None:

@@ -95,7 +95,8 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
                 considered[scores.url] = scores
         sq = result.sub_question
         enough = result.evidence and result.passing >= settings.min_passing_sources
-        status = "covered" if enough else "weak"
+        # a widened sub-question was covered already: its next-best pages only add to it
+        status = "covered" if enough or sq.widened else "weak"
         done[sq.id] = sq.model_copy(
             update={
                 "status": status,
