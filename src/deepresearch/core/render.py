@@ -20,9 +20,13 @@ import json
 import re
 from collections.abc import Collection, Iterable
 
+from deepresearch.core import render_eval
+from deepresearch.core.certainty import report_words
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
+from deepresearch.core.tiers import LOCAL_CORPUS
 from deepresearch.models import Evidence, Report, Sentence, SourceRef
+from deepresearch.models.scores import SourceScores
 
 IMAGE_REMOVED = "(image removed)"
 LINK_REMOVED = "(link removed)"
@@ -124,6 +128,8 @@ def to_markdown(report: Report) -> str:
     summary = audit_line(report)
     if summary:
         lines += [f"_{summary}_", ""]
+    if report.evaluation is not None:
+        lines += render_eval.markdown(report.evaluation, lambda text: _md(text, ok))
     lines.append(_usage_line(report))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -143,14 +149,24 @@ def _md_sentences(
     return " ".join(parts)
 
 
+def considered_name(scores: SourceScores) -> str:
+    """How a candidate is named in "Sources considered": a local document by its own title
+    (its "domain" is only ``local corpus``), a web page by its site."""
+    if scores.domain == LOCAL_CORPUS and scores.title.strip():
+        return " ".join(strip_controls(scores.title).split())
+    return scores.domain or scores.url
+
+
 def header_lines(report: Report) -> list[str]:
     """Confidence and contradiction warnings for the top of a report (seed 003)."""
     ledger = report.claims
     if ledger is None or not ledger.claim_count:
         return []
     lines = [
-        f"Confidence {ledger.job_confidence:.0%}: {ledger.claim_count} claim(s) from "
-        f"{ledger.source_count} source(s), scored by seed 003's formulas."
+        f"Confidence {ledger.job_confidence:.0%} ({report_words(ledger)}): "
+        f"{ledger.claim_count} claim(s) from "
+        f"{ledger.source_count} source(s), from the quality of the sources behind each "
+        "claim, how many agree and how many disagree, and how many sources were used."
     ]
     disputed = len(ledger.contradicted)
     if disputed:
@@ -175,8 +191,17 @@ def _flag(sentence: Sentence) -> str:
 
 def audit_line(report: Report) -> str | None:
     audit = report.audit
-    if audit is None or audit.policy == "off" or audit.method == "none":
+    if audit is None:
         return None
+    checked = (
+        f" Findings check: {audit.findings_checked} findings read against their quotes, "
+        f"{audit.findings_partial} partly supported, {audit.findings_unsupported} unsupported "
+        "and dropped before writing."
+        if audit.findings_checked
+        else ""
+    )
+    if audit.policy == "off" or audit.method == "none":
+        return checked.strip() or None
     precision = (
         f", citation precision {audit.citation_precision:.0%}"
         if audit.citation_precision is not None
@@ -186,6 +211,7 @@ def audit_line(report: Report) -> str | None:
         f"Audit ({audit.policy}, {audit.method}): {audit.checked} sentences checked against their "
         f"sources: {audit.supported} supported, {audit.partial} partly, {audit.unsupported} not "
         f"supported; {audit.uncited_factual} factual without a citation; {audit.removed} removed{precision}."
+        + checked
     )
 
 
@@ -207,10 +233,17 @@ def _md_url(url: str) -> str:
 
 def _usage_line(report: Report) -> str:
     usage = report.usage
+    council = usage.by_stage.get("council")
+    of_which = (
+        f" (the council: {council.calls} calls, {council.input_tokens} input and "
+        f"{council.output_tokens} output tokens)"
+        if council is not None and council.calls
+        else ""
+    )
     return (
         f"_Run {report.run_id}: {len(report.sources)} sources cited, "
         f"{len(report.cited_evidence_ids())} verified quotes, {usage.calls} model calls, "
-        f"{usage.input_tokens} input and {usage.output_tokens} output tokens._"
+        f"{usage.input_tokens} input and {usage.output_tokens} output tokens{of_which}._"
     )
 
 
@@ -253,6 +286,8 @@ def to_html(report: Report) -> str:
     summary = audit_line(report)
     if summary:
         body.append(f'<p class="audit-summary">{esc(summary)}</p>')
+    if report.evaluation is not None:
+        body.append(render_eval.to_html(report.evaluation, lambda text: neutralize(text, ok)))
     body.append(f'<p class="usage">{esc(_usage_line(report).strip("_"))}</p>')
     return _PAGE.format(title=esc(report.title), body="\n".join(body))
 
@@ -314,7 +349,7 @@ def _md_considered(report: Report, allowed: Collection[str]) -> list[str]:
     for s in report.considered:
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"
         reason = _md(s.reason, allowed).replace("|", "/")
-        name = _md(s.domain or s.url, allowed).replace("|", "/")
+        name = _md(considered_name(s), allowed).replace("|", "/")
         if url_key(s.url) in allowed:
             where = f"[{name}]({_md_url(s.url)})"
         else:
@@ -354,7 +389,7 @@ def _html_considered(report: Report, allowed: Collection[str]) -> str:
     several = len(counts) > 1
     rows = []
     for s in report.considered:
-        name = esc(s.domain or s.url)
+        name = esc(considered_name(s))
         if url_key(s.url) in allowed:
             where = (
                 f'<a href="{html.escape(s.url, quote=True)}" rel="noopener noreferrer">{name}</a>'
