@@ -44,6 +44,9 @@ class Options:
     injection_docs: int | None = None
     #: startup: timed processes per case (after one warm-up)
     startup_runs: int = 10
+    #: wide: broad questions on Vital topics and on FreshWiki articles
+    wide_topics: int = 12
+    wide_events: int = 5
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@
                         [--scaling-questions N] [--retrieval-questions N]
                         [--service-levels 1,3,6,10,20,40] [--sse-clients N] [--service-quick]
                         [--injection-docs N]
-                        [--startup-runs N]
+                        [--startup-runs N] [--wide-topics N] [--wide-events N]
                         [--out bench/results/latest.json]
 
 The JSON holds the machine, the date, the git revision and, per benchmark, every figure
@@ -37,6 +37,7 @@ from bench import (
     service_load,
     startup,
     upload_cap,
+    wide,
 )
 from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
 from bench.machine import ROOT, describe, git_revision, now
@@ -53,6 +54,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "upload_cap": upload_cap.run,
     "injection": injection.run,
     "startup": startup.run,
+    "wide": wide.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -115,6 +117,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--startup-runs", type=int, default=10, help="startup: timed processes per case"
     )
+    parser.add_argument(
+        "--wide-topics", type=int, default=12, help="wide: broad questions on Vital topics"
+    )
+    parser.add_argument(
+        "--wide-events", type=int, default=5, help="wide: broad questions on FreshWiki articles"
+    )
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON to write")
@@ -147,6 +155,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--sse-clients must be >= 1")
     if args.startup_runs < 1:
         parser.error("--startup-runs must be >= 1")
+    if args.wide_topics < 0 or args.wide_events < 0 or args.wide_topics + args.wide_events < 1:
+        parser.error("--wide-topics and --wide-events must be >= 0, together >= 1")
     return args
 
 
@@ -228,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         service_quick=args.service_quick,
         injection_docs=args.injection_docs,
         startup_runs=args.startup_runs,
+        wide_topics=args.wide_topics,
+        wide_events=args.wide_events,
     )
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     # taken before the run: the code measured is the code imported now

@@ -55,12 +55,14 @@ class DepthPreset:
     max_units_total: int
     max_concurrent_units: int
     evidence_per_question: int
+    #: sources a run reads before it stops widening (reflect follows leads until then)
+    min_sources_read: int = 0
 
 
 DEPTHS: dict[str, DepthPreset] = {
     "quick": DepthPreset(3, 3, 5, 3, 2, 6, 3, 4),
     "standard": DepthPreset(5, 3, 8, 5, 3, 12, 4, 6),
-    "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8),
+    "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8, min_sources_read=20),
 }
 
 
@@ -257,6 +259,7 @@ class Settings(BaseSettings):
     max_units_total: int | None = Field(default=None, ge=1, le=100)
     max_concurrent_units: int | None = Field(default=None, ge=1, le=16)
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
+    min_sources_read: int | None = Field(default=None, ge=0, le=200)
     min_evidence: int = Field(default=5, ge=0)
     min_cited_evidence: int = Field(default=5, ge=0)
     min_domains: int = Field(default=3, ge=0)

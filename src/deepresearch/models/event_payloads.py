@@ -35,6 +35,11 @@ class PlannedUnit(UnitRef):
 
 class QueuedUnit(PlannedUnit):
     lead: str | None = Field(description="the lead the unit follows, else null")
+    widened: int = Field(
+        default=0,
+        description="how many times a covered sub-question was re-run to read its further "
+        "results (deep's reading floor, `min_sources_read`); 0 for a new unit",
+    )
 
 
 class ChosenSource(Item):

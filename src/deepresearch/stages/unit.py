@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 
 from deepresearch.context import RunContext
+from deepresearch.core.answers import about, anchors, names_any
 from deepresearch.core.fusion import provider_counts
+from deepresearch.core.mentions import mention_key
 from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.questions import QuestionProfile, analyze_question
@@ -59,10 +61,19 @@ async def run_unit(
         stage=STAGE,
         message=f"{sub_question.id}: {kept.kept} results from {len(sub_question.queries)} queries",
     )
+    profile = analyze_question(question)
     fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
     limit = settings.limit("sources_per_question")
     if sub_question.lead:  # a lead's unit looks for the lead's own page, a search's top hits
         limit = min(limit, LEAD_SOURCES)
+        # and reads only results that name the lead: the others are about something else
+        # (a lead with no page of its own finds words of its query: "Tattoo" for "impact")
+        key = mention_key(sub_question.lead)
+        fresh = [hit for hit in fresh if names_any(f"{hit.title} {hit.snippet}", [key])]
+    elif sub_question.widened:
+        # reading further down the results: only those that name what the question is about
+        keys = anchors(profile)
+        fresh = [hit for hit in fresh if about(hit.snippet, hit.title, keys)]
     selection = await rank_candidates(ctx, fresh, sub_question, limit=limit)
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
@@ -89,7 +100,6 @@ async def run_unit(
     result.passing = reads.passing
     budget = settings.preset.evidence_per_question
     readable = [s for s in reads.usable if s.fetched and s.text]
-    profile = analyze_question(question)
     candidates, relevant = _candidates(readable, sub_question, profile)
     digests = await asyncio.gather(
         *(
