@@ -20,12 +20,12 @@ from deepresearch.cli.common import (
     use_config_file,
 )
 from deepresearch.cli.live import Renderer
+from deepresearch.cli.output import check_destination, deliver, report_bytes
 from deepresearch.cli.run import Format
 from deepresearch.errors import DeepResearchError
 from deepresearch.recipes.employer import (
     EmployerRequest,
     load_employer_lists,
-    render_employer,
     run_employer,
 )
 
@@ -107,6 +107,7 @@ def employer(
     )
     settings = settings_from({k: v for k, v in overrides.items() if v is not None})
     target = out or Path(f"employer-profile.{fmt.value}")
+    check_destination(fmt.value, target)
     renderer = Renderer(json_events=json_events)
     try:
         employer_lists = load_employer_lists(lists) if lists is not None else None
@@ -121,10 +122,10 @@ def employer(
     except KeyboardInterrupt:
         typer.echo("\ninterrupted", err=True)
         raise typer.Exit(130) from None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_employer(result, fmt.value), encoding="utf-8")
+    written = deliver(report_bytes(result, fmt.value, settings), target)
     what = "early exit (no profile)" if result.early_exit else "employer profile"
-    typer.echo(f"{what} written to {target} (run {result.run_id})", err=True)
+    where = "standard output" if written is None else str(written)
+    typer.echo(f"{what} written to {where} (run {result.run_id})", err=True)
     if result.early_exit:
         typer.echo(f"reason: {result.reranker.early_exit_reason}", err=True)
     raise typer.Exit(EXIT_ABORT if result.early_exit else EXIT_OK)

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from deepresearch.cli.common import EXIT_FAILED, fail, settings_from
+from deepresearch.cli.output import check_destination, deliver, report_bytes
 from deepresearch.cli.run import Format
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
 from deepresearch.runner import load_report
 
@@ -18,9 +18,12 @@ from deepresearch.runner import load_report
 def report(
     run_id: Annotated[str, typer.Argument(help="The id of a finished run.")],
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
-    out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write here instead of stdout (pdf and docx need it).")
+    ] = None,
 ) -> None:
     """Print or write the report of a finished run."""
+    check_destination(fmt.value, out)
     settings = settings_from({})
     try:
         found = asyncio.run(load_report(settings, run_id))
@@ -31,10 +34,6 @@ def report(
             f"error: run {run_id} has not finished; resume it with --resume {run_id}", err=True
         )
         raise typer.Exit(EXIT_FAILED)
-    text = render(found, fmt.value)
-    if out is None:
-        typer.echo(text, nl=False)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {out}", err=True)
+    written = deliver(report_bytes(found, fmt.value, settings), out)
+    if written is not None:
+        typer.echo(f"wrote {written}", err=True)

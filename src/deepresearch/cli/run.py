@@ -19,8 +19,8 @@ from deepresearch.cli.common import (
     use_config_file,
 )
 from deepresearch.cli.live import Renderer
+from deepresearch.cli.output import STDOUT, check_destination, deliver, report_bytes
 from deepresearch.core.ids import new_run_id
-from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
 from deepresearch.runner import load_run_record, run_research, save_run_record
 
@@ -41,6 +41,8 @@ class Format(StrEnum):
     md = "md"
     html = "html"
     json = "json"
+    pdf = "pdf"
+    docx = "docx"
 
 
 def run(
@@ -131,6 +133,10 @@ def run(
             {k: str(v) if isinstance(v, Path) else v for k, v in given.items()},
         )
     target = out or Path(f"report.{fmt.value}")
+    check_destination(fmt.value, target)
+    if target == STDOUT and json_events:
+        typer.echo("error: --json-events already writes to stdout; pass --out FILE", err=True)
+        raise typer.Exit(EXIT_USAGE)
 
     renderer = Renderer(json_events=json_events)
     try:
@@ -153,9 +159,9 @@ def run(
     if report is None:
         typer.echo(f"paused; resume with: deepresearch run --resume {run_id}", err=True)
         raise typer.Exit(EXIT_OK)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(report, fmt.value), encoding="utf-8")
-    typer.echo(f"{report.kind} report written to {target} (run {run_id})", err=True)
+    written = deliver(report_bytes(report, fmt.value, settings), target)
+    where = "standard output" if written is None else str(written)
+    typer.echo(f"{report.kind} report written to {where} (run {run_id})", err=True)
     if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
         typer.echo(report.summary[0].text, err=True)
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)

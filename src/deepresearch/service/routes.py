@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -12,10 +11,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.render import render
+from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
+from deepresearch.export.fonts import find_fonts
+from deepresearch.export.formats import result_bytes, stored_result
 from deepresearch.models import Report
 from deepresearch.recipes.employer import EmployerResult, render_employer
 from deepresearch.service.auth import Caller, caller
-from deepresearch.service.jobs import TERMINAL, Job, request_hash
+from deepresearch.service.jobs import TERMINAL, Job
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
     JobPage,
@@ -35,12 +37,7 @@ from deepresearch.service.sse import (
     parse_event_id,
 )
 from deepresearch.service.state import ServiceState
-from deepresearch.service.store import (
-    IdempotencyInFlight,
-    IdempotencyMismatch,
-    SubmissionRateLimited,
-)
-from deepresearch.service.worker import job_settings
+from deepresearch.service.submission import submit_job
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -98,49 +95,8 @@ async def submit(
     body returns the same job (200), a different body is refused (422), and a retry while
     the first is still being created gets 409. A caller with an active run gets that run
     back (200, ``attached``) unless their key allows more at once."""
-    state = _state(request)
-    options = body.options.settings_update()
-    # a job the server could not run (no key for its model or search) is refused now
-    await run_in_threadpool(state.preflight.check, job_settings(state.settings, options))
-    fingerprint = request_hash(body.question, body.recipe, options)
-    try:
-        result = await run_in_threadpool(
-            lambda: state.store.submit(
-                owner=who.owner,
-                question=body.question,
-                recipe=body.recipe,
-                options=options,
-                request_hash=fingerprint,
-                idempotency_key=idempotency_key,
-                max_active_runs=who.max_active_runs,
-                limits=state.limits,
-            )
-        )
-    except IdempotencyMismatch:
-        raise ApiProblem(
-            422,
-            "this Idempotency-Key was used with a different request body",
-            kind="idempotency-mismatch",
-        ) from None
-    except IdempotencyInFlight:
-        raise ApiProblem(
-            409,
-            "a request with this Idempotency-Key is still being processed; retry shortly",
-            headers={"Retry-After": "1"},
-            kind="idempotency-in-flight",
-        ) from None
-    except SubmissionRateLimited as exc:
-        wait = math.ceil(exc.retry_after_s)
-        raise ApiProblem(
-            429,
-            f"at most {state.settings.submissions_per_window} submissions per "
-            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
-            headers={"Retry-After": str(wait)},
-            kind="rate-limited",
-        ) from None
-    if result.created:
-        state.workers.wake()
-    else:
+    result = await submit_job(_state(request), who, body, idempotency_key)
+    if not result.created:
         response.status_code = 200
     response.headers["Location"] = f"/v1/research/{result.job.id}"
     view = JobView.of(result.job)
@@ -201,7 +157,12 @@ async def cancel(job_id: str, request: Request, who: CallerDep) -> JobView:
     "/research/{job_id}/report",
     responses={
         200: {
-            "content": {"text/markdown": {}, "text/html": {}, "application/json": {}},
+            "content": {
+                "text/markdown": {},
+                "text/html": {},
+                "application/json": {},
+                **{media: {} for media in MEDIA_TYPES.values()},
+            },
             "description": "the report",
         },
         **PROBLEMS,
@@ -213,8 +174,9 @@ async def report(
     job_id: str,
     request: Request,
     who: CallerDep,
-    format: Literal["md", "html", "json"] = "json",
+    format: Literal["md", "html", "json", "pdf", "docx"] = "json",
 ) -> Response:
+    """The report as markdown, HTML, JSON, or a PDF or DOCX download."""
     job = await _own_job(request, who, job_id)
     if job.status == "EXPIRED":
         raise ApiProblem(410, "the job's results have expired", kind="expired")
@@ -222,6 +184,16 @@ async def report(
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
     kind, document, markdown = found
+    if format in BINARY_FORMATS:
+        fonts = find_fonts(_state(request).settings.pdf_fonts)
+        data = await run_in_threadpool(
+            lambda: result_bytes(stored_result(kind, document), format, fonts=fonts)
+        )
+        return Response(
+            data,
+            media_type=MEDIA_TYPES[format],
+            headers={"Content-Disposition": f'attachment; filename="{job.id}.{format}"'},
+        )
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":

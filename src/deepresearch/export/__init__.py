@@ -1,0 +1,41 @@
+"""Binary report formats: PDF (fpdf2) and DOCX (python-docx), both pure Python.
+
+Both draw the page-neutral ``core.document.Document`` built from a Report
+(``core.document.report_document``) or an employer profile
+(``recipes.employer.document.employer_document``), so they carry what the markdown and
+HTML renderings carry, with the same link rules. Rendering reads nothing but the font
+files it is given; ``fonts.find_fonts`` decides which (the ``pdf_fonts`` setting first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from deepresearch.core.document import Document, report_document
+from deepresearch.models import Report
+
+BINARY_FORMATS: tuple[str, ...] = ("pdf", "docx")
+MEDIA_TYPES: dict[str, str] = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+
+
+def export_document(doc: Document, fmt: str, *, fonts: Sequence[Path] | None = None) -> bytes:
+    """``doc`` as ``pdf`` or ``docx`` bytes; ``fonts`` are the PDF's TrueType files
+    (None: the ones ``find_fonts`` finds on this machine)."""
+    if fmt == "pdf":
+        from deepresearch.export.fonts import find_fonts
+        from deepresearch.export.pdf import to_pdf
+
+        return to_pdf(doc, find_fonts() if fonts is None else fonts)
+    if fmt == "docx":
+        from deepresearch.export.docx import to_docx
+
+        return to_docx(doc)
+    raise ValueError(f"unknown binary format {fmt!r}; choose one of {', '.join(BINARY_FORMATS)}")
+
+
+def export_report(report: Report, fmt: str, *, fonts: Sequence[Path] | None = None) -> bytes:
+    return export_document(report_document(report), fmt, fonts=fonts)
