@@ -16,8 +16,8 @@ from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
 from deepresearch.testing.web import OfflineWeb
 
-from ..service.helpers import Service, read_sse, running_service, service_settings
 from ..export.reading import cited_quotes, docx_text, pdf_text
+from ..service.helpers import Service, read_sse, running_service, service_settings
 from .conftest import REQUIRE_BROWSER, screenshot, why_no_browser
 from .proxy import DroppableProxy
 
