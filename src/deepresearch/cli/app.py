@@ -11,6 +11,7 @@ from deepresearch.cli.employer import employer
 from deepresearch.cli.index import index
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
+from deepresearch.cli.mcp import mcp
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
 from deepresearch.cli.serve import serve
@@ -28,6 +29,7 @@ app.command(name="index")(index)
 app.command(name="report")(report)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)
+app.command(name="mcp")(mcp)
 app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
 
