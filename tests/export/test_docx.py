@@ -1,0 +1,73 @@
+"""DOCX export: the file opens (python-docx), carries the verified quotes, makes each
+citation a hyperlink to its source, keeps the sources-considered table as a table, and
+stores any Unicode text."""
+
+from __future__ import annotations
+
+import io
+
+import docx
+
+from deepresearch.core.render import citation_numbers
+from deepresearch.export import export_report
+from deepresearch.models import Report
+
+from ..core.test_render import make_report
+from .reading import docx_links, docx_tables, docx_text, flat
+from .test_pdf import cited_quotes
+
+
+def test_the_docx_carries_every_cited_quote_in_any_script(bee_report: Report) -> None:
+    data = export_report(bee_report, "docx")
+    text = docx_text(data)
+    quotes = cited_quotes(bee_report)
+    assert any("蜜蜂" in quote for quote in quotes)  # Chinese, kept as it is
+    for quote in quotes:
+        assert quote in text
+    document = docx.Document(io.BytesIO(data))
+    assert document.core_properties.title == flat(bee_report.title)
+    headings = [
+        p.text for p in document.paragraphs if p.style.name.startswith(("Heading", "Title"))
+    ]
+    assert headings[0] == flat(bee_report.title)
+    assert {"Sources", "Sources considered"} <= set(headings)
+
+
+def test_citations_are_hyperlinks_to_the_cited_source(bee_report: Report) -> None:
+    links = docx_links(export_report(bee_report, "docx"))
+    urls = {ref.number: ref.url for ref in bee_report.sources}
+    numbers = citation_numbers(bee_report)
+    marks = [(text, url) for text, url in links if text.startswith("[")]
+    expected = {
+        (f"[{numbers[c]}]", urls[numbers[c]])
+        for sentence in bee_report.all_sentences()
+        for c in sentence.citations
+        if c in numbers
+    }
+    assert expected and set(marks) == expected
+    # the sources list links each title; nothing links anywhere else
+    assert {url for _, url in links} == set(urls.values())
+    for ref in bee_report.sources:
+        assert (flat(ref.title), ref.url) in links
+
+
+def test_the_sources_considered_table_is_a_table(bee_report: Report) -> None:
+    data = export_report(bee_report, "docx")
+    (table,) = docx_tables(data)
+    assert table[0] == ["source", "tier", "signal", "model", "final", "decision"]
+    assert len(table) == 1 + len(bee_report.considered)
+    cited = {ref.url for ref in bee_report.sources}
+    for row, scores in zip(table[1:], bee_report.considered, strict=True):
+        assert row[4] == f"{scores.final:.2f}" and row[5] == scores.reason
+        assert row[1] == scores.tier
+        # an uncited source shows its address as text, never as a link
+        if scores.url not in cited:
+            assert scores.url in row[0]
+    assert not {url for _, url in docx_links(data)} - cited
+
+
+def test_text_xml_cannot_carry_is_dropped_not_fatal() -> None:
+    report = make_report(title="Bees\x00 and \x1bants\ufffe")
+    report.summary[0].text = "Bees\x07 pollinate crops."
+    text = docx_text(export_report(report, "docx"))
+    assert "Bees and ants" in text and "Bees pollinate crops. [1]" in text
