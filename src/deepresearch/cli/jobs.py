@@ -13,12 +13,21 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from deepresearch.cli.common import EXIT_ABORT, EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
+from deepresearch.cli.common import (
+    EXIT_ABORT,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    fail,
+    settings_from,
+)
 from deepresearch.cli.live import Renderer
 from deepresearch.cli.options import SEARCH_HELP
+from deepresearch.cli.output import check_destination, deliver, report_bytes
 from deepresearch.cli.run import Depth, Format
 from deepresearch.core.render import render
 from deepresearch.errors import DeepResearchError
+from deepresearch.export import BINARY_FORMATS
 from deepresearch.models import RunEvent
 from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
 from deepresearch.service.schemas import JobView
@@ -227,8 +236,16 @@ def report(
     server: Server = DEFAULT_SERVER,
     api_key: ApiKey = None,
 ) -> None:
-    """Print or write the report of a finished job (json as 'deepresearch report' writes it)."""
+    """Print or write the report of a finished job (json, pdf and docx as 'deepresearch
+    report' writes them)."""
+    check_destination(fmt.value, out)
     with _client(server, api_key) as client:
+        if fmt.value in BINARY_FORMATS:
+            data = report_bytes(client.report_model(job_id), fmt.value, settings_from({}))
+            written = deliver(data, out)
+            if written is not None:
+                typer.echo(f"wrote {written}", err=True)
+            return
         if fmt is Format.md:
             text = client.report(job_id, "md")
         elif fmt is Format.html:
@@ -275,7 +292,7 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
     kind = str(terminal.data.get("kind") or "")
     typer.echo(
         f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "
-        "[--format md|html|json] [--out FILE]",
+        "[--format md|html|json|pdf|docx] [--out FILE]",
         err=True,
     )
     if kind in ("chitchat", "refusal", "clarification"):
