@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -14,6 +15,7 @@ from typing import Any
 
 import httpx
 import httpx2
+import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
@@ -29,6 +31,7 @@ from deepresearch.testing.web import OfflineWeb
 from ..export.conftest import QUESTION, run_options
 from ..export.reading import pdf_text
 
+MCP_DOC = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text()
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -196,3 +199,16 @@ async def test_without_keys_only_loopback_hosts_are_served(
         assert "loopback" in rebound.json()["detail"]
         async with session(url, None) as client:
             assert len((await client.list_tools()).tools) == 3
+
+
+async def test_the_documented_python_client_works_as_written(
+    bee_web: OfflineWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (example,) = re.findall(r"```python\n(.*?)```", MCP_DOC, re.S)
+    namespace: dict[str, Any] = {}
+    exec(compile(example, "docs/mcp.md", "exec"), namespace)
+    async with served(bee_web, tmp_path, key_limits=(1,)) as (url, (key,), _):
+        report = await namespace["ask"](QUESTION, url=f"{url}/mcp", key=key)
+    assert report.startswith("# ") and "waggle dance" in report
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-1].startswith("100.0% [done] Research finished")
