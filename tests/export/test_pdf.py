@@ -115,3 +115,14 @@ def test_the_same_report_gives_the_same_document() -> None:
     assert report_document(report) == report_document(report.model_copy(deep=True))
     first = pdf_text(export_report(report, "pdf", fonts=UNICODE_FONTS))
     assert first == pdf_text(export_report(report, "pdf", fonts=UNICODE_FONTS))
+
+
+def test_words_longer_than_a_line_or_a_cell_wrap(bee_report: Report) -> None:
+    address = "http://127.0.0.1:1/" + "a" * 400
+    row = bee_report.considered[-1].model_copy(update={"url": address, "reason": "x" * 300})
+    report = bee_report.model_copy(
+        update={"considered": [*bee_report.considered[:-1], row], "title": "T" + "y" * 500}
+    )
+    for fonts in (UNICODE_FONTS, []):
+        text = pdf_text(export_report(report, "pdf", fonts=fonts)).replace(" ", "")
+        assert "a" * 400 in text and "y" * 500 in text

@@ -166,7 +166,7 @@ def _heading(pdf: FPDF, faces: _Faces, block: Heading) -> None:
     pdf.set_text_color(*INK)
     pdf.set_font(faces.family, "B", size)
     pdf.start_section(text or "-", level=max(0, block.level - 1), strict=False)
-    pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(0, size * 0.5, text, align="L", new_x="LMARGIN", new_y="NEXT")
     pdf.ln(1.5)
 
 
@@ -225,7 +225,7 @@ def _table(pdf: FPDF, faces: _Faces, block: Table) -> None:
         col_widths=block.widths,
         text_align="LEFT",
         line_height=size * 0.45,
-        wrapmode=WrapMode.CHAR,
+        wrapmode=WrapMode.WORD,
         headings_style=FontFace(emphasis="BOLD"),
         padding=0.8,
     ) as table:
