@@ -34,9 +34,6 @@ SYSTEM_FONTS: tuple[str, ...] = (
     "C:/Windows/Fonts/msyh.ttc",
 )
 
-#: how a bold face is named beside its regular one
-_BOLD_NAMES = (("-Regular", "-Bold"), ("Sans.ttf", "Sans-Bold.ttf"), ("arial.ttf", "arialbd.ttf"))
-
 
 def find_fonts(
     configured: Sequence[Path] = (), *, system: Iterable[str] = SYSTEM_FONTS
@@ -52,10 +49,13 @@ def find_fonts(
 
 def bold_face(regular: Path) -> Path | None:
     """The bold face that sits beside ``regular`` (DejaVuSans-Bold.ttf beside
-    DejaVuSans.ttf), if there is one."""
-    for plain, bold in _BOLD_NAMES:
-        if regular.name.endswith(plain):
-            candidate = regular.with_name(regular.name[: -len(plain)] + bold)
-            if candidate.is_file():
-                return candidate
+    DejaVuSans.ttf, NotoSans-Bold.ttf beside NotoSans-Regular.ttf, arialbd.ttf beside
+    arial.ttf), if there is one."""
+    stem = regular.stem
+    names = [stem.removesuffix("-Regular") + "-Bold"] if stem.endswith("-Regular") else []
+    names += [stem + "-Bold", stem + "bd"]
+    for name in names:
+        candidate = regular.with_name(name + regular.suffix)
+        if candidate.is_file():
+            return candidate
     return None
