@@ -25,6 +25,8 @@ MEDIA_TYPES: dict[str, str] = {
 def export_document(doc: Document, fmt: str, *, fonts: Sequence[Path] | None = None) -> bytes:
     """``doc`` as ``pdf`` or ``docx`` bytes; ``fonts`` are the PDF's TrueType files
     (None: the ones ``find_fonts`` finds on this machine)."""
+    # imported when used: fpdf2 and python-docx bring Pillow, fontTools and lxml, which
+    # every other command would otherwise load at start
     if fmt == "pdf":
         from deepresearch.export.fonts import find_fonts
         from deepresearch.export.pdf import to_pdf
