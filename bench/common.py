@@ -40,6 +40,8 @@ class Options:
     service_levels: tuple[int, ...] = (1, 3, 6, 10, 20, 40)
     sse_clients: int = 100
     service_quick: bool = False
+    #: injection: real documents to scan (None: all 11,838)
+    injection_docs: int | None = None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@
                         [--pages N] [--concurrency 1,4,16] [--scaling-sizes 2x3,4x5,8x8]
                         [--scaling-questions N] [--retrieval-questions N]
                         [--service-levels 1,3,6,10,20,40] [--sse-clients N] [--service-quick]
+                        [--injection-docs N]
                         [--out bench/results/latest.json]
 
 The JSON holds the machine, the date, the git revision and, per benchmark, every figure
@@ -27,6 +28,7 @@ from bench import (
     end_to_end,
     extraction,
     fetch_extract,
+    injection,
     quote_verification,
     ranking,
     retrieval,
@@ -47,6 +49,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "retrieval": retrieval.run,
     "service_load": service_load.run,
     "upload_cap": upload_cap.run,
+    "injection": injection.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -102,6 +105,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--service-quick",
         action="store_true",
         help="service_load: a tiny run (2 jobs, 3 SSE clients) to check it works",
+    )
+    parser.add_argument(
+        "--injection-docs", type=int, default=None, help="injection: real documents (default all)"
     )
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
@@ -212,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         service_levels=args.service_levels,
         sse_clients=args.sse_clients,
         service_quick=args.service_quick,
+        injection_docs=args.injection_docs,
     )
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     # taken before the run: the code measured is the code imported now

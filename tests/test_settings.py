@@ -63,3 +63,56 @@ def test_secrets_are_hidden_in_repr(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = load_settings()
     assert "tvly-secret-value" not in repr(settings)
     assert settings.secrets() == ["tvly-secret-value"]
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("depth = \n", "line 1, column 9"),
+        ('model = "none"\ndepth = "quick\n', "line 2"),
+        ("[models\n", "line 1"),
+        ('model = "none"\nmodel = "none"\n', "line 2"),  # a key defined twice
+    ],
+)
+def test_invalid_toml_names_the_file_line_and_column(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: str, where: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    monkeypatch.setenv("DEEPRESEARCH_CONFIG", str(path))
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert str(path) in caught.value.message and "not valid TOML" in caught.value.message
+    assert where in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "named", "suggested"),
+    [
+        ('dept = "deep"\n', "'dept'", "'depth'"),
+        ('serch = "local"\n', "'serch'", "'search'"),
+        ("max_wave = 2\n", "'max_wave'", "'max_waves'"),
+        ('[models]\nwriter = "none"\n', "'models'", "'model'"),  # top-level keys only
+        ('zzz_unrelated = 1\nmodel = "none"\n', "'zzz_unrelated'", None),
+    ],
+)
+def test_unknown_toml_keys_are_reported_with_the_closest_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: str, named: str, suggested: str | None
+) -> None:
+    (tmp_path / "deepresearch.toml").write_text(text)  # found in the working directory
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert f"unknown setting {named}" in caught.value.message
+    if suggested:
+        assert f"did you mean {suggested}?" in caught.value.message
+    else:
+        assert "did you mean" not in caught.value.message
+
+
+def test_a_missing_config_file_named_by_the_environment_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("DEEPRESEARCH_CONFIG", str(tmp_path / "nope.toml"))
+    with pytest.raises(ConfigError, match=r"nope\.toml does not exist"):
+        load_settings()

@@ -12,8 +12,9 @@ Ownership map (dependencies point down only):
 - ``fetch``    the fetcher (HTTP with guards) and extractors (HTML, PDF).
 - ``stages``   one module per pipeline stage: thin nodes around ``core`` and the ports.
 - ``graph``    wires the stages into the one LangGraph run path; holds no logic.
-- ``runner``   starts and resumes runs, owns checkpoints and the event stream.
-- ``recipes``  structured research flows on the same ports (``employer``: seed 000).
+- ``recipes``  the research flows, peers on one runner: ``research`` (the graph above) and
+               ``employer`` (seed 000), behind one protocol and one registry.
+- ``runner``   starts and resumes any recipe's runs, owns checkpoints and the event stream.
 - ``cli``      the command-line front end. It renders events; it holds no research logic.
 - ``testing``  the offline world: loopback web + SearXNG endpoint, scripted chat model.
 """
@@ -24,6 +25,8 @@ from deepresearch.api import (
     research_employer,
     research_employer_async,
     research_events,
+    run_recipe,
+    run_recipe_async,
 )
 
 __all__ = [
@@ -32,5 +35,7 @@ __all__ = [
     "research_employer",
     "research_employer_async",
     "research_events",
+    "run_recipe",
+    "run_recipe_async",
 ]
 __version__ = "0.1.0"

@@ -5,6 +5,15 @@
 ...     print(event.type)
 >>> stream.report
 >>> profile = deepresearch.research_employer("Google", role="Software Engineer", model="none")
+
+Every entry point checks what it is given before any work, with the same rules as the
+CLI and the API: the question is normalised (``core.sanitize.normalize_question``: control
+characters removed, whitespace collapsed, at most 4,000 characters) and a bad one raises
+``deepresearch.errors.InvalidInput``, as does a malformed ``run_id``.
+
+>>> profile = deepresearch.run_recipe("employer", "Google", options={"role": "SRE"}, model="none")
+
+Recipes are looked up in the registry (``deepresearch.recipes.registry``) by name.
 """
 
 from __future__ import annotations
@@ -15,11 +24,13 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from deepresearch.core.ids import check_run_id
+from deepresearch.core.sanitize import normalize_question
 from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.models import Report, RunEvent
-from deepresearch.recipes.employer import EmployerLists, EmployerRequest, EmployerResult
-from deepresearch.recipes.employer import run_employer as _run_employer
+from deepresearch.recipes.registry import get_recipe
+from deepresearch.runner import run_recipe as _run_recipe
 from deepresearch.runner import run_research
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Role, Settings, load_settings
@@ -32,13 +43,22 @@ async def research_async(
     models: Mapping[Role, BaseChatModel | None] | None = None,
     search_provider: SearchProvider | None = None,
     fetcher: Fetcher | None = None,
+    run_id: str | None = None,
     **options: Any,
 ) -> Report:
     """Research ``question`` and return the report. ``options`` are Settings fields
-    (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``...)."""
+    (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``...);
+    ``run_id`` names the run (default: a new id)."""
+    question = normalize_question(question)
+    run_id = check_run_id(run_id) if run_id is not None else None
     resolved = settings or load_settings(**options)
     report = await run_research(
-        question, resolved, models=models, search=search_provider, fetcher=fetcher
+        question,
+        resolved,
+        run_id=run_id,
+        models=models,
+        search=search_provider,
+        fetcher=fetcher,
     )
     assert report is not None  # only stop_after pauses a run
     return report
@@ -53,8 +73,10 @@ class research_events:
     """Research ``question`` while yielding its RunEvents as they happen; the report is
     on ``.report`` once iteration ends."""
 
-    def __init__(self, question: str, **kwargs: Any) -> None:
-        self.question = question
+    def __init__(self, question: str, *, run_id: str | None = None, **kwargs: Any) -> None:
+        # checked here, so a bad question fails when the stream is made, not mid-loop
+        self.question = normalize_question(question)
+        self.run_id = check_run_id(run_id) if run_id is not None else None
         self.kwargs = kwargs
         self.report: Report | None = None
 
@@ -71,6 +93,7 @@ class research_events:
                 return await run_research(
                     self.question,
                     resolved,
+                    run_id=self.run_id,
                     sinks=[queue.put_nowait],
                     models=models,
                     search=search_provider,
@@ -85,6 +108,50 @@ class research_events:
         self.report = await task
 
 
+async def run_recipe_async(
+    recipe: str,
+    question: str | None = None,
+    *,
+    options: Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+    search_provider: SearchProvider | None = None,
+    fetcher: Fetcher | None = None,
+    resources: Mapping[str, Any] | None = None,
+    sinks: Sequence[Sink] = (),
+    run_id: str | None = None,
+    resume: bool = False,
+    **settings_options: Any,
+) -> Any:
+    """Run the recipe called ``recipe`` (``"research"``, ``"employer"``) on ``question``
+    and return its document (a Report, an EmployerResult). ``options`` are the recipe's
+    own (its ``options_model``), ``settings_options`` Settings fields; ``resources`` the
+    recipe's objects (the employer's ``lists``). With ``resume=True`` it continues run
+    ``run_id`` from its last checkpoint. Unknown recipes and bad options raise
+    ConfigError."""
+    chosen = get_recipe(recipe)
+    run_id = check_run_id(run_id) if run_id is not None else None
+    resolved = settings or load_settings(**settings_options)
+    request = None if resume else chosen.request(question, options or {})
+    return await _run_recipe(
+        chosen,
+        request,
+        resolved,
+        run_id=run_id,
+        resume=resume,
+        sinks=sinks,
+        models=models,
+        search=search_provider,
+        fetcher=fetcher,
+        resources=resources,
+    )
+
+
+def run_recipe(recipe: str, question: str | None = None, **kwargs: Any) -> Any:
+    """Blocking variant of :func:`run_recipe_async`."""
+    return asyncio.run(run_recipe_async(recipe, question, **kwargs))
+
+
 async def research_employer_async(
     company: str | None = None,
     *,
@@ -92,37 +159,42 @@ async def research_employer_async(
     job_description: str | None = None,
     max_queries: int = 2,
     max_result_chars: int = 1500,
+    sources_per_query: int = 3,
     settings: Settings | None = None,
     models: Mapping[Role, BaseChatModel | None] | None = None,
     search_provider: SearchProvider | None = None,
     fetcher: Fetcher | None = None,
-    lists: EmployerLists | None = None,
+    lists: Any = None,
     sinks: Sequence[Sink] = (),
+    run_id: str | None = None,
     **options: Any,
-) -> EmployerResult:
-    """Research an employer (seed 000's recipe) and return its profile, or the reason
-    there is none (``result.early_exit``). ``options`` are Settings fields, as for
-    :func:`research_async`; render the result with
+) -> Any:
+    """Research an employer (seed 000's recipe) and return its ``EmployerResult``: the
+    profile, or the reason there is none (``result.early_exit``). ``options`` are
+    Settings fields, as for :func:`research_async`; ``lists`` an ``EmployerLists``
+    (``deepresearch.recipes.employer.load_employer_lists(FILE)``). Render the result with
     ``deepresearch.recipes.employer.render_employer(result, "md")``."""
-    request = EmployerRequest(
-        company=company,
-        role=role,
-        job_description=job_description,
-        max_queries=max_queries,
-        max_result_chars=max_result_chars,
-    )
-    resolved = settings or load_settings(**options)
-    return await _run_employer(
-        request,
-        resolved,
-        sinks=sinks,
+    return await run_recipe_async(
+        "employer",
+        company,
+        options={
+            "role": role,
+            "job_description": job_description,
+            "max_queries": max_queries,
+            "max_result_chars": max_result_chars,
+            "sources_per_query": sources_per_query,
+        },
+        settings=settings,
         models=models,
-        search=search_provider,
+        search_provider=search_provider,
         fetcher=fetcher,
-        lists=lists,
+        resources={"lists": lists} if lists is not None else None,
+        sinks=sinks,
+        **options,
+        run_id=run_id,
     )
 
 
-def research_employer(company: str | None = None, **kwargs: Any) -> EmployerResult:
+def research_employer(company: str | None = None, **kwargs: Any) -> Any:
     """Blocking variant of :func:`research_employer_async`."""
     return asyncio.run(research_employer_async(company, **kwargs))

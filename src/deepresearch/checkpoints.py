@@ -1,20 +1,21 @@
 """Where run checkpoints live: SQLite in the data folder by default, PostgreSQL when
-``database_url`` names one (the service's database). Both are LangGraph savers with our
-allow-listed serializer, written synchronously after every stage."""
+``database_url`` names one (the service's database). Both are LangGraph savers with an
+allow-listed serializer (the types every recipe declares), written synchronously after
+every stage. Every recipe's runs share one store; a run's id is its thread."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from deepresearch.errors import ConfigError
-from deepresearch.graph import checkpoint_serde
 from deepresearch.settings import Settings
 
 _ready: set[str] = set()
@@ -42,10 +43,18 @@ def describe(settings: Settings) -> str:
     return str(sqlite_checkpoint_path(settings))
 
 
+def checkpoint_serde(types: Sequence[tuple[str, str]]) -> JsonPlusSerializer:
+    """A serializer that loads only ``types`` (module, class) from a checkpoint."""
+    return JsonPlusSerializer(allowed_msgpack_modules=list(types))
+
+
 @asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[str]]:
+async def open_checkpointer(
+    settings: Settings, types: Sequence[tuple[str, str]]
+) -> AsyncIterator[BaseCheckpointSaver[str]]:
+    """The checkpoint store; its serializer loads only ``types``."""
     if is_postgres(settings.database_url):
-        async with _postgres(str(settings.database_url)) as saver:
+        async with _postgres(str(settings.database_url), types) as saver:
             yield saver
         return
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -53,13 +62,15 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
     try:
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA busy_timeout=10000")
-        yield AsyncSqliteSaver(conn, serde=checkpoint_serde())
+        yield AsyncSqliteSaver(conn, serde=checkpoint_serde(types))
     finally:
         await conn.close()
 
 
 @asynccontextmanager
-async def _postgres(url: str) -> AsyncIterator[BaseCheckpointSaver[str]]:
+async def _postgres(
+    url: str, types: Sequence[tuple[str, str]]
+) -> AsyncIterator[BaseCheckpointSaver[str]]:
     try:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     except ImportError:
@@ -68,7 +79,7 @@ async def _postgres(url: str) -> AsyncIterator[BaseCheckpointSaver[str]]:
             hint="pip install 'deepresearch[postgres]'",
         ) from None
     async with AsyncPostgresSaver.from_conn_string(
-        libpq_url(url), serde=checkpoint_serde()
+        libpq_url(url), serde=checkpoint_serde(types)
     ) as saver:
         async with _setup_lock:
             if url not in _ready:

@@ -4,7 +4,10 @@ nothing downstream inspects error strings.
     DeepResearchError
     ├── ConfigError                 the user must act: bad flag, missing key, unknown provider
     │   ├── MissingKeyError
-    │   └── SuspiciousInput         the question holds a template placeholder or active markup
+    │   ├── SuspiciousInput         the question holds a template placeholder or active markup
+    │   ├── InvalidInput            a question, run id or output path that cannot be used
+    │   │                           (also a ValueError, so pydantic validators may raise it)
+    │   └── RunNotFound             --resume or report named a run that has no checkpoint
     └── RunError                    something failed while running
         ├── ProviderError           a search provider or model service failed
         │   ├── ProviderUnavailable     unreachable, timed out, 5xx after retries
@@ -12,8 +15,7 @@ nothing downstream inspects error strings.
         │   └── ProviderAuthError       401/403: the key was refused
         ├── FetchError              a page could not be fetched
         │   └── FetchBlocked            refused by policy (scheme, address, size)
-        ├── ModelOutputError        a model's reply could not be used after repair and retry
-        └── RunNotFound             --resume named a run that has no checkpoint
+        └── ModelOutputError        a model's reply could not be used after repair and retry
 
 Every message is safe to show a user: no stack traces, API keys or raw provider bodies.
 """
@@ -47,6 +49,11 @@ class MissingKeyError(ConfigError):
 class SuspiciousInput(ConfigError):
     """The question looks like an unfilled template or carries markup (seed 000's
     suspicious-input screen); nothing was researched."""
+
+
+class InvalidInput(ConfigError, ValueError):
+    """A value given to us cannot be used as it is: an empty or too long question, a run
+    id that is not one, an output path that cannot be written. Nothing was started."""
 
 
 class RunError(DeepResearchError):
@@ -85,5 +92,6 @@ class ModelOutputError(RunError):
     """A model's reply could not be turned into the expected shape."""
 
 
-class RunNotFound(RunError):
-    """No checkpoint exists for the requested run id."""
+class RunNotFound(ConfigError):
+    """No checkpoint exists for the requested run id (the user named the wrong run, or
+    the wrong data folder)."""

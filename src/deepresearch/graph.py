@@ -10,7 +10,6 @@ return types and the static edges below.
 from __future__ import annotations
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -25,8 +24,9 @@ from deepresearch.stages.research import research
 from deepresearch.stages.write import write
 from deepresearch.state import RunState
 
-#: the types checkpoints may contain; anything else is refused when a checkpoint is loaded
-CHECKPOINT_TYPES: list[tuple[str, ...]] = [
+#: the types this graph's checkpoints may contain (the serializer refuses anything that no
+#: recipe lists: ``recipes.registry.checkpoint_types``)
+CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.models.plan", "Plan"),
     ("deepresearch.models.plan", "SubQuestion"),
     ("deepresearch.models.source", "Source"),
@@ -45,10 +45,6 @@ CHECKPOINT_TYPES: list[tuple[str, ...]] = [
     ("deepresearch.models.usage", "TokenCount"),
     ("deepresearch.core.gate", "GateResult"),
 ]
-
-
-def checkpoint_serde() -> JsonPlusSerializer:
-    return JsonPlusSerializer(allowed_msgpack_modules=CHECKPOINT_TYPES)
 
 
 def build_graph(

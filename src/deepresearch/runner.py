@@ -1,7 +1,9 @@
-"""Starting and resuming runs. The runner builds the ports from Settings (or takes the
-ones it is given), opens the checkpoint store, streams the graph, and turns failures into
-our error tree. Checkpoints are written synchronously after every stage, so a run killed
-at any point resumes from its last completed stage with ``resume=True``."""
+"""Starting and resuming runs of any recipe. The runner builds the ports from Settings
+(or takes the ones it is given), opens the checkpoint store, streams the recipe's graph,
+and turns failures into our error tree. Checkpoints are written synchronously after every
+node, so a run killed at any point resumes from its last completed node with
+``resume=True``. Recipes come from the registry; the runner knows them only through
+``recipes/base.py``'s protocol."""
 
 from __future__ import annotations
 
@@ -10,24 +12,35 @@ from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from pydantic import BaseModel
 
 from deepresearch.checkpoints import describe, open_checkpointer, sqlite_checkpoint_path
-from deepresearch.core.ids import new_run_id
-from deepresearch.errors import ConfigError, DeepResearchError, RunError, RunNotFound
+from deepresearch.core.ids import check_run_id, new_run_id
+from deepresearch.errors import (
+    ConfigError,
+    DeepResearchError,
+    InvalidInput,
+    RunError,
+    RunNotFound,
+)
 from deepresearch.events import EventBus, Sink
 from deepresearch.fetch.base import Fetcher
-from deepresearch.graph import build_graph
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report
 from deepresearch.ports import open_context
+from deepresearch.recipes.base import Recipe
+from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Role, Settings
-from deepresearch.state import RunState
 
 RECURSION_LIMIT = 200
+Q = TypeVar("Q", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
 
 
 def checkpoint_path(settings: Settings) -> Path:
@@ -46,27 +59,67 @@ async def run_research(
     fetcher: Fetcher | None = None,
     stop_after: str | None = None,
 ) -> Report | None:
-    """Run (or resume) one research run and return its report.
+    """Run (or resume) one research run and return its report: :func:`run_recipe` with
+    the research recipe.
 
     ``models``, ``search`` and ``fetcher`` replace the ones Settings would build (tests,
     benchmarks, library users with their own components). ``stop_after`` pauses the run
     after the named stage, checkpointed, and returns None; resume it with ``resume=True``.
     """
+    recipe: Recipe[Any, Report] = get_recipe(DEFAULT_RECIPE)
+    request = None if resume else recipe.request(question, {})
+    return await run_recipe(
+        recipe,
+        request,
+        settings,
+        run_id=run_id,
+        resume=resume,
+        sinks=sinks,
+        models=models,
+        search=search,
+        fetcher=fetcher,
+        stop_after=stop_after,
+    )
+
+
+async def run_recipe(
+    recipe: Recipe[Q, R],
+    request: Q | None,
+    settings: Settings,
+    *,
+    run_id: str | None = None,
+    resume: bool = False,
+    sinks: Sequence[Sink] = (),
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+    search: SearchProvider | None = None,
+    fetcher: Fetcher | None = None,
+    resources: Mapping[str, Any] | None = None,
+    stop_after: str | None = None,
+) -> R | None:
+    """Run ``recipe`` on ``request`` (from ``recipe.request``), or resume run ``run_id``
+    (``request`` None), and return its document; None when ``stop_after`` paused it.
+    ``resources`` are the recipe's own (``recipe.resources``); the recipe's per-role
+    temperatures apply unless ``settings`` set a temperature."""
     if resume and not run_id:
         raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
-    run_id = run_id or new_run_id()
+    # checked before anything is opened or written: a bad id starts nothing (the
+    # request's question was normalised when the recipe built it)
+    run_id = check_run_id(run_id) if run_id is not None else new_run_id()
+    if not resume and request is None:
+        raise RunError("nothing to run", hint="pass the question to research")
+    settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
 
     async with AsyncExitStack() as stack:
-        saver = await stack.enter_async_context(open_checkpointer(settings))
-        graph = build_graph(saver)
+        saver = await stack.enter_async_context(open_checkpointer(settings, checkpoint_types()))
+        graph = recipe.build_graph(saver)
         config: RunnableConfig = {
             "configurable": {"thread_id": run_id},
             "recursion_limit": RECURSION_LIMIT,
         }
         snapshot = await graph.aget_state(config)
-        values: RunState = snapshot.values  # type: ignore[assignment]
+        values: Mapping[str, Any] = snapshot.values
         if resume and not values:
             raise RunNotFound(
                 f"no run {run_id!r} in {describe(settings)}",
@@ -77,18 +130,21 @@ async def run_research(
                 f"a run with id {run_id!r} already exists",
                 hint=f"choose another --run-id, or continue it with --resume {run_id}",
             )
+        if values:
+            _check_owner(recipe, values, run_id)
         ctx = await open_context(stack, settings, bus, models, search, fetcher)
         gateway = ctx.gateway
 
-        start: RunState | None
+        start: dict[str, Any] | None
         if resume:
             if "usage" in values:
                 gateway.usage.merge(values["usage"])
-            if not snapshot.next and "report" in values:
-                bus.emit(
-                    "run_completed", message="Run was already complete", kind=values["report"].kind
-                )
-                return values["report"]
+            gateway.boundary = values.get("boundary") or gateway.boundary
+            done = recipe.result(values)
+            if not snapshot.next and done is not None:
+                completion = recipe.completion(done, fetches=0)
+                bus.emit("run_completed", message="Run was already complete", kind=completion.kind)
+                return done
             bus.emit(
                 "run_resumed",
                 message=f"Resuming at {', '.join(snapshot.next)}",
@@ -97,23 +153,17 @@ async def run_research(
             )
             start = None
         else:
-            if not question or not question.strip():
-                raise RunError("the question is empty", hint="pass the question to research")
-            bus.emit(
-                "run_started",
-                message="Research started",
-                question=question,
-                model=settings.model,
-                search=ctx.search.name,
-                depth=settings.depth,
-            )
-            start = {"run_id": run_id, "question": question.strip()}
+            assert request is not None
+            message, data = recipe.started(request, ctx)
+            bus.emit("run_started", message=message, **data)
+            start = recipe.initial_state(request, run_id)
+            start["boundary"] = gateway.boundary  # the fence of untrusted text, kept on resume
 
         try:
             async for _ in graph.astream(
                 start,
                 config,
-                context=ctx,
+                context=recipe.context(ctx, resources or {}),
                 durability="sync",
                 stream_mode="updates",
                 interrupt_after=[stop_after] if stop_after else None,
@@ -130,56 +180,103 @@ async def run_research(
             raise RunError(message, hint=f"resume it with --resume {run_id}") from exc
 
         final = await graph.aget_state(config)
-        report: Report | None = final.values.get("report")
-        if report is None or final.next:
+        document = recipe.result(final.values)
+        if document is None or final.next:
             bus.emit("warning", message=f"Run paused after {stop_after}", next=list(final.next))
             return None
-        bus.emit(
-            "run_completed",
-            message="Research finished",
-            kind=report.kind,
-            sources=len(report.sources),
-            evidence=len(report.evidence),
-            fetches=ctx.fetches,
-            input_tokens=report.usage.input_tokens,
-            output_tokens=report.usage.output_tokens,
+        completion = recipe.completion(document, fetches=ctx.fetches)
+        bus.emit("run_completed", message=completion.message, **completion.completed_event)
+        return document
+
+
+def _check_owner(recipe: Recipe[Any, Any], values: Mapping[str, Any], run_id: str) -> None:
+    """A run id names one recipe's run: another recipe may not continue it."""
+    owner = get_recipe(values.get("recipe") or DEFAULT_RECIPE)
+    if owner is not recipe:
+        raise RunNotFound(
+            f"run {run_id!r} belongs to recipe {owner.name!r}, not {recipe.name!r}",
+            hint=f"continue it with recipe {owner.name!r}, or choose another run id",
         )
-        return report
+
+
+def run_record_path(settings: Settings, run_id: str) -> Path:
+    """``data_dir/runs/<run_id>.json``, for a valid run id only, and checked to stay
+    inside that folder whatever the id (defence in depth behind ``check_run_id``)."""
+    folder = (settings.data_dir / "runs").resolve()
+    path = (folder / f"{check_run_id(run_id)}.json").resolve()
+    if path.parent != folder:
+        raise InvalidInput(f"run {run_id!r} would be stored outside {folder}")
+    return path
 
 
 def save_run_record(
-    settings: Settings, run_id: str, question: str, options: Mapping[str, object]
+    settings: Settings,
+    run_id: str,
+    question: str,
+    options: Mapping[str, object],
+    *,
+    recipe: str = DEFAULT_RECIPE,
+    files: Mapping[str, str] | None = None,
 ) -> None:
-    """Remember what a run was started with (no secrets), so ``--resume`` can reuse it."""
-    folder = settings.data_dir / "runs"
-    folder.mkdir(parents=True, exist_ok=True)
+    """Remember what a run was started with (no secrets): its Settings overrides and the
+    files its recipe read, so ``--resume`` can reuse them."""
+    path = run_record_path(settings, run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "run_id": run_id,
+        "recipe": recipe,
         "question": question,
         "started": datetime.now(UTC).isoformat(),
         "options": options,
+        "files": dict(files or {}),
     }
-    (folder / f"{run_id}.json").write_text(json.dumps(record, indent=2, default=str))
+    path.write_text(json.dumps(record, indent=2, default=str), encoding="utf-8")
 
 
 def load_run_record(settings: Settings, run_id: str) -> dict[str, object] | None:
-    path = settings.data_dir / "runs" / f"{run_id}.json"
-    if not path.is_file():
+    """What the run was started with, or None when there is no (readable) record."""
+    path = run_record_path(settings, run_id)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
-    data: dict[str, object] = json.loads(path.read_text())
-    return data
+    return data if isinstance(data, dict) else None
+
+
+async def load_result(settings: Settings, run_id: str) -> tuple[Recipe[Any, Any], Any]:
+    """The recipe of run ``run_id`` and the document of the run (a Report, an
+    EmployerResult...) from its checkpoint; the document is None while the run is
+    unfinished."""
+    check_run_id(run_id)
+    if not settings.database_url and not checkpoint_path(settings).is_file():
+        raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        recipe = await _recipe_of(saver, run_id)
+        if recipe is None:
+            raise RunNotFound(f"no run {run_id!r} in {settings.data_dir}", hint="check the run id")
+        snapshot = await recipe.build_graph(saver).aget_state(
+            {"configurable": {"thread_id": run_id}}
+        )
+    if snapshot.next:
+        return recipe, None
+    return recipe, recipe.result(snapshot.values)
 
 
 async def load_report(settings: Settings, run_id: str) -> Report | None:
-    """The report of a finished run from its checkpoint; None while it is unfinished."""
-    if not settings.database_url and not checkpoint_path(settings).is_file():
-        raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")
-    async with open_checkpointer(settings) as saver:
-        graph = build_graph(saver)
-        snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
-    values: RunState = snapshot.values  # type: ignore[assignment]
-    if not values:
-        raise RunNotFound(f"no run {run_id!r} in {settings.data_dir}", hint="check the run id")
-    if snapshot.next:
+    """The report of a finished research run from its checkpoint; None while it is
+    unfinished."""
+    recipe, document = await load_result(settings, run_id)
+    _check_owner(get_recipe(DEFAULT_RECIPE), {"recipe": recipe.name}, run_id)
+    return document if isinstance(document, Report) else None
+
+
+async def _recipe_of(saver: BaseCheckpointSaver[str], run_id: str) -> Recipe[Any, Any] | None:
+    """Whose run ``run_id`` is (every recipe's state has a ``recipe`` key), or None."""
+    snapshot = (
+        await get_recipe(DEFAULT_RECIPE)
+        .build_graph(saver)
+        .aget_state({"configurable": {"thread_id": run_id}})
+    )
+    if not snapshot.values:
         return None
-    return values.get("report")
+    return get_recipe(snapshot.values.get("recipe") or DEFAULT_RECIPE)

@@ -8,8 +8,11 @@ variables > ``.env`` > defaults. Validated once, at start. Per-run limits come f
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
+import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -54,9 +57,42 @@ DEPTHS: dict[str, DepthPreset] = {
 def _config_file() -> Path | None:
     explicit = os.environ.get("DEEPRESEARCH_CONFIG")
     if explicit:
-        return Path(explicit)
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(
+                f"configuration file {path} does not exist (from DEEPRESEARCH_CONFIG)",
+                hint="point DEEPRESEARCH_CONFIG or --config at a deepresearch.toml file",
+            )
+        return path
     local = Path("deepresearch.toml")
     return local if local.is_file() else None
+
+
+class _CheckedTomlSource(TomlConfigSettingsSource):
+    """The TOML file, refused when it cannot be used: not TOML (the error names the file,
+    line and column), or a key that is not a setting (named, with the closest setting), so
+    a typo such as ``dept = "deep"`` is never silently ignored."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        hint = "see docs/configuration.md for the settings and their names"
+        try:
+            data = super()._read_file(file_path)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file_path} is not valid TOML: {exc}", hint=hint) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read {file_path}: {exc}", hint=hint) from None
+        known = list(Settings.model_fields)
+        unknown = [key for key in data if key not in Settings.model_fields]
+        if unknown:
+            problems = []
+            for key in unknown:
+                close = difflib.get_close_matches(key, known, n=1)
+                problems.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise ConfigError(
+                f"{file_path}: unknown setting {', '.join(problems)}",
+                hint="settings are top-level keys named as in docs/configuration.md",
+            )
+        return data
 
 
 class Settings(BaseSettings):
@@ -82,6 +118,12 @@ class Settings(BaseSettings):
     model_timeout_s: float = Field(default=60.0, gt=0)
     model_max_retries: int = Field(default=3, ge=0, le=10)
     model_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    # a role's own temperature; unset: the recipe's for that role, else model_temperature
+    planner_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    researcher_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    summarizer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    writer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
 
     # search
     search: str = Field(
@@ -239,7 +281,7 @@ class Settings(BaseSettings):
         sources: list[PydanticBaseSettingsSource] = [init_settings]
         path = _config_file()
         if path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+            sources.append(_CheckedTomlSource(settings_cls, toml_file=path))
         sources += [env_settings, dotenv_settings]
         return tuple(sources)
 
@@ -260,6 +302,24 @@ class Settings(BaseSettings):
         specific: str | None = getattr(self, f"{role}_model")
         return specific or self.model
 
+    def temperature_for(self, role: Role) -> float:
+        specific: float | None = getattr(self, f"{role}_temperature")
+        return self.model_temperature if specific is None else specific
+
+    def with_role_temperatures(self, defaults: Mapping[Role, float]) -> Settings:
+        """These settings with a recipe's per-role temperatures (seed 000: synthesis 0.3,
+        judging 0.1) for every role whose temperature the user left alone: neither the
+        role's own nor ``model_temperature`` was set (flag, TOML, environment)."""
+        chosen = self.model_fields_set
+        if "model_temperature" in chosen:
+            return self
+        update = {
+            f"{role}_temperature": value
+            for role, value in defaults.items()
+            if f"{role}_temperature" not in chosen
+        }
+        return self.model_copy(update=update) if update else self
+
     def secrets(self) -> list[str]:
         """Every configured secret, for redaction."""
         out = []
@@ -279,7 +339,8 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Build Settings from overrides (flags) > TOML > env > .env, or raise ConfigError."""
+    """Build Settings from overrides (flags) > TOML > env > .env, or raise ConfigError
+    (also for a TOML file that is not valid or names an unknown setting)."""
     clean = {key: value for key, value in overrides.items() if value is not None}
     try:
         return Settings(**clean)

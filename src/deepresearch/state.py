@@ -13,7 +13,11 @@ Intent = Literal["research", "chitchat", "clarify", "malicious"]
 
 
 class RunState(TypedDict, total=False):
+    recipe: str  # whose run this is (absent in checkpoints from before recipes: research)
     run_id: str
+    #: the random marker of this run's data blocks (``core.untrusted``), kept so that a
+    #: resumed run fences its prompts the same way
+    boundary: str
     question: str
     intent: Intent
     intent_reply: str
@@ -26,6 +30,9 @@ class RunState(TypedDict, total=False):
     evidence: list[Evidence]
     gate: GateResult
     reflections: list[str]
+    #: keys of the leads followed so far, and leads found but not followed (no room left)
+    leads: list[str]
+    open_leads: list[str]
     warnings: list[str]
     usage: Usage
     report: Report

@@ -29,6 +29,7 @@ TINY = [
     "--scaling-questions", "1",
     "--retrieval-questions", "1",
     "--service-quick",
+    "--injection-docs", "40",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -63,7 +64,16 @@ POSITIVE = {
         "2x2.wall_s_vs_first",
         "2x2.traced_peak_mb",
     ],
-    "retrieval": ["scripted.recall_considered", "scripted.sources_read", "no_model.sources_read"],
+    "retrieval": [
+        "scripted.recall_considered",
+        "scripted.sources_read",
+        "no_model.sources_read",
+        "no_model.baseline_recall",
+        "no_model.baseline_top3_answer",
+        "wiki_single.no_model.recall_cited",
+        "wiki_two_hop.scripted.answer_in_report",
+    ],
+    "injection": ["recall.min", "test.recall.min", "precision", "real.scan_mb_per_s"],
     "service_load": [
         "c1.jobs_per_min",
         "c1.status_p50_ms",
@@ -134,6 +144,10 @@ def test_retrieval_reports_recall_at_each_step(tiny_run: dict[str, Any]) -> None
         ]
         assert all(0 <= value <= 1 for value in recalls)
         assert recalls[0] >= recalls[1] >= recalls[2]  # each step keeps a subset of the last
+        baseline = figures[f"{mode}.baseline_recall"]["value"]
+        assert 0 <= baseline <= 1
+    params = tiny_run["benchmarks"]["retrieval"]["params"]
+    assert params["wiki_single.questions"] == 1 and params["wiki_two_hop.questions"] == 1
     assert "gold_title_recall_considered" in " ".join(
         tiny_run["benchmarks"]["end_to_end"]["figures"]
     )

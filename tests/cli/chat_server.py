@@ -1,7 +1,8 @@
 """An OpenAI-compatible chat server on loopback (``POST /v1/chat/completions``) whose
 replies come from the research script: the wire format vLLM, llama.cpp and LM Studio speak.
 ``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the writer's call, and
-``hold`` any call whose system prompt starts with one of its keys (for that many seconds)."""
+``hold`` any call whose system prompt starts with one of its keys (seconds).
+``temperatures`` records each call's first system line and the temperature it was sent."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class ChatServer(ThreadingHTTPServer):
     write_delay_s: float = 0.0
     hold: dict[str, float]
     prompts: list[str]
+    temperatures: list[tuple[str, object]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -63,11 +65,14 @@ class _Handler(BaseHTTPRequestHandler):
         messages: list[BaseMessage] = [
             kinds[m["role"]](content=m["content"]) for m in body["messages"]
         ]
-        self.server.prompts.append(str(messages[0].content).splitlines()[0])
+        first_line = str(messages[0].content).splitlines()[0]
+        self.server.prompts.append(first_line)
+        self.server.temperatures.append((first_line, body.get("temperature")))
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
-        first_line = str(messages[0].content).splitlines()[0]
-        time.sleep(self.server.hold.get(first_line, 0.0))
+        for prefix, seconds in list(self.server.hold.items()):
+            if first_line.startswith(prefix):
+                time.sleep(seconds)
         reply = self.script(messages)
         payload = {
             "id": "chatcmpl-1",
@@ -96,6 +101,8 @@ def chat_server() -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), _Handler)
     server.authorizations = []
     server.prompts = []
+    server.hold = {}
+    server.temperatures = []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server

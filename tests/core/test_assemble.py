@@ -186,3 +186,25 @@ def test_no_limitations_when_all_went_well(gate: GateResult | None) -> None:
         model_errors=[],
     )
     assert out == []
+
+
+def test_an_order_puts_the_chain_first_whatever_the_scores() -> None:
+    items = [ev("e1", "sa", score=0.9), ev("e2", "sb", score=0.8), ev("e3", "sc", score=0.1)]
+    assert [e.id for e in best_evidence(items, 2, order=["e3"])] == ["e3", "e1"]
+    sections = extractive_sections([SubQuestion(id="q1", text="Q?")], items, order=["e3", "e2"])
+    cited = _quote_ids([s for sec in sections for p in sec.paragraphs for s in p.sentences])
+    assert cited == ["e3", "e2", "e1"]
+
+
+def test_leads_left_unfollowed_are_a_limitation() -> None:
+    notes = limitations(
+        gate=None,
+        sub_questions=[],
+        sources={},
+        model_errors=[],
+        open_leads=["The Glass Orchard", "Tomas Berg"],
+    )
+    assert notes == [
+        "Leads found in the evidence but not followed (no research wave or unit left): "
+        "The Glass Orchard; Tomas Berg."
+    ]

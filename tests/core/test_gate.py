@@ -257,3 +257,22 @@ def test_route_unit_budget_boundary(units_used: int, expected: str) -> None:
 def test_route_never_researches_without_pending_work() -> None:
     for status, wave, used in itertools.product(["pass", "retry", "abort"], [1, 2, 3], [0, 5]):
         assert route(status, wave=wave, units_used=used, pending=0) != "research"
+
+
+def quoted(text: str, source: str) -> Evidence:
+    item = ev(f"https://{source}.example/")
+    return item.model_copy(update={"quote": text, "source_id": source})
+
+
+def test_given_the_question_the_gate_asks_for_what_answers_it() -> None:
+    question = "Are Irena Kovalska and Tomas Berg both novelists?"
+    one = [quoted("Irena Kovalska is a novelist.", "a")]
+    result = evaluate_gate(one, sqs("q1"), LOOSE, question=question)
+    assert result.status == "retry"
+    assert result.gaps == ["no verified quote names Tomas Berg"]
+    assert result.reasons == result.gaps
+    both = [*one, quoted("He paints.", "b")]
+    passed = evaluate_gate(both, sqs("q1"), LOOSE, question=question, titles={"b": "Tomas Berg"})
+    assert passed.status == "pass" and passed.gaps == []
+    # without the question, only the counts decide
+    assert evaluate_gate(one, sqs("q1"), LOOSE).status == "pass"

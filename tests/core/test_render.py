@@ -308,3 +308,26 @@ def test_a_fail_quote_never_appears_in_any_format() -> None:
         out = render(report, fmt)
         assert "never said" not in out, fmt
         assert "verified words" in out, fmt
+
+
+def test_no_control_character_survives_rendering() -> None:
+    hostile = "Insects\x00 \x07and \x1b]0;PWNED\x07\x1b[31mterminals\x1b[0m\u202e"
+    report = make_report(
+        title=hostile,
+        sections=[
+            Section(
+                heading=hostile,
+                paragraphs=[
+                    Paragraph(sentences=[Sentence(text=f"{hostile} cooperate.", citations=["e2"])])
+                ],
+            )
+        ],
+        limitations=[hostile],
+    )
+    for fmt in ("md", "html"):
+        text = render(report, fmt)
+        assert "PWNED" not in text and "\x1b" not in text
+        assert not [c for c in text if ord(c) < 32 and c not in "\n\t"], fmt
+        assert "\u202e" not in text
+    markdown = to_markdown(report)
+    assert markdown.startswith("# Insects and terminals\n")

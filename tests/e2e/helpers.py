@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from deepresearch.core.verify import verify_quote
-from deepresearch.models import Report
+from deepresearch.models import Report, SearchHit
 from deepresearch.settings import Settings, load_settings
 from deepresearch.testing.web import OfflineWeb
 
@@ -49,3 +51,49 @@ def offline_settings(web: OfflineWeb, tmp_path: Path, **extra: Any) -> Settings:
         "min_domains": 1,
     }
     return load_settings(**{**options, **extra})
+
+
+class Canary:
+    """A loopback server that counts every request it gets."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        canary = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                canary.requests.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> Canary:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class AllHits:
+    """A search engine that answers every query with every page, whatever the limit."""
+
+    name = "static"
+    supports_operators = False
+
+    def __init__(self, hits: list[SearchHit]) -> None:
+        self.hits = hits
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        return [hit.model_copy(update={"query": query}) for hit in self.hits]

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from langchain_core.messages import BaseMessage
@@ -29,6 +26,8 @@ from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
+
+from .helpers import AllHits, Canary
 
 QUESTION = "When was the Velmora tide mill built, and who restored the Velmora tide mill?"
 CLEAN = {
@@ -88,52 +87,6 @@ def hostile_bodies(canary: str) -> dict[str, str]:
     }
 
 
-class _Canary:
-    """A loopback server that counts every request it gets."""
-
-    def __init__(self) -> None:
-        self.requests: list[str] = []
-        canary = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                canary.requests.append(self.path)
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> _Canary:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class AllHits:
-    """A search engine that answers every query with every page, whatever the limit."""
-
-    name = "static"
-    supports_operators = False
-
-    def __init__(self, hits: list[SearchHit]) -> None:
-        self.hits = hits
-
-    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        return [hit.model_copy(update={"query": query}) for hit in self.hits]
-
-
 def gullible(canary: str) -> ScriptedChatModel:
     """The research script, with a writer that obeyed a page: it adds an exfiltration image
     and a link to its answer (citing real evidence, so only rendering can stop them)."""
@@ -162,8 +115,8 @@ def gullible(canary: str) -> ScriptedChatModel:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[OfflineWeb, _Canary, dict[str, str]]]:
-    with _Canary() as canary:
+def world(tmp_path: Path) -> Iterator[tuple[OfflineWeb, Canary, dict[str, str]]]:
+    with Canary() as canary:
         documents = [
             CorpusDocument(id=doc_id, title=title, text=text)
             for doc_id, (title, text) in CLEAN.items()
@@ -214,7 +167,7 @@ def _hits(web: OfflineWeb, canary: str) -> list[SearchHit]:
 
 @pytest.mark.parametrize("model", ["scripted", "none"])
 async def test_injection_corpus_is_detected_and_neutralized(
-    world: tuple[OfflineWeb, _Canary, dict[str, str]], tmp_path: Path, model: str
+    world: tuple[OfflineWeb, Canary, dict[str, str]], tmp_path: Path, model: str
 ) -> None:
     web, canary, hostile = world
     settings = load_settings(

@@ -1,5 +1,6 @@
 """``GET /v1/research/{id}/report?format=pdf|docx`` on the real service: a download with
-the right media type and file name, that opens and carries the report's quotes."""
+the right media type and file name and the service's security headers, that opens and
+carries the report's quotes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import httpx
 
 from deepresearch.service.app import create_app
+from deepresearch.service.problems import SECURITY_HEADERS
 from deepresearch.service.server import BackgroundServer
 from deepresearch.settings import load_settings
 from deepresearch.testing.web import OfflineWeb
@@ -40,6 +42,9 @@ def test_the_report_downloads_as_pdf_and_docx(bee_web: OfflineWeb, tmp_path: Pat
         assert pdf.status_code == 200
         assert pdf.headers["content-type"] == "application/pdf"
         assert pdf.headers["content-disposition"] == f'attachment; filename="{job_id}.pdf"'
+        # a download is never sniffed into something a browser runs, nor framed
+        for name, value in SECURITY_HEADERS.items():
+            assert pdf.headers[name] == value
         english = [quote for quote in quotes if quote.isascii()]
         assert english and all(quote in pdf_text(pdf.content) for quote in english)
         assert set(pdf_links(pdf.content)) == cited
@@ -47,9 +52,13 @@ def test_the_report_downloads_as_pdf_and_docx(bee_web: OfflineWeb, tmp_path: Pat
         word = client.get(f"/v1/research/{job_id}/report", params={"format": "docx"})
         assert word.status_code == 200 and word.headers["content-type"] == DOCX
         assert word.headers["content-disposition"] == f'attachment; filename="{job_id}.docx"'
+        assert word.headers["x-content-type-options"] == "nosniff"
         assert all(quote in docx_text(word.content) for quote in quotes)
         assert {url for _, url in docx_links(word.content)} == cited
 
         unknown = client.get(f"/v1/research/{job_id}/report?format=odt")
         assert unknown.status_code == 422
         assert client.get("/v1/research/run-000000000000/report?format=pdf").status_code == 404
+        # the id rule of every edge: a path id that is not a run id is a 422, not a lookup
+        bad = client.get("/v1/research/run%20one/report?format=pdf")
+        assert bad.status_code == 422 and bad.json()["type"] == "/problems/invalid-job-id"

@@ -1,8 +1,13 @@
 """PDF export: the file opens (pypdf), carries the verified quotes, links each citation to
-its source, keeps the sources-considered table, and never fails on text it cannot draw."""
+its source, keeps the sources-considered table, and never fails on text it cannot draw.
+
+The tests that need a Unicode TrueType font (DejaVu, Noto, Liberation...) are skipped on
+a machine without one, unless DEEPRESEARCH_REQUIRE_FONTS=1 (CI installs
+fonts-dejavu-core), which turns the skip into a failure."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -18,9 +23,22 @@ from ..core.test_render import make_report
 from .reading import flat, pdf_links, pdf_text
 
 UNICODE_FONTS = find_fonts()
-needs_unicode_font = pytest.mark.skipif(
-    not UNICODE_FONTS, reason="no TrueType font (DejaVu, Noto, Liberation...) on this machine"
-)
+# read before the autouse fixture clears DEEPRESEARCH_* variables for each test
+REQUIRE_FONTS = os.environ.get("DEEPRESEARCH_REQUIRE_FONTS") == "1"
+NO_FONT = "no TrueType font (DejaVu, Noto, Liberation...) on this machine"
+
+
+@pytest.fixture
+def unicode_font() -> None:
+    if not UNICODE_FONTS:
+        if REQUIRE_FONTS:
+            pytest.fail(
+                f"a Unicode font is required here (DEEPRESEARCH_REQUIRE_FONTS=1): {NO_FONT}"
+            )
+        pytest.skip(NO_FONT)
+
+
+needs_unicode_font = pytest.mark.usefixtures("unicode_font")
 
 
 def cited_quotes(report: Report) -> list[str]:

@@ -142,6 +142,7 @@ async def test_the_endpoint_takes_the_same_keys_and_keeps_each_keys_runs_apart(
             "/mcp", json=INITIALIZE, headers={**ACCEPT, "Authorization": f"Bearer {alice}"}
         )
         assert opened.status_code == 200
+        assert opened.headers["x-content-type-options"] == "nosniff"  # the API's headers
         session_id = opened.headers["mcp-session-id"]
         listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
         for token, status in ((bob, 404), (alice, 200)):

@@ -91,8 +91,8 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
         assert messages[-1].startswith("[done]") and run_id in messages[-1]
 
         runs = (await session.call_tool("list_runs", {})).structured_content["runs"]
-        assert [(r["run_id"], r["status"], r["question"]) for r in runs] == [
-            (run_id, "completed", QUESTION)
+        assert [(r["run_id"], r["recipe"], r["status"], r["question"]) for r in runs] == [
+            (run_id, "research", "completed", QUESTION)
         ]
 
         again = await session.call_tool("get_report", {"run_id": run_id})
@@ -110,10 +110,16 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
         # mistakes are tool errors that say what to do, never tracebacks
         missing = await session.call_tool("get_report", {"run_id": "run-000000000000"})
         assert missing.is_error and "no run 'run-000000000000'" in text_of(missing)
-        empty = await session.call_tool("research", {"question": "   "})
+        empty = await session.call_tool("research", {"question": " \x1b[2J \x07 "})
         assert empty.is_error and "the question is empty" in text_of(empty)
-        for result in (missing, empty):
+        # the rules of every front end: one question limit, one run-id rule
+        long = await session.call_tool("research", {"question": "Why? " * 1000})
+        assert long.is_error and "the limit is 4,000" in text_of(long)
+        not_an_id = await session.call_tool("get_report", {"run_id": "../runs/x"})
+        assert not_an_id.is_error and "is not a run id" in text_of(not_an_id)
+        for result in (missing, empty, long, not_an_id):
             assert "Traceback" not in text_of(result)
+        assert len((await session.call_tool("list_runs", {})).structured_content["runs"]) == 1
 
     # the run is the CLI's too: same data folder, same report
     shown = await asyncio.to_thread(

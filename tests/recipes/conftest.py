@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists
+from deepresearch.recipes.employer.models import EmployerRequest, EmployerResult
+from deepresearch.recipes.registry import get_recipe
+from deepresearch.runner import run_recipe
 from deepresearch.settings import Settings, load_settings
 from deepresearch.testing.corpus import CorpusDocument, save_corpus
 from deepresearch.testing.employer import company_documents
@@ -21,6 +24,25 @@ COMPANY = "Google"
 JOB_POSTING = (
     Path(__file__).resolve().parents[2] / "docs" / "examples" / "google-stadia-engineer.txt"
 )
+
+
+async def run_employer(
+    request: EmployerRequest,
+    settings: Settings,
+    *,
+    lists: EmployerLists | None = None,
+    **kwargs: Any,
+) -> EmployerResult:
+    """The employer recipe through the registry and the shared runner."""
+    result = await run_recipe(
+        get_recipe("employer"),
+        request,
+        settings,
+        resources={"lists": lists} if lists is not None else None,
+        **kwargs,
+    )
+    assert isinstance(result, EmployerResult)
+    return result
 
 
 @pytest.fixture
@@ -70,3 +92,6 @@ def google_web_process(
     save_corpus(google_documents, corpus)
     with offline_web_process(corpus) as base_url:
         yield base_url
+
+
+from .chat import employer_chat_server  # noqa: E402, F401  (a fixture for the recipe's tests)

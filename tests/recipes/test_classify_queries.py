@@ -136,12 +136,16 @@ def test_enhancement_queries_follow_the_seed() -> None:
     assert generate_enhancement_queries("", None, "gaming") == []
 
 
-def test_a_service_job_becomes_a_request() -> None:
-    from deepresearch.recipes.employer import employer_request
+def test_a_question_and_options_become_a_request() -> None:
+    from deepresearch.errors import ConfigError
+    from deepresearch.recipes.registry import get_recipe
 
-    request = employer_request(
-        "Google", {"role": "SRE", "max_queries": 1, "depth": "quick", "model": "none"}
-    )
+    recipe = get_recipe("employer")
+    request = recipe.request("Google", {"role": "SRE", "max_queries": 1})
     assert (request.company, request.role, request.max_queries) == ("Google", "SRE", 1)
-    with pytest.raises(ValueError):
-        employer_request("Google", {"max_queries": 9})
+    with pytest.raises(ConfigError, match="max_queries: Input should be less than or equal to 4"):
+        recipe.request("Google", {"max_queries": 9})
+    with pytest.raises(ConfigError, match="depth: Extra inputs are not permitted"):
+        recipe.request("Google", {"depth": "quick"})  # a Settings field, not the recipe's
+    with pytest.raises(ConfigError, match="give a company name or a job description"):
+        recipe.request(None, {"role": "SRE"})

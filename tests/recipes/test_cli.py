@@ -7,16 +7,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from deepresearch.recipes.employer import EmployerResult, classify, judge, synthesize
 
-from deepresearch.recipes.employer import EmployerResult
-from deepresearch.testing.employer import employer_script
-
-from ..cli.chat_server import SECRET, ChatServer, _Handler
+from ..cli.chat_server import SECRET, ChatServer
 from .conftest import JOB_POSTING
 from .test_run import assert_traced
 
@@ -37,22 +32,6 @@ def offline(base_url: str) -> list[str]:
         "--search", "searxng", "--searxng-url", base_url,
         "--allow-host", base_url.removeprefix("http://"),
     ]  # fmt: skip
-
-
-class _EmployerHandler(_Handler):
-    script = staticmethod(employer_script(noisy=True))
-
-
-@pytest.fixture
-def employer_chat_server() -> Iterator[ChatServer]:
-    server = ChatServer(("127.0.0.1", 0), _EmployerHandler)
-    server.authorizations = []
-    server.prompts = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 def test_a_company_profile_as_json(google_web_process: str, tmp_path: Path) -> None:
@@ -155,5 +134,12 @@ def test_with_an_openai_compatible_model_server(
     assert "tech_stack: Haskell" in data["phase_2_output"]["unsupported"]
     assert "Haskell" not in [t["text"] for t in data["profile"]["tech_stack"]]
     assert data["usage"]["calls"] == 3  # classify, synthesize, judge
+    # seed 000's temperatures reach the model: synthesis 0.3, judging 0.1; the rest 0.0
+    sent = dict(employer_chat_server.temperatures)
+    assert sent == {
+        classify.SYSTEM.splitlines()[0]: 0.0,
+        synthesize.SYSTEM.splitlines()[0]: 0.3,
+        judge.SYSTEM.splitlines()[0]: 0.1,
+    }
     for text in (done.stdout, done.stderr, out.read_text()):
         assert SECRET not in text

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.recipes.employer import EmployerRequest, render_employer, run_employer
+from deepresearch.recipes.employer import EmployerRequest, render_employer
 from deepresearch.testing.corpus import CorpusDocument, dump_corpus, parse_corpus
 from deepresearch.testing.web import OfflineWeb
 
-from .conftest import COMPANY, JOB_POSTING, web_settings
+from .conftest import COMPANY, JOB_POSTING, run_employer, web_settings
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOCS_URL = "http://127.0.0.1:8765"

@@ -18,19 +18,14 @@ from deepresearch.errors import ProviderUnavailable
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.extract import extract
 from deepresearch.models import RunEvent, SearchHit
-from deepresearch.recipes.employer import (
-    EmployerRequest,
-    EmployerResult,
-    render_employer,
-    run_employer,
-)
+from deepresearch.recipes.employer import EmployerRequest, EmployerResult, render_employer
 from deepresearch.recipes.employer.gather import JD_URL
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.employer import employer_script
 from deepresearch.testing.scripted import ScriptedChatModel, scripted_models
 from deepresearch.testing.web import OfflineWeb
 
-from .conftest import COMPANY, JOB_POSTING, web_settings
+from .conftest import COMPANY, JOB_POSTING, run_employer, web_settings
 
 ENHANCEMENT = [
     "Google github engineering open source",

@@ -36,13 +36,13 @@ QUESTION = "If Gallu is a demon Lilu is what?"
 
 @contextmanager
 def serve(
-    web: str, chat: ChatServer, database_url: str, data_dir: Path
+    web: str, chat: ChatServer, database_url: str, data_dir: Path, *, lease_s: float = 2
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     env = {
         **os.environ,
         "DEEPRESEARCH_DATA_DIR": str(data_dir),
         "DEEPRESEARCH_MODEL_API_KEY": SECRET,
-        "DEEPRESEARCH_JOB_LEASE_S": "2",
+        "DEEPRESEARCH_JOB_LEASE_S": str(lease_s),
         "DEEPRESEARCH_DEPTH": "quick",
         "DEEPRESEARCH_MIN_DOMAINS": "1",
         "DEEPRESEARCH_FETCH_MIN_INTERVAL_S": "0",

@@ -239,10 +239,11 @@ def test_event_ids_out_of_range_or_malformed_get_400_in_the_header_and_the_query
                 response = bare.client.get(path, **kwargs)  # type: ignore[arg-type]
                 assert response.status_code == 200
                 assert response.text.count("\nid: ") == 3 - int(value)
-        # ids that name no job never reach the database (NUL bytes, huge ones)
+        # ids that cannot be run ids never reach the database (NUL bytes, huge ones): 422
         for bad in ("%00", "run-" + "a" * 5000, "a%20b"):
             response = bare.client.get(f"/v1/research/{bad}")
-            assert response.status_code == 404 and response.json()["type"] == "/problems/not-found"
+            assert response.status_code == 422
+            assert response.json()["type"] == "/problems/invalid-job-id"
 
 
 def test_listing_parameters_out_of_range_are_refused_never_a_server_error(

@@ -167,3 +167,8 @@ def test_every_reformulation_strategy_is_reachable() -> None:
     """Attempts 1, 2 and 3 are retried, so broaden, narrow and synonyms all get used."""
     retried = [n for n in range(1, 6) if _retry_weak([weak("q1", n)], operators=False, count=3)]
     assert retried == [1, 2, 3]
+
+
+def test_a_lead_that_found_nothing_is_not_reformulated() -> None:
+    lead = weak("q2", 1).model_copy(update={"lead": "The Glass Orchard"})
+    assert [sq.id for sq in _retry_weak([weak("q1", 1), lead], operators=False, count=3)] == ["q1"]

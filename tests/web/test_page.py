@@ -156,6 +156,12 @@ def test_ask_watch_live_and_read_a_report_with_checkable_citations(
     with running_service(settings, latency_s=0.3) as service:
         open_page(page, service.url)
         expect(page.locator("#view-ask")).to_be_visible()
+        # the recipes are the service's (GET /v1/recipes), the default one chosen
+        expect(page.locator("#recipe option")).to_have_text(["Research", "Employer"])
+        expect(page.locator("#recipe")).to_have_value("research")
+        page.select_option("#recipe", "employer")
+        expect(page.locator("#recipe-help")).to_contain_text("Employer: A profile")
+        page.select_option("#recipe", "research")
         assert_accessible(page, "ask")
         screenshot(page, "01-ask")
 

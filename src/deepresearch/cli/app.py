@@ -1,11 +1,19 @@
-"""The ``deepresearch`` command. Commands live in their own modules; this one wires them
-and maps our errors to exit codes: 0 report written, 1 run failed, 2 usage or
-configuration error, 3 nothing reliable found (abort report written)."""
+"""The ``deepresearch`` command. Commands live in their own modules; this one wires them.
+Exit codes (the table is in ``deepresearch.cli.common`` and README.md): 0 done, 1 the run
+failed, 2 usage or configuration error, 3 nothing reliable found (abort report written),
+130 interrupted. An error nobody foresaw is one line too, never a traceback (unless
+``DEEPRESEARCH_DEBUG`` is set)."""
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
+from pathlib import Path
+
 import typer
 
+from deepresearch.cli.common import EXIT_FAILED
 from deepresearch.cli.doctor import doctor
 from deepresearch.cli.employer import employer
 from deepresearch.cli.index import index
@@ -35,7 +43,23 @@ app.add_typer(jobs, name="jobs")
 
 
 def main() -> None:
-    app(prog_name="deepresearch")
+    try:
+        app(prog_name="deepresearch")
+    except Exception as exc:  # a bug: say where, not a traceback (messages may hold secrets)
+        if os.environ.get("DEEPRESEARCH_DEBUG"):
+            raise
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        typer.echo(
+            f"error: deepresearch failed unexpectedly ({type(exc).__name__} in "
+            f"{Path(frame.filename).name}:{frame.lineno})",
+            err=True,
+        )
+        typer.echo(
+            "hint: this is a bug; please report it with the command you ran "
+            "(DEEPRESEARCH_DEBUG=1 shows the traceback)",
+            err=True,
+        )
+        sys.exit(EXIT_FAILED)
 
 
 if __name__ == "__main__":

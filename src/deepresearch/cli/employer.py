@@ -5,29 +5,35 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 
 from deepresearch.cli import options
 from deepresearch.cli.common import (
     EXIT_ABORT,
+    EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_USAGE,
+    STDOUT,
+    check_output,
+    error,
     fail,
+    run_id_or_exit,
+    say,
     settings_from,
+    shown,
     use_config_file,
+    write_output,
 )
 from deepresearch.cli.live import Renderer
-from deepresearch.cli.output import check_destination, deliver, report_bytes
 from deepresearch.cli.run import Format
+from deepresearch.core.ids import new_run_id
 from deepresearch.errors import DeepResearchError
-from deepresearch.recipes.employer import (
-    EmployerRequest,
-    load_employer_lists,
-    run_employer,
-)
+from deepresearch.export.formats import render_bytes
+from deepresearch.recipes.registry import get_recipe
+from deepresearch.runner import load_run_record, run_recipe, save_run_record
+
+RECIPE = "employer"
 
 
 def employer(
@@ -64,34 +70,30 @@ def employer(
     fmt: Annotated[Format, typer.Option("--format", help="Profile format.")] = Format.md,
     out: Annotated[
         Path | None,
-        typer.Option(help="Where to write the profile (default employer-profile.<format>)."),
+        typer.Option(
+            help="Where to write the profile (default employer-profile.<format>; - for stdout)."
+        ),
     ] = None,
     json_events: options.JsonEvents = False,
     run_id: Annotated[str | None, typer.Option(help="Id for the run (default: generated).")] = None,
+    resume: Annotated[
+        str | None, typer.Option(help="Resume the employer run with this id.", metavar="RUN_ID")
+    ] = None,
     allow_host: options.AllowHost = None,
     config: options.Config = None,
 ) -> None:
     """Research an employer: a traced profile behind a data-quality firewall."""
     use_config_file(config)
-    description = None
-    if job_description is not None:
-        try:
-            description = job_description.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            typer.echo(f"error: cannot read {job_description}: {exc}", err=True)
-            raise typer.Exit(EXIT_USAGE) from None
-    try:
-        request = EmployerRequest(
-            company=company,
-            role=role,
-            job_description=description,
-            max_queries=queries,
-            max_result_chars=result_chars,
-        )
-    except ValidationError as exc:
-        problem = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        typer.echo(f"error: {problem}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+    recipe = get_recipe(RECIPE)
+    if run_id and resume:
+        error("--run-id names a new run; use --resume alone to continue one")
+    if run_id is not None:
+        run_id = run_id_or_exit(run_id, "--run-id")
+    if resume is not None:
+        resume = run_id_or_exit(resume, "--resume")
+    if out == STDOUT and json_events:
+        error("--out - and --json-events both want standard output", "write the profile to a file")
+    target = check_output(out, fmt.value, default=Path(f"employer-profile.{fmt.value}"))
     overrides = options.model_and_search_overrides(
         model=model,
         planner_model=planner_model,
@@ -105,27 +107,78 @@ def employer(
         corpus=corpus,
         allow_host=allow_host,
     )
-    settings = settings_from({k: v for k, v in overrides.items() if v is not None})
-    target = out or Path(f"employer-profile.{fmt.value}")
-    check_destination(fmt.value, target)
+    given: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
+    files: dict[str, Path] = {"lists": lists} if lists is not None else {}
+    request = None
+    if resume:
+        record = load_run_record(settings_from({}), resume) or {}
+        remembered = record.get("options")
+        if isinstance(remembered, dict):
+            given = {**remembered, **given}
+        kept = record.get("files")
+        if isinstance(kept, dict) and not files:
+            files = {name: Path(str(path)) for name, path in kept.items()}
+    else:
+        description = None
+        if job_description is not None:
+            try:
+                description = job_description.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                error(f"cannot read {job_description}: {exc}")
+        try:
+            request = recipe.request(
+                company,
+                {
+                    "role": role,
+                    "job_description": description,
+                    "max_queries": queries,
+                    "max_result_chars": result_chars,
+                },
+            )
+        except DeepResearchError as exc:
+            fail(exc)
+    settings = settings_from(given)
+    run_id = resume or run_id or new_run_id()
     renderer = Renderer(json_events=json_events)
     try:
-        employer_lists = load_employer_lists(lists) if lists is not None else None
+        resources = recipe.resources(files)
+        if not resume:
+            save_run_record(
+                settings,
+                run_id,
+                company or "",
+                {k: str(v) if isinstance(v, Path) else v for k, v in given.items()},
+                recipe=recipe.name,
+                files={name: str(path.resolve()) for name, path in files.items()},
+            )
         with renderer:
             result = asyncio.run(
-                run_employer(
-                    request, settings, sinks=[renderer], lists=employer_lists, run_id=run_id
+                run_recipe(
+                    recipe,
+                    request,
+                    settings,
+                    run_id=run_id,
+                    resume=bool(resume),
+                    sinks=[renderer],
+                    resources=resources,
                 )
             )
     except DeepResearchError as exc:
         fail(exc)
     except KeyboardInterrupt:
-        typer.echo("\ninterrupted", err=True)
-        raise typer.Exit(130) from None
-    written = deliver(report_bytes(result, fmt.value, settings), target)
-    what = "early exit (no profile)" if result.early_exit else "employer profile"
-    where = "standard output" if written is None else str(written)
-    typer.echo(f"{what} written to {where} (run {result.run_id})", err=True)
-    if result.early_exit:
-        typer.echo(f"reason: {result.reranker.early_exit_reason}", err=True)
-    raise typer.Exit(EXIT_ABORT if result.early_exit else EXIT_OK)
+        typer.echo(err=True)
+        say(f"interrupted; resume with: deepresearch employer --resume {run_id}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    if result is None:
+        say(f"paused; resume with: deepresearch employer --resume {run_id}")
+        raise typer.Exit(EXIT_OK)
+    completion = recipe.completion(result, fetches=0)
+    write_output(
+        target,
+        render_bytes(recipe, result, fmt.value, pdf_fonts=settings.pdf_fonts),
+        saved=f"the run is saved: deepresearch report {run_id} --out FILE",
+    )
+    say(f"{completion.headline} written to {shown(target)} (run {run_id})")
+    for note in completion.notes:
+        say(note)
+    raise typer.Exit(EXIT_OK if completion.complete else EXIT_ABORT)

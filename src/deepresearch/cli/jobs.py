@@ -16,19 +16,26 @@ import typer
 from deepresearch.cli.common import (
     EXIT_ABORT,
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_USAGE,
+    STDOUT,
+    check_output,
+    error,
     fail,
+    question_or_exit,
+    run_id_or_exit,
+    say,
     settings_from,
+    write_output,
 )
 from deepresearch.cli.live import Renderer
 from deepresearch.cli.options import SEARCH_HELP
-from deepresearch.cli.output import check_destination, deliver, report_bytes
 from deepresearch.cli.run import Depth, Format
-from deepresearch.core.render import render
+from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
-from deepresearch.export import BINARY_FORMATS
+from deepresearch.export.formats import render_bytes
 from deepresearch.models import RunEvent
+from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe, recipe_names
 from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
 from deepresearch.service.schemas import JobView
 
@@ -54,7 +61,16 @@ ApiKey = Annotated[
         show_default=False,
     ),
 ]
-JobId = Annotated[str, typer.Argument(help="The job's id (from 'submit' or 'list').")]
+
+
+def _job_id(value: str) -> str:
+    # checked before any request: an id like '../queue' would name another endpoint
+    return run_id_or_exit(value, "job id")
+
+
+JobId = Annotated[
+    str, typer.Argument(help="The job's id (from 'submit' or 'list').", callback=_job_id)
+]
 JsonOutput = Annotated[bool, typer.Option("--json", help="Print the job as JSON.")]
 JsonEvents = Annotated[
     bool, typer.Option(help="Print NDJSON events on stdout instead of the live view.")
@@ -83,9 +99,9 @@ def submit(
     model: Annotated[
         str | None, typer.Option(help="provider:model for every role, or 'none'.")
     ] = None,
-    recipe: Annotated[str, typer.Option(help="What kind of research: research, employer.")] = (
-        "research"
-    ),
+    recipe: Annotated[
+        str, typer.Option(help=f"What kind of research: {', '.join(recipe_names())}.")
+    ] = DEFAULT_RECIPE,
     idempotency_key: Annotated[
         str | None,
         typer.Option(help="Retrying with the same key returns the same job, never a second."),
@@ -97,9 +113,16 @@ def submit(
     api_key: ApiKey = None,
 ) -> None:
     """Queue QUESTION and print the job's id (with --watch, follow it to the end)."""
-    if not question.strip():
-        typer.echo("error: give a question to research", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    question = question_or_exit(question)
+    if idempotency_key is not None and not (
+        0 < len(idempotency_key) <= 200
+        and idempotency_key.isascii()
+        and idempotency_key.isprintable()
+    ):
+        error(
+            "--idempotency-key must be 1 to 200 printable ASCII characters",
+            "a UUID is a good key",
+        )
     options: dict[str, Any] = {
         "depth": depth.value if depth else None,
         "search": search,
@@ -112,16 +135,13 @@ def submit(
             options={key: value for key, value in options.items() if value is not None},
             idempotency_key=idempotency_key,
         )
-        typer.echo(job.model_dump_json(indent=2) if json_ else job.id)
+        typer.echo(job.model_dump_json(indent=2) if json_ else for_terminal(job.id))
         if job.attached:
-            typer.echo(
-                f"you already have a run going ({job.status}); this is it, not a new job",
-                err=True,
-            )
+            say(f"you already have a run going ({job.status}); this is it, not a new job")
         elif job.replayed:
-            typer.echo(f"this Idempotency-Key already made job {job.id} ({job.status})", err=True)
+            say(f"this Idempotency-Key already made job {job.id} ({job.status})")
         else:
-            typer.echo(f"queued job {job.id}", err=True)
+            say(f"queued job {job.id}")
         if watch:
             _watch(client, job.id, json_events=json_events)
 
@@ -148,7 +168,7 @@ def list_(
         typer.echo("no jobs", err=True)
     for job in page.jobs:
         typer.echo(
-            f"{job.id}\t{job.status}\t{job.progress:4.0%}\t"
+            f"{_short(job.id, 64)}\t{job.status}\t{job.progress:4.0%}\t"
             f"{job.created_at:%Y-%m-%d %H:%M}\t{_short(job.question, 70)}"
         )
     if page.next_before is not None:
@@ -169,7 +189,7 @@ def status(
         typer.echo(job.model_dump_json(indent=2))
         return
     for line in _describe(job):
-        typer.echo(line)
+        typer.echo(for_terminal(line))
 
 
 @jobs.command("sources")
@@ -187,11 +207,12 @@ def sources(
         typer.echo(view.model_dump_json(indent=2))
         return
     if not view.sources:
-        typer.echo(f"no sources stored for {job_id} (the job is {view.status})")
+        typer.echo(f"no sources stored for {job_id} (the job is {for_terminal(view.status)})")
         return
     for source in view.sources:
-        mark = "cited" if source.cited else (source.decision or "-")
-        typer.echo(f"{source.final:.2f}  {source.tier:<14} {mark:<7} {_short(source.url, 70)}")
+        mark = _short("cited" if source.cited else (source.decision or "-"), 7)
+        tier = _short(source.tier, 14)
+        typer.echo(f"{source.final:.2f}  {tier:<14} {mark:<7} {_short(source.url, 70)}")
         typer.echo(f"      {_short(source.reason, 90)}")
 
 
@@ -200,7 +221,7 @@ def queue(server: Server = DEFAULT_SERVER, api_key: ApiKey = None) -> None:
     """Jobs per state on the service, and its concurrency."""
     with _client(server, api_key) as client:
         view = client.queue()
-    typer.echo(_pairs(view.counts))
+    typer.echo(for_terminal(_pairs(view.counts)))
     typer.echo(f"running here {view.running_here} of at most {view.max_concurrent_jobs}")
 
 
@@ -223,41 +244,38 @@ def cancel(job_id: JobId, server: Server = DEFAULT_SERVER, api_key: ApiKey = Non
     with _client(server, api_key) as client:
         job = client.cancel(job_id)
     if job.status == "CANCELLED":
-        typer.echo(f"cancelled {job.id}")
+        typer.echo(f"cancelled {for_terminal(job.id)}")
     else:
-        typer.echo(f"cancelling {job.id} ({job.status}); it stops within seconds")
+        typer.echo(f"cancelling {for_terminal(job.id)} ({job.status}); it stops within seconds")
 
 
 @jobs.command("report")
 def report(
     job_id: JobId,
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
-    out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write here instead of stdout (- is stdout).")
+    ] = None,
     server: Server = DEFAULT_SERVER,
     api_key: ApiKey = None,
 ) -> None:
-    """Print or write the report of a finished job (json, pdf and docx as 'deepresearch
-    report' writes them)."""
-    check_destination(fmt.value, out)
+    """Print or write the report of a finished job: md and html as the service renders
+    them; json, pdf and docx as 'deepresearch report' writes them."""
+    target = check_output(out, fmt.value)
     with _client(server, api_key) as client:
-        if fmt.value in BINARY_FORMATS:
-            data = report_bytes(client.report_model(job_id), fmt.value, settings_from({}))
-            written = deliver(data, out)
-            if written is not None:
-                typer.echo(f"wrote {written}", err=True)
-            return
+        data: str | bytes
         if fmt is Format.md:
-            text = client.report(job_id, "md")
+            data = client.report(job_id, "md")
         elif fmt is Format.html:
-            text = client.report(job_id, "html")
+            data = client.report(job_id, "html")
         else:
-            text = render(client.report_model(job_id), "json")
-    if out is None:
-        typer.echo(text, nl=False)
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    typer.echo(f"wrote {out}", err=True)
+            recipe = get_recipe(client.get(job_id).recipe)
+            document = client.document(job_id, recipe.result_model)
+            fonts = settings_from({}).pdf_fonts if fmt is Format.pdf else []
+            data = render_bytes(recipe, document, fmt.value, pdf_fonts=fonts)
+    write_output(target, data, saved="the report stays on the service: try another --out")
+    if target != STDOUT:
+        say(f"wrote {target}")
 
 
 # watching ------------------------------------------------------------------------------
@@ -268,10 +286,9 @@ def _watch(client: ServiceClient, job_id: str, *, json_events: bool) -> NoReturn
             for event in stream:
                 renderer(event)
     except KeyboardInterrupt:
-        typer.echo(
-            f"\nstopped watching; the job runs on: deepresearch jobs watch {job_id}", err=True
-        )
-        raise typer.Exit(130) from None
+        typer.echo(err=True)
+        say(f"stopped watching; the job runs on: deepresearch jobs watch {job_id}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     _exit_for(client, job_id, stream.terminal)
 
 
@@ -279,26 +296,22 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
     """Say how the job ended and exit with ``deepresearch run``'s code for it."""
     if terminal is None:  # it ended without a terminal event: it expired while queued
         job = client.get(job_id)
-        typer.echo(
-            f"job {job_id} is {job.status}" + (f": {job.error}" if job.error else ""), err=True
-        )
+        say(f"job {job_id} is {job.status}" + (f": {job.error}" if job.error else ""))
         raise typer.Exit(EXIT_OK if job.status == "COMPLETED" else EXIT_FAILED)
     if terminal.type == "run_cancelled":
-        typer.echo(f"job {job_id} was cancelled", err=True)
+        say(f"job {job_id} was cancelled")
         raise typer.Exit(EXIT_FAILED)
     if terminal.type == "run_failed":
-        typer.echo(f"error: job {job_id} failed: {terminal.message}", err=True)
-        raise typer.Exit(EXIT_FAILED)
+        error(f"job {job_id} failed: {terminal.message}", code=EXIT_FAILED)
     kind = str(terminal.data.get("kind") or "")
-    typer.echo(
+    say(
         f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "
-        "[--format md|html|json|pdf|docx] [--out FILE]",
-        err=True,
+        "[--format md|html|json|pdf|docx] [--out FILE]"
     )
     if kind in ("chitchat", "refusal", "clarification"):
         summary = client.report_model(job_id).summary
         if summary:
-            typer.echo(summary[0].text, err=True)
+            say(summary[0].text)
     raise typer.Exit(EXIT_ABORT if kind == "abort" else EXIT_OK)
 
 
@@ -336,7 +349,7 @@ def _describe(job: JobView) -> list[str]:
 
 
 def _pairs(values: dict[str, Any]) -> str:
-    return ", ".join(f"{key} {value}" for key, value in sorted(values.items()))
+    return ", ".join(f"{key} {_short(str(value), 80)}" for key, value in sorted(values.items()))
 
 
 def _when(value: datetime) -> str:
@@ -344,7 +357,8 @@ def _when(value: datetime) -> str:
 
 
 def _short(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    """Untrusted text on one line, escaped for the terminal, at most ``width`` long."""
+    text = for_terminal(" ".join(text.split()))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -352,6 +366,6 @@ def _parse_time(value: str) -> datetime:
     try:
         return datetime.fromisoformat(value)
     except ValueError:
-        typer.echo(f"error: --before {value!r} is not an ISO time", err=True)
-        typer.echo("hint: use the value 'list' printed after 'more:'", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        error(
+            f"--before {value!r} is not an ISO time", "use the value 'list' printed after 'more:'"
+        )

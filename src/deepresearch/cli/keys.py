@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.cli.common import EXIT_USAGE, fail, settings_from
+from deepresearch.cli.common import error, fail, say, settings_from
+from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
 from deepresearch.service.db import open_database
 from deepresearch.service.keys import create_key
@@ -38,9 +39,7 @@ def create(
     """Create a key and print it (the only time it is shown)."""
     record, token = create_key(_store(database_url), name, max_active_runs=max_active_runs)
     typer.echo(token)
-    typer.echo(
-        f"created {record.id} ({record.name}); store the key now, it is not shown again", err=True
-    )
+    say(f"created {record.id} ({record.name}); store the key now, it is not shown again")
 
 
 @keys.command("list")
@@ -48,7 +47,8 @@ def list_(database_url: DatabaseUrl = None) -> None:
     """List keys (id, name, prefix, state); never the keys themselves."""
     for key in _store(database_url).list_keys():
         state = f"revoked {key.revoked_at:%Y-%m-%d}" if key.revoked_at else "active"
-        typer.echo(f"{key.id}\t{key.name}\t{key.prefix}…\tmax {key.max_active_runs} runs\t{state}")
+        name = for_terminal(key.name)
+        typer.echo(f"{key.id}\t{name}\t{key.prefix}…\tmax {key.max_active_runs} runs\t{state}")
 
 
 @keys.command("revoke")
@@ -58,7 +58,5 @@ def revoke(
 ) -> None:
     """Revoke a key: requests with it are refused from now on."""
     if not _store(database_url).revoke_key(key_id):
-        typer.echo(f"error: no active key {key_id!r}", err=True)
-        typer.echo("hint: see 'deepresearch keys list'", err=True)
-        raise typer.Exit(EXIT_USAGE)
-    typer.echo(f"revoked {key_id}")
+        error(f"no active key {key_id!r}", "see 'deepresearch keys list'")
+    typer.echo(f"revoked {for_terminal(key_id)}")

@@ -1,6 +1,11 @@
 """Rendering the event stream in a terminal: a Rich live panel on a TTY, plain lines
 otherwise, NDJSON with ``--json-events``. Only events are rendered (seed 004's parity
-rule): nothing here guesses what happened."""
+rule): nothing here guesses what happened.
+
+Event text comes from the question, from pages and from models, so it is never given to
+Rich as markup (only as ``Text``) and its control characters are shown escaped
+(``core.sanitize.for_terminal``): a ``[bold]`` or an OSC sequence in a page title is
+printed, not obeyed."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from deepresearch.core.sanitize import for_terminal
 from deepresearch.models import RunEvent
 
 
@@ -65,9 +71,9 @@ class RunView:
         elapsed = time.monotonic() - self.started
         head = Text.assemble(
             ("deepresearch ", "bold"),
-            (f"{self.stage}", "cyan"),
+            (for_terminal(self.stage), "cyan"),
             (f"  wave {self.wave}" if self.wave else ""),
-            (f"  gate {self.gate}" if self.gate else ""),
+            (f"  gate {for_terminal(self.gate)}" if self.gate else ""),
             f"  {elapsed:5.1f}s",
         )
         table = Table(show_header=True, header_style="bold", expand=True, box=None)
@@ -76,14 +82,19 @@ class RunView:
         table.add_column("quotes", justify="right", width=7)
         for sq_id, text in self.sub_questions.items():
             count = self.evidence_by_question.get(sq_id)
-            table.add_row(sq_id, text, "…" if count is None else str(count))
+            table.add_row(_text(sq_id), _text(text), Text("…" if count is None else str(count)))
         totals = Text(
             f"sources read {self.sources_read} (failed {self.sources_failed})   "
             f"verified quotes {sum(self.evidence_by_question.values())}   "
             f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}",
             style="dim",
         )
-        return Group(head, table, totals, Text(self.message, style="italic"))
+        return Group(head, table, totals, Text(for_terminal(self.message), style="italic"))
+
+
+def _text(value: str) -> Text:
+    """Untrusted text as a Rich ``Text``: literal (no markup), control characters escaped."""
+    return Text(for_terminal(value))
 
 
 def _int(value: object) -> int:
@@ -123,5 +134,5 @@ class Renderer:
             self.live.update(self.view.render())
         elif event.type not in ("model_call",):
             stage = f"[{event.stage}] " if event.stage else ""
-            self.stream.write(f"{stage}{event.message or event.type}\n")
+            self.stream.write(for_terminal(f"{stage}{event.message or event.type}") + "\n")
             self.stream.flush()

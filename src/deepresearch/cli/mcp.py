@@ -1,7 +1,9 @@
 """``deepresearch mcp``: the MCP server on standard input and output, for MCP clients that
 start it as a subprocess (see docs/mcp.md). Research runs in this process with the local
-data folder, with the model and search options given here; standard output carries the
-protocol only, logs go to standard error."""
+data folder, with the model and search options given here (each run's Settings are built
+from them as ``deepresearch run`` builds its own: flags over the config file and the
+environment, validated); standard output carries the protocol only, logs go to standard
+error."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from deepresearch.cli import options
-from deepresearch.cli.common import EXIT_USAGE, settings_from, use_config_file
+from deepresearch.cli.common import error, settings_from, use_config_file
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 
 
@@ -61,9 +63,7 @@ def mcp(
         from deepresearch.mcp.local import LocalBackend
         from deepresearch.mcp.server import build_server
     except ImportError:
-        typer.echo(f"error: {MISSING_SDK}", err=True)
-        typer.echo(f"hint: {INSTALL_HINT}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        error(MISSING_SDK, INSTALL_HINT)
     remembered = {k: str(v) if isinstance(v, Path) else v for k, v in given.items()}
     server = build_server(LocalBackend(settings, record_options=remembered))
     # stdout is the protocol: every log line goes to stderr

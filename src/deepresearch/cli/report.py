@@ -1,4 +1,5 @@
-"""``deepresearch report RUN_ID``: render a finished run's report again, in any format."""
+"""``deepresearch report RUN_ID``: render a finished run's document again (a research
+report, an employer profile: whichever recipe ran it), in any format."""
 
 from __future__ import annotations
 
@@ -8,32 +9,45 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.cli.common import EXIT_FAILED, fail, settings_from
-from deepresearch.cli.output import check_destination, deliver, report_bytes
+from deepresearch.cli.common import (
+    EXIT_FAILED,
+    STDOUT,
+    check_output,
+    error,
+    fail,
+    run_id_or_exit,
+    say,
+    settings_from,
+    write_output,
+)
 from deepresearch.cli.run import Format
 from deepresearch.errors import DeepResearchError
-from deepresearch.runner import load_report
+from deepresearch.export.formats import render_bytes
+from deepresearch.runner import load_result
 
 
 def report(
     run_id: Annotated[str, typer.Argument(help="The id of a finished run.")],
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
     out: Annotated[
-        Path | None, typer.Option(help="Write here instead of stdout (pdf and docx need it).")
+        Path | None,
+        typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
     ] = None,
 ) -> None:
     """Print or write the report of a finished run."""
-    check_destination(fmt.value, out)
+    run_id = run_id_or_exit(run_id)
+    target = check_output(out, fmt.value)
     settings = settings_from({})
     try:
-        found = asyncio.run(load_report(settings, run_id))
+        recipe, found = asyncio.run(load_result(settings, run_id))
     except DeepResearchError as exc:
         fail(exc)
     if found is None:
-        typer.echo(
-            f"error: run {run_id} has not finished; resume it with --resume {run_id}", err=True
+        error(
+            f"run {run_id} has not finished",
+            f"resume it with: deepresearch run --resume {run_id}",
+            code=EXIT_FAILED,
         )
-        raise typer.Exit(EXIT_FAILED)
-    written = deliver(report_bytes(found, fmt.value, settings), out)
-    if written is not None:
-        typer.echo(f"wrote {written}", err=True)
+    write_output(target, render_bytes(recipe, found, fmt.value, pdf_fonts=settings.pdf_fonts))
+    if target != STDOUT:
+        say(f"wrote {target}")

@@ -12,16 +12,25 @@ import typer
 from deepresearch.cli import options
 from deepresearch.cli.common import (
     EXIT_ABORT,
+    EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_USAGE,
+    STDOUT,
+    check_output,
+    error,
     fail,
+    question_or_exit,
+    run_id_or_exit,
+    say,
     settings_from,
+    shown,
     use_config_file,
+    write_output,
 )
 from deepresearch.cli.live import Renderer
-from deepresearch.cli.output import STDOUT, check_destination, deliver, report_bytes
 from deepresearch.core.ids import new_run_id
 from deepresearch.errors import DeepResearchError
+from deepresearch.export.formats import render_bytes
+from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.runner import load_run_record, run_research, save_run_record
 
 
@@ -60,7 +69,8 @@ def run(
     depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
     out: Annotated[
-        Path | None, typer.Option(help="Where to write the report (default report.<format>).")
+        Path | None,
+        typer.Option(help="Where to write the report (default report.<format>; - for stdout)."),
     ] = None,
     json_events: options.JsonEvents = False,
     resume: Annotated[
@@ -90,9 +100,23 @@ def run(
 ) -> None:
     """Research QUESTION and write a cited report."""
     use_config_file(config)
-    if not resume and not (question and question.strip()):
-        typer.echo("error: give a question to research, or --resume RUN_ID", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    # everything the user gave is checked before any work (and before any file is written)
+    if run_id and resume:
+        error(
+            "--run-id names a new run; use --resume alone to continue one",
+            f"deepresearch run --resume {resume}",
+        )
+    if resume:
+        resume = run_id_or_exit(resume, "--resume")
+    elif question is None or not question.strip():
+        error("give a question to research, or --resume RUN_ID")
+    else:
+        question = question_or_exit(question)
+    if run_id is not None:
+        run_id = run_id_or_exit(run_id, "--run-id")
+    if out == STDOUT and json_events:
+        error("--out - and --json-events both want standard output", "write the report to a file")
+    target = check_output(out, fmt.value, default=Path(f"report.{fmt.value}"))
     overrides: dict[str, Any] = {
         **options.model_and_search_overrides(
             model=model,
@@ -121,9 +145,11 @@ def run(
         if isinstance(remembered, dict):
             given = {**remembered, **given}
     settings = settings_from(given)
-    if run_id and resume:
-        typer.echo("error: --run-id names a new run; use --resume alone to continue one", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    if run_id is not None and load_run_record(settings, run_id) is not None:
+        error(
+            f"a run with id {run_id!r} already exists",
+            f"choose another --run-id, or continue it with --resume {run_id}",
+        )
     run_id = resume or run_id or new_run_id()
     if not resume and question:
         save_run_record(
@@ -132,11 +158,6 @@ def run(
             question,
             {k: str(v) if isinstance(v, Path) else v for k, v in given.items()},
         )
-    target = out or Path(f"report.{fmt.value}")
-    check_destination(fmt.value, target)
-    if target == STDOUT and json_events:
-        typer.echo("error: --json-events already writes to stdout; pass --out FILE", err=True)
-        raise typer.Exit(EXIT_USAGE)
 
     renderer = Renderer(json_events=json_events)
     try:
@@ -154,14 +175,18 @@ def run(
     except DeepResearchError as exc:
         fail(exc)
     except KeyboardInterrupt:
-        typer.echo(f"\ninterrupted; resume with: deepresearch run --resume {run_id}", err=True)
-        raise typer.Exit(130) from None
+        typer.echo(err=True)
+        say(f"interrupted; resume with: deepresearch run --resume {run_id}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if report is None:
-        typer.echo(f"paused; resume with: deepresearch run --resume {run_id}", err=True)
+        say(f"paused; resume with: deepresearch run --resume {run_id}")
         raise typer.Exit(EXIT_OK)
-    written = deliver(report_bytes(report, fmt.value, settings), target)
-    where = "standard output" if written is None else str(written)
-    typer.echo(f"{report.kind} report written to {where} (run {run_id})", err=True)
+    write_output(
+        target,
+        render_bytes(get_recipe(DEFAULT_RECIPE), report, fmt.value, pdf_fonts=settings.pdf_fonts),
+        saved=f"the run is saved: deepresearch report {run_id} --out FILE",
+    )
+    say(f"{report.kind} report written to {shown(target)} (run {run_id})")
     if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
-        typer.echo(report.summary[0].text, err=True)
+        say(report.summary[0].text)
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
+import socket
 from typing import Annotated, Any
 
 import typer
 import uvicorn
 
 from deepresearch.cli import options
-from deepresearch.cli.common import EXIT_USAGE, fail, settings_from, use_config_file
+from deepresearch.cli.common import EXIT_FAILED, error, fail, settings_from, use_config_file
 from deepresearch.errors import DeepResearchError
 from deepresearch.service.app import create_app
 from deepresearch.service.db import open_database
@@ -57,13 +59,12 @@ def serve(
     except DeepResearchError as exc:
         fail(exc)
     if not keys and not _is_loopback(settings.serve_host):
-        typer.echo(
-            f"error: no API keys exist, so the service may only bind to loopback, "
+        error(
+            f"no API keys exist, so the service may only bind to loopback, "
             f"not {settings.serve_host}",
-            err=True,
+            "create one with 'deepresearch keys create NAME' first",
         )
-        typer.echo("hint: create one with 'deepresearch keys create NAME' first", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    listener = _bind(settings.serve_host, settings.serve_port)
     if not keys:
         typer.echo(
             "no API keys: anyone on this machine can use the service; it listens on "
@@ -82,8 +83,31 @@ def serve(
     )
     server = uvicorn.Server(config_)
     _announce(server)
-    server.run()
-    engine.dispose()
+    try:
+        server.run(sockets=[listener])
+    except SystemExit:  # uvicorn exits 3 when startup fails; 3 means something else here
+        pass
+    finally:
+        listener.close()
+        engine.dispose()
+    if not server.started:
+        error("the service did not start; see the log above", code=EXIT_FAILED)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here rather than by uvicorn, so a busy port or an
+    address this machine does not have is a clear usage error (exit 2), not a log line."""
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:  # a host name: bind to what it resolves to first
+        family = socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=2048)
+    except OSError as exc:
+        hint = "choose another --port (0 picks a free one), or stop what is listening there"
+        if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
+            hint = "check --host (DEEPRESEARCH_SERVE_HOST): it must be an address of this machine"
+        error(f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint)
 
 
 def _announce(server: uvicorn.Server) -> None:

@@ -42,11 +42,16 @@ def number_sources(
     return list(refs.values())
 
 
-def best_evidence(evidence: Sequence[Evidence], limit: int) -> list[Evidence]:
-    """Highest-scoring verified evidence, one per passage, at most ``limit``."""
+def best_evidence(
+    evidence: Sequence[Evidence], limit: int, *, order: Sequence[str] = ()
+) -> list[Evidence]:
+    """Highest-scoring verified evidence, one per passage, at most ``limit``. ``order``:
+    evidence ids to put first, in that order (the chain and the answer-bearing quotes,
+    ``core.passages.rank_evidence``)."""
     seen: set[tuple[str, int]] = set()
     out = []
-    for item in sorted(evidence, key=lambda e: (-e.score, e.id)):
+    first = {eid: i for i, eid in enumerate(order)}
+    for item in sorted(evidence, key=lambda e: (first.get(e.id, len(first)), -e.score, e.id)):
         key = (item.source_id, item.start)
         if item.verified and key not in seen:
             seen.add(key)
@@ -59,16 +64,19 @@ def extractive_sections(
     evidence: Sequence[Evidence],
     *,
     exclude: Collection[str] = (),
+    order: Sequence[str] = (),
 ) -> list[Section]:
-    """One section per sub-question with its best quotes, one paragraph each, leaving out
-    the evidence ids in ``exclude`` (already shown as Verified Findings). No quote
-    appears twice."""
+    """One section per sub-question with its best quotes (``order`` first, as in
+    ``best_evidence``), one paragraph each, leaving out the evidence ids in ``exclude``
+    (already shown as Verified Findings). No quote appears twice."""
     used: set[tuple[str, int]] = {(e.source_id, e.start) for e in evidence if e.id in exclude}
     sections: list[Section] = []
     for sq in sub_questions:
         mine = [e for e in evidence if e.sub_question_id == sq.id]
         picked = [
-            e for e in best_evidence(mine, QUOTES_PER_SECTION) if (e.source_id, e.start) not in used
+            e
+            for e in best_evidence(mine, QUOTES_PER_SECTION, order=order)
+            if (e.source_id, e.start) not in used
         ]
         if not picked:
             continue
@@ -93,9 +101,11 @@ def limitations(
     sources: Mapping[str, Source],
     model_errors: Sequence[str],
     answered: Collection[str] | None = None,
+    open_leads: Sequence[str] = (),
 ) -> list[str]:
     """What the run could not do. ``answered``: ids of sub-questions with verified
-    evidence (else a sub-question's status decides)."""
+    evidence (else a sub-question's status decides); ``open_leads``: leads the verified
+    quotes revealed that the run had no wave or unit left to follow."""
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
@@ -109,6 +119,12 @@ def limitations(
     unread = [s for s in sources.values() if not s.fetched]
     if unread:
         out.append(f"{len(unread)} source(s) could not be read and were not quoted.")
+    if open_leads:
+        out.append(
+            "Leads found in the evidence but not followed (no research wave or unit left): "
+            + "; ".join(open_leads)
+            + "."
+        )
     if model_errors:
         out.append("Model problems: " + "; ".join(sorted(set(model_errors))[:3]) + ".")
     return out

@@ -3,13 +3,15 @@ sufficiency check). The model never decides that research is done; these functio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from deepresearch.core.answers import answer_gaps
+from deepresearch.core.questions import analyze_question
 from deepresearch.models import Evidence, SubQuestion
 
 GateStatus = Literal["pass", "retry", "abort"]
@@ -31,6 +33,8 @@ class GateResult(BaseModel):
     domains: list[str] = Field(default_factory=list)
     weak_sub_questions: list[str] = Field(default_factory=list)
     per_question: dict[str, int] = Field(default_factory=dict)
+    #: what the evidence does not yet show to answer the question (issue 17)
+    gaps: list[str] = Field(default_factory=list)
 
 
 def domain_of(url: str) -> str:
@@ -46,9 +50,15 @@ def evaluate_gate(
     evidence: Sequence[Evidence],
     sub_questions: Sequence[SubQuestion],
     thresholds: GateThresholds,
+    *,
+    question: str | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> GateResult:
     """Seed 004: enough evidence, enough cited evidence (verified, with a source URL), and
-    enough distinct domains; plus every sub-question covered by some evidence."""
+    enough distinct domains; plus every sub-question covered by some evidence. Given the
+    ``question``, also what the evidence must show to answer it (``answer_gaps``: every
+    compared thing quoted, a value of the asked kind, both steps of a multi-hop chain;
+    ``titles``: page titles by source id)."""
     verified = [item for item in evidence if item.verified]
     cited = [item for item in verified if item.source_url]
     domains = sorted({domain_of(item.source_url) for item in cited})
@@ -70,6 +80,9 @@ def evaluate_gate(
         reasons.append(f"{len(domains)} distinct source domains, need {thresholds.min_domains}")
     if weak:
         reasons.append(f"{len(weak)} sub-question(s) without enough evidence")
+    profile = analyze_question(question) if question else None
+    gaps = [gap.detail for gap in answer_gaps(profile, verified, titles)] if profile else []
+    reasons.extend(gaps)
     if not verified:
         status: GateStatus = "abort"
     elif reasons:
@@ -84,6 +97,7 @@ def evaluate_gate(
         domains=domains,
         weak_sub_questions=weak,
         per_question=per_question,
+        gaps=gaps,
     )
 
 

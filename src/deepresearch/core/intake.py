@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from deepresearch.core.injection import scan
+from deepresearch.core.injection import scan_direct
 from deepresearch.core.suspicious import suspicious_reason
 from deepresearch.core.text import words
 
@@ -67,7 +67,7 @@ _GREETINGS = frozenset(
 def screen_question(question: str) -> Screen:
     """``malicious`` for prompt-injection attempts, ``chitchat`` for greetings and thanks
     with nothing to research, else ``research``."""
-    if _INJECTION.search(question) or scan(question):
+    if _INJECTION.search(question) or scan_direct(question):
         return "malicious"
     tokens = words(question)
     if not tokens:

@@ -5,11 +5,12 @@ Inline citations are numbered by source (``[n]``), in order of first citation; t
 so a reader can check every number against the words it stands for.
 
 A report never loads anything and links only to its cited sources. In every text a model
-or a page wrote (title, headings, sentences, quotes, reasons) markdown images are removed,
-links keep their words and lose their address, and a bare address that is not a cited
-source is removed (``neutralize``); HTML escapes everything, and markdown escapes brackets
-and ``<`` so nothing can become a link, an image or raw HTML. "Sources considered" links
-only the sources that are cited.
+or a page wrote (title, headings, sentences, quotes, reasons) control characters and
+terminal sequences are removed, markdown images are removed, links keep their words and
+lose their address, and a bare address that is not a cited source is removed
+(``neutralize``); HTML escapes everything, and markdown escapes brackets and ``<`` so
+nothing can become a link, an image or raw HTML. "Sources considered" links only the
+sources that are cited.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from deepresearch.core.provenance import url_key
+from deepresearch.core.sanitize import strip_controls
 from deepresearch.models import Evidence, Report, Sentence, SourceRef
 
 IMAGE_REMOVED = "(image removed)"
@@ -37,8 +39,8 @@ _BARE_URL = re.compile(
 def neutralize(text: str, allowed: Collection[str] = ()) -> str:
     """``text`` without anything a renderer would load or link: images removed, links
     reduced to their words, bare addresses not in ``allowed`` (cited source URLs, compared
-    by ``url_key``) replaced."""
-    text = _MD_IMAGE.sub(IMAGE_REMOVED, text)
+    by ``url_key``) replaced; control characters and terminal sequences removed."""
+    text = _MD_IMAGE.sub(IMAGE_REMOVED, strip_controls(text))
     text = _MD_LINK.sub(lambda match: match.group(1), text)
     text = _MD_REF_DEF.sub("", text)
     text = _AUTOLINK.sub(lambda match: match.group(1), text)

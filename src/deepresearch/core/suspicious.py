@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from deepresearch.core.injection import scan
+from deepresearch.core.injection import scan_direct
 
 InputKind = Literal["name", "question"]
 
@@ -61,7 +61,7 @@ def suspicious_reason(text: str, *, kind: InputKind = "name") -> str | None:
         for pattern, what in _NAME:
             if pattern.search(text):
                 return f"it contains {what} (seed 000 pattern {pattern.pattern!r})"
-    findings = scan(text)
+    findings = scan_direct(text)
     if findings:
         return f"it tries to instruct the model ({findings[0].describe()})"
     if kind == "question":

@@ -1,10 +1,11 @@
 """Binary report formats: PDF (fpdf2) and DOCX (python-docx), both pure Python.
 
-Both draw the page-neutral ``core.document.Document`` built from a Report
-(``core.document.report_document``) or an employer profile
-(``recipes.employer.document.employer_document``), so they carry what the markdown and
-HTML renderings carry, with the same link rules. Rendering reads nothing but the font
-files it is given; ``fonts.find_fonts`` decides which (the ``pdf_fonts`` setting first).
+Both draw the page-neutral ``core.document.Document`` a recipe builds from its result
+(``Recipe.document``: ``core.document.report_document`` for a Report, the employer
+recipe's ``document`` module for its profile), so they carry what the markdown and HTML
+renderings carry, with the same link rules; ``formats.render_bytes`` is the way in for a
+run's document in any format. Rendering reads nothing but the font files it is given;
+``fonts.find_fonts`` decides which (the ``pdf_fonts`` setting first).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ hidden by inline CSS (``display:none``, ``visibility:hidden``, ``font-size:0``,
 by a class that a ``<style>`` block or a common utility class hides, by the ``hidden`` or
 ``aria-hidden`` attributes, and ``<template>`` content are removed. Their text, the HTML
 comments, ``alt`` / ``title`` / ``aria-label`` attributes and any Unicode tag characters
-are returned as ``ExtractedDoc.hidden_text``: never quoted, only scanned for injected
+are returned as ``ExtractedDoc.hidden_text``, with ``data-*`` attribute text, meta
+descriptions and hidden form inputs: never quoted, only scanned for injected
 instructions (``deepresearch.core.injection``).
 
 HTML uses trafilatura with comments off and ``favor_precision``: the best setting measured
@@ -25,6 +26,7 @@ and page chrome.
 from __future__ import annotations
 
 import codecs
+import json
 import logging
 import re
 from collections.abc import Iterator
@@ -118,6 +120,7 @@ _HTML_SNIFF = re.compile(rb"<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]", 
 _INVISIBLE = re.compile(
     "[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
 )
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _BLANK_RUN = re.compile(r"\n{3,}")
 _SENTENCE_END = re.compile(r"""[.!?…。！？]["'”’)\]]*(?=\s)""")
@@ -268,7 +271,11 @@ _SIMPLE_SELECTOR = re.compile(r"^\s*([.#])([\w-]+)\s*$")
 _HIDING_CLASSES = frozenset(
     {"sr-only", "visually-hidden", "screen-reader-text", "d-none", "hidden", "invisible", "hide"}
 )
-_TEXT_ATTRIBUTES = ("alt", "title", "aria-label", "aria-description")
+_TEXT_ATTRIBUTES = ("alt", "title", "aria-label", "aria-description", "placeholder")
+# <meta> whose content a crawler or a model reads as a summary of the page
+_META_NAMES = frozenset(
+    {"description", "keywords", "og:description", "twitter:description", "og:title", "abstract"}
+)
 #: hidden text kept for scanning, at most
 MAX_HIDDEN_CHARS = 20_000
 
@@ -290,14 +297,65 @@ def strip_hidden(html: str) -> tuple[str, str]:
                 parts.append(element.text.strip())
             continue
         parts += [element.get(name, "") for name in _TEXT_ATTRIBUTES if element.get(name)]
+        parts += _attribute_text(element)
         if element.getparent() is not None and _is_hidden(element, classes, ids):
-            parts.append(element.text_content())
+            parts.append(_block_text(element))
             element.drop_tree()
     parts.append(tags)
     hidden = clean_text("\n".join(part for part in parts if part.strip()))
     if not hidden:
         return html, ""
     return lxml.html.tostring(root, encoding="unicode"), hidden[:MAX_HIDDEN_CHARS]
+
+
+def _block_text(element: Any) -> str:
+    """The text of an element with a line break for each ``<br>`` and block, so that a
+    hidden "System:" or "Assistant:" line still starts a line."""
+    pieces: list[str] = []
+    for node in element.iter():
+        tag = node.tag.lower() if isinstance(node.tag, str) else ""
+        if tag == "br" or tag in _BLOCK_TAGS:
+            pieces.append("\n")
+        if isinstance(node.tag, str) and node.text:
+            pieces.append(node.text)
+        if node is not element and node.tail:
+            pieces.append(node.tail)
+    return "".join(pieces)
+
+
+def _reads_as_text(value: str) -> bool:
+    """A ``data-*`` value with words in it, not a JSON document or an id."""
+    stripped = value.strip()
+    if " " not in stripped and len(_PERCENT_ESCAPE.findall(stripped)) < 6:
+        return False  # one word, or an id; percent-encoded text still counts
+    if stripped[:1] in "{[":
+        try:
+            json.loads(stripped)
+        except ValueError:
+            return True
+        return False
+    return True
+
+
+def _attribute_text(element: Any) -> list[str]:
+    """Words a page keeps in attributes a model may read but a browser does not show:
+    ``data-*`` values that read as text (not JSON or ids), meta descriptions, and the
+    values of hidden form inputs."""
+    found = [
+        value
+        for name, value in element.attrib.items()
+        if name.startswith("data-") and _reads_as_text(value)
+    ]
+    tag = element.tag.lower()
+    if tag == "meta":
+        name = (element.get("name") or element.get("property") or "").lower()
+        if name in _META_NAMES and element.get("content"):
+            found.append(element.get("content"))
+    elif (
+        tag == "input" and (element.get("type") or "").lower() == "hidden" and element.get("value")
+    ):
+        found.append(element.get("value"))
+    return found
 
 
 def _hidden_selectors(root: Any) -> tuple[set[str], set[str]]:

@@ -28,6 +28,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from deepresearch.core.untrusted import fill_fence, neutralize_tokens, new_boundary
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.failures import Failure, FailureKind, classify
 from deepresearch.llm.providers import build_role_models, key_env_vars
@@ -94,6 +95,10 @@ class Gateway:
             failure_threshold=breaker_threshold, reset_after_s=math.inf
         )
         self._refused: set[str] = set()  # models not to call again (bad key, unknown, broken)
+        #: the run's random boundary, put in place of the fence placeholder of every data
+        #: block and of the data rule just before a call (``core.untrusted``); the runner
+        #: keeps it in the run's state so a resumed run uses the same one
+        self.boundary = new_boundary()
 
     @classmethod
     def from_settings(
@@ -145,7 +150,7 @@ class Gateway:
         if cached is not None:
             self.cache_hits += 1
             return cached
-        reply = await self._call(role, model, _prompt(system, user), stage)
+        reply = await self._call(role, model, self._fenced(system, user), stage)
         answer = strip_reasoning(reply) if reply is not None else ""
         if not answer:
             return None
@@ -176,7 +181,7 @@ class Gateway:
         hit = await self._cached_object(key, schema)
         if hit is not None:
             return hit
-        messages = _prompt(f"{system}\n\n{schema_instructions(schema)}".strip(), user)
+        messages = self._fenced(f"{system}\n\n{schema_instructions(schema)}".strip(), user)
         reply = await self._call(role, model, messages, stage, timeout_s=timeout_s)
         if reply is None:
             return None
@@ -203,6 +208,14 @@ class Gateway:
                 return None
         await self._store(key, result.model_dump_json(), role)
         return result
+
+    def _fenced(self, system: str, user: str) -> list[BaseMessage]:
+        """The messages a model gets: the run's boundary in place of the fence placeholder
+        (the cache key is computed before, so a replayed run still finds its replies), and
+        no chat-template token left in the user prompt."""
+        return _prompt(
+            fill_fence(system, self.boundary), fill_fence(neutralize_tokens(user), self.boundary)
+        )
 
     # one counted call, with timeout and retries ------------------------------------
     async def _call(

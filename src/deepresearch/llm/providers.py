@@ -223,21 +223,22 @@ def _short(exc: BaseException, key: str) -> str:
 
 
 def build_role_models(settings: Settings) -> dict[Role, BaseChatModel | None]:
-    """One model per role, sharing one instance between roles with the same spec.
+    """One model per role, sharing one instance between roles with the same spec and
+    temperature (``settings.temperature_for(role)``).
 
     ``model_base_url`` and ``model_api_key`` apply to every role's provider.
     """
-    built: dict[str, BaseChatModel | None] = {}
+    built: dict[tuple[str, float], BaseChatModel | None] = {}
     out: dict[Role, BaseChatModel | None] = {}
     for role in ROLES:
-        spec = settings.model_for(role)
-        if spec not in built:
-            built[spec] = build_chat_model(
-                spec,
+        key = (settings.model_for(role), settings.temperature_for(role))
+        if key not in built:
+            built[key] = build_chat_model(
+                key[0],
                 base_url=settings.model_base_url,
                 api_key=settings.model_api_key,
                 timeout_s=settings.model_timeout_s,
-                temperature=settings.model_temperature,
+                temperature=key[1],
             )
-        out[role] = built[spec]
+        out[role] = built[key]
     return out

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from deepresearch.export.fonts import find_fonts
-from deepresearch.export.formats import Result, stored_result
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
-from deepresearch.mcp.server import EventHandler, Finished, RunInfo, build_server
+from deepresearch.mcp.server import EventHandler, Finished, RunInfo, RunResult, build_server
 from deepresearch.models import RunEvent
+from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.auth import LOCAL_OWNER, Caller, caller
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS
 from deepresearch.service.problems import ApiProblem
@@ -57,7 +55,6 @@ except ImportError as exc:  # the optional extra
 PATH = "/mcp"
 #: where the authenticated caller rides in the ASGI scope
 CALLER = "deepresearch.caller"
-JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
@@ -67,8 +64,9 @@ class ServiceBackend:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def fonts(self) -> list[Path]:
-        return find_fonts(self.settings.pdf_fonts)
+    @property
+    def pdf_fonts(self) -> Sequence[Path]:
+        return self.settings.pdf_fonts
 
     def _who(self, ctx: Context) -> tuple[ServiceState, Caller]:
         request = ctx.request_context.request
@@ -92,8 +90,10 @@ class ServiceBackend:
             raise ToolError(f"invalid request: {problems}") from None
         try:
             submission = await submit_job(state, who, body)
-        except ApiProblem as exc:
-            raise ToolError(exc.detail) from None
+        except ApiProblem as exc:  # the API's refusal (no key for the model, limits...)
+            raise ToolError(
+                f"{exc.detail} (hint: {exc.hint})" if exc.hint else exc.detail
+            ) from None
         job = submission.job
         if submission.attached and job.question != body.question:
             raise ToolError(
@@ -111,16 +111,12 @@ class ServiceBackend:
         found = await run_in_threadpool(state.store.result, job.id)
         if found is None:
             raise ToolError(f"run {job.id} completed but stored no report")
-        _, document, markdown = found
-        return Finished(job.id, str(document.get("kind", "employer")), markdown)
+        kind, _, markdown = found
+        return Finished(job.id, kind, markdown)
 
-    async def result(self, ctx: Context, run_id: str) -> Result:
+    async def result(self, ctx: Context, run_id: str) -> RunResult:
         state, who = self._who(ctx)
-        job = (
-            await run_in_threadpool(state.store.get, run_id, who.owner)
-            if JOB_ID.fullmatch(run_id)
-            else None
-        )
+        job = await run_in_threadpool(state.store.get, run_id, who.owner)
         if job is None:
             raise ToolError(f"no run {run_id!r} (list_runs shows yours)")
         if job.status == "EXPIRED":
@@ -128,22 +124,31 @@ class ServiceBackend:
         found = await run_in_threadpool(state.store.result, job.id)
         if found is None:
             raise ToolError(f"run {run_id} is {job.status.lower()}; its report is not ready")
-        kind, document, _ = found
-        return stored_result(kind, document)
+        _, document, _ = found
+        recipe = get_recipe(job.recipe)
+        return RunResult(recipe, recipe.result_model.model_validate(document))
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]:
         state, who = self._who(ctx)
         jobs = await run_in_threadpool(lambda: state.store.list_jobs(who.owner, limit=limit))
-        return [
-            RunInfo(
-                run_id=job.id,
-                question=job.question,
-                status=job.status.lower(),
-                kind="employer" if job.recipe == "employer" else None,
-                started=job.created_at.isoformat(),
+        out = []
+        for job in jobs:
+            found = (
+                await run_in_threadpool(state.store.result, job.id)
+                if job.status == "COMPLETED"
+                else None
             )
-            for job in jobs
-        ]
+            out.append(
+                RunInfo(
+                    run_id=job.id,
+                    question=job.question,
+                    recipe=job.recipe,
+                    status=job.status.lower(),
+                    kind=found[0] if found is not None else None,
+                    started=job.created_at.isoformat(),
+                )
+            )
+        return out
 
 
 async def follow_events(state: ServiceState, job_id: str) -> AsyncIterator[RunEvent]:

@@ -5,17 +5,20 @@
   verified quotes) and returns the report as markdown, with the run id.
 * ``get_report(run_id, format?)``: a finished run's report: md, html or json as text, pdf
   or docx as an embedded resource (base64, with its media type).
-* ``list_runs(limit?)``: the runs this caller can see, newest first.
+* ``list_runs(limit?)``: the runs this caller can see, newest first, with their recipe.
 
-A failure is a tool error with a plain message (what went wrong, what to do), never a
-traceback.
+What a caller gives is checked as every other front end checks it: the question by the
+one normaliser and limit (``core.sanitize``), a run id by the one rule (``core.ids``). A
+report is rendered through the run's recipe (``export.formats.render_bytes``), whichever
+recipe ran it. A failure is a tool error with a plain message (what went wrong, what to
+do), never a traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -23,11 +26,15 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from deepresearch import __version__
+from deepresearch.core.ids import run_id_problem
+from deepresearch.core.sanitize import normalize_question
+from deepresearch.errors import DeepResearchError, InvalidInput
 from deepresearch.export import BINARY_FORMATS
-from deepresearch.export.formats import Result, media_type, result_bytes
+from deepresearch.export.formats import media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.progress import ProgressTracker
 from deepresearch.models import RunEvent
+from deepresearch.recipes.base import Recipe
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -61,9 +68,19 @@ class Finished:
     markdown: str
 
 
+@dataclass(frozen=True)
+class RunResult:
+    """A finished run's document (a Report, an employer profile...) and the recipe that
+    made it, which renders it."""
+
+    recipe: Recipe[Any, Any]
+    document: Any
+
+
 class RunInfo(BaseModel):
     run_id: str
     question: str
+    recipe: str = Field(description="the recipe that ran it (research, employer...)")
     status: str = Field(description="queued, running, completed, failed, cancelled, unfinished")
     kind: str | None = Field(default=None, description="the report's kind, once finished")
     started: str | None = None
@@ -78,11 +95,29 @@ class Backend(Protocol):
         self, ctx: Context, question: str, options: dict[str, Any], on_event: EventHandler
     ) -> Finished: ...
 
-    async def result(self, ctx: Context, run_id: str) -> Result: ...
+    async def result(self, ctx: Context, run_id: str) -> RunResult:
+        """``run_id``'s document; called with a valid run id only."""
+        ...
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]: ...
 
-    def fonts(self) -> list[Path]: ...
+    @property
+    def pdf_fonts(self) -> Sequence[Path]:
+        """The ``pdf_fonts`` setting: the fonts a PDF embeds before the system's."""
+        ...
+
+
+def tool_error(exc: DeepResearchError) -> ToolError:
+    """Our error as a tool error: its message and what to do, nothing else."""
+    return ToolError(f"{exc.message} (hint: {exc.hint})" if exc.hint else exc.message)
+
+
+def checked_run_id(run_id: str) -> str:
+    """``run_id`` if it is one (the rule of every edge, ``core.ids``), else a tool error."""
+    problem = run_id_problem(run_id)
+    if problem is not None:
+        raise ToolError(f"{problem} (hint: list_runs shows your runs' ids)")
+    return run_id
 
 
 def build_server(backend: Backend) -> MCPServer:
@@ -117,9 +152,11 @@ def build_server(backend: Backend) -> MCPServer:
 
         options: dict[str, Any] = {"depth": depth, "no_clarify": no_clarify or None}
         options = {key: value for key, value in options.items() if value is not None}
-        if not question.strip():
-            raise ToolError("the question is empty: pass the question to research")
-        done = await backend.research(ctx, question.strip(), options, on_event)
+        try:  # the CLI's, the library's and the API's rules: controls removed, a limit
+            question = normalize_question(question)
+        except InvalidInput as exc:
+            raise tool_error(exc) from None
+        done = await backend.research(ctx, question, options, on_event)
         return CallToolResult(
             content=[TextContent(type="text", text=done.markdown)],
             structured_content={"run_id": done.run_id, "kind": done.kind},
@@ -133,9 +170,10 @@ def build_server(backend: Backend) -> MCPServer:
         ),
     )
     async def get_report(run_id: str, ctx: Context, format: ReportFormat = "md") -> CallToolResult:
-        result = await backend.result(ctx, run_id)
-        fonts = backend.fonts() if format == "pdf" else []
-        data = await asyncio.to_thread(result_bytes, result, format, fonts=fonts)
+        found = await backend.result(ctx, checked_run_id(run_id))
+        data = await asyncio.to_thread(
+            render_bytes, found.recipe, found.document, format, pdf_fonts=backend.pdf_fonts
+        )
         block: ContentBlock
         if format in BINARY_FORMATS:
             block = EmbeddedResource(
@@ -154,7 +192,9 @@ def build_server(backend: Backend) -> MCPServer:
 
     @server.tool(
         name="list_runs",
-        description="Your research runs, newest first: id, question, status and report kind.",
+        description=(
+            "Your research runs, newest first: id, question, recipe, status and report kind."
+        ),
     )
     async def list_runs(ctx: Context, limit: int = 20) -> RunList:
         if not 1 <= limit <= 100:

@@ -17,6 +17,9 @@ class SubQuestion(BaseModel):
     parent_id: str | None = Field(
         default=None, description="the sub-question a follow-up came from"
     )
+    lead: str | None = Field(
+        default=None, description="the lead this sub-question follows (issue 17), if any"
+    )
     attempts: int = 0
     passing: int = Field(default=0, description="sources that passed the threshold, last wave")
     status: SubQuestionStatus = "pending"

@@ -356,9 +356,13 @@ class ServiceClient:
 
     def report_model(self, job_id: str) -> Report:
         """The report as a ``Report``, to render locally like ``deepresearch report``."""
+        return self.document(job_id, Report)
+
+    def document(self, job_id: str, model: type[_M]) -> _M:
+        """A finished job's document as ``model`` (its recipe's ``result_model``)."""
         text = self.report(job_id, "json")
         try:
-            return Report.model_validate_json(text)
+            return model.model_validate_json(text)
         except ValidationError as exc:
             raise ServiceFailure(
                 f"the report of job {job_id} is not one this client can read",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -10,12 +9,10 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
-from deepresearch.core.render import render
+from deepresearch.core.ids import run_id_problem
 from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
-from deepresearch.export.fonts import find_fonts
-from deepresearch.export.formats import result_bytes, stored_result
-from deepresearch.models import Report
-from deepresearch.recipes.employer import EmployerResult, render_employer
+from deepresearch.export.formats import render_bytes
+from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.jobs import TERMINAL, Job
 from deepresearch.service.problems import ApiProblem
@@ -24,10 +21,12 @@ from deepresearch.service.schemas import (
     JobView,
     Problem,
     QueueView,
+    RecipesView,
     ResearchRequest,
     SourcesView,
     SourceView,
     SubmitView,
+    recipes_view,
 )
 from deepresearch.service.sse import (
     MAX_EVENT_ID,
@@ -54,8 +53,6 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-#: what a job id can look like (``run-`` and hex today); anything else names no job
-JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: the HTML report may style itself and nothing more: no script, image, frame or form
 REPORT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
@@ -69,8 +66,9 @@ def _state(request: Request) -> ServiceState:
 
 
 async def _own_job(request: Request, who: Caller, job_id: str) -> Job:
-    if not JOB_ID.fullmatch(job_id):  # never sent to the database (NUL bytes, 10 kB ids)
-        raise ApiProblem(404, "no job with this id", kind="not-found")
+    problem = run_id_problem(job_id)  # checked before the store is asked
+    if problem is not None:
+        raise ApiProblem(422, problem, kind="invalid-job-id")
     job = await run_in_threadpool(_state(request).store.get, job_id, who.owner)
     if job is None:
         raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
@@ -183,11 +181,17 @@ async def report(
     found = await run_in_threadpool(_state(request).store.result, job_id)
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
-    kind, document, markdown = found
+    _, document, markdown = found
+    recipe = get_recipe(job.recipe)
     if format in BINARY_FORMATS:
-        fonts = find_fonts(_state(request).settings.pdf_fonts)
+        settings = _state(request).settings
         data = await run_in_threadpool(
-            lambda: result_bytes(stored_result(kind, document), format, fonts=fonts)
+            lambda: render_bytes(
+                recipe,
+                recipe.result_model.model_validate(document),
+                format,
+                pdf_fonts=settings.pdf_fonts,
+            )
         )
         return Response(
             data,
@@ -197,10 +201,7 @@ async def report(
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        if kind == "employer":
-            page = render_employer(EmployerResult.model_validate(document), "html")
-        else:
-            page = render(Report.model_validate(document), "html")
+        page = recipe.render(recipe.result_model.model_validate(document), "html")
         return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)
 
@@ -254,6 +255,15 @@ async def events(
         last = await run_in_threadpool(state.store.last_event_seq, job.id)
         check_in_stream(start, name, last)
     return EventStream(job_events(state, request, job.id, start))
+
+
+@router.get(
+    "/recipes", response_model=RecipesView, responses=PROBLEMS, summary="The recipes a job may run"
+)
+async def recipes(who: CallerDep) -> RecipesView:
+    """Every recipe: its name (the request's ``recipe``), title, description, whether it is
+    the default, and the JSON schema of its own options."""
+    return recipes_view()
 
 
 @router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")

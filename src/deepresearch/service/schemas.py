@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
 
-from deepresearch.recipes.employer import REQUEST_OPTIONS as EMPLOYER_OPTIONS
+from deepresearch.core.sanitize import MAX_QUESTION_CHARS, normalize_question
+from deepresearch.errors import ConfigError
+from deepresearch.recipes.registry import DEFAULT_RECIPE, all_recipes, get_recipe, recipe_names
 from deepresearch.search.registry import PROVIDER_NAMES, parse_search
 from deepresearch.service.jobs import Job, JobStatus
 from deepresearch.settings import Depth
 
-Recipe = Literal["research", "employer"]
 
-
-class ResearchOptions(BaseModel):
-    """Per-job options; everything else comes from the server's configuration."""
+class RunOptions(BaseModel):
+    """Per-job Settings fields, for every recipe; everything else comes from the server's
+    configuration."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -40,14 +50,6 @@ class ResearchOptions(BaseModel):
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
     min_domains: int | None = Field(default=None, ge=0, le=20)
     min_evidence: int | None = Field(default=None, ge=0, le=100)
-    # the employer recipe (seed 000): the question is the company name or a job posting
-    role: str | None = Field(default=None, max_length=200, description="employer: job title")
-    job_description: str | None = Field(
-        default=None, max_length=30_000, description="employer: the text of a job posting"
-    )
-    max_queries: int | None = Field(default=None, ge=1, le=4, description="employer")
-    max_result_chars: int | None = Field(default=None, ge=200, le=8000, description="employer")
-    sources_per_query: int | None = Field(default=None, ge=1, le=10, description="employer")
 
     @field_validator("search")
     @classmethod
@@ -59,33 +61,105 @@ class ResearchOptions(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
+def _recipe_fields() -> dict[str, Any]:
+    """Every recipe's own options, optional here (the recipe's model checks them), each
+    described with the recipe it belongs to."""
+    fields: dict[str, Any] = {}
+    for recipe in all_recipes():
+        for name, info in recipe.options_model.model_fields.items():
+            described = f"{recipe.name}: {info.description}" if info.description else recipe.name
+            optional = FieldInfo.merge_field_infos(info, default=None, description=described)
+            annotation: Any = info.annotation
+            fields.setdefault(name, (annotation | None, optional))
+    return fields
+
+
+#: the options a job may set: Settings fields and every recipe's own (the request checks
+#: that the recipe's own belong to the recipe named)
+ResearchOptions = create_model(
+    "ResearchOptions",
+    __base__=RunOptions,
+    __doc__="Per-job options: Settings fields, and the named recipe's own options.",
+    **_recipe_fields(),
+)
+if TYPE_CHECKING:
+    RecipeName = str
+else:  # the registry's names, so the OpenAPI schema lists them
+    RecipeName = Literal[tuple(recipe_names())]
+
+
 class ResearchRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
             "examples": [
-                {"question": "How do generators work in Python?", "options": {"depth": "quick"}}
+                {"question": "How do generators work in Python?", "options": {"depth": "quick"}},
+                {
+                    "question": "Google",
+                    "recipe": "employer",
+                    "options": {"role": "Software Engineer"},
+                },
             ]
         },
     )
 
-    question: str = Field(min_length=1, max_length=4000)
-    recipe: Recipe = "research"
+    recipe: RecipeName = Field(default=DEFAULT_RECIPE, description="GET /v1/recipes lists them")
+    # normalised like every front end's question, then limited (core.sanitize); the
+    # recipe's own request normalises it further (a posting keeps its lines)
+    question: str = Field(json_schema_extra={"minLength": 1, "maxLength": MAX_QUESTION_CHARS})
     options: ResearchOptions = Field(default_factory=ResearchOptions)
 
     @field_validator("question")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the question is empty")
-        return value.strip()
+    def _normalise(cls, value: str, info: ValidationInfo) -> str:
+        recipe = get_recipe(info.data.get("recipe", DEFAULT_RECIPE))
+        return normalize_question(value, multiline=recipe.multiline_question)
 
     @model_validator(mode="after")
     def _options_fit_the_recipe(self) -> ResearchRequest:
-        employer_only = EMPLOYER_OPTIONS & set(self.options.settings_update())
-        if self.recipe != "employer" and employer_only:
-            raise ValueError(f"{', '.join(sorted(employer_only))}: only for recipe 'employer'")
+        recipe = get_recipe(self.recipe)
+        given = self.options.settings_update()
+        own = recipe.options_model.model_fields
+        foreign = set(given) - set(RunOptions.model_fields) - set(own)
+        if foreign:
+            owners = sorted(
+                repr(other.name)
+                for other in all_recipes()
+                if foreign & set(other.options_model.model_fields)
+            )
+            raise ValueError(f"{', '.join(sorted(foreign))}: only for recipe {', '.join(owners)}")
+        try:
+            recipe.request(self.question, {k: v for k, v in given.items() if k in own})
+        except ConfigError as exc:
+            raise ValueError(exc.message) from None
         return self
+
+
+class RecipeView(BaseModel):
+    name: str
+    title: str
+    description: str
+    default: bool = Field(description="the recipe a request without 'recipe' runs")
+    options: dict[str, Any] = Field(description="JSON schema of the recipe's own options")
+
+
+class RecipesView(BaseModel):
+    recipes: list[RecipeView]
+
+
+def recipes_view() -> RecipesView:
+    return RecipesView(
+        recipes=[
+            RecipeView(
+                name=recipe.name,
+                title=recipe.title,
+                description=recipe.description,
+                default=recipe is get_recipe(DEFAULT_RECIPE),
+                options=recipe.options_model.model_json_schema(),
+            )
+            for recipe in all_recipes()
+        ]
+    )
 
 
 class JobLinks(BaseModel):

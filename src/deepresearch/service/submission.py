@@ -32,7 +32,9 @@ async def submit_job(
     limit points at); raises ``ApiProblem`` when the job is refused."""
     options = body.options.settings_update()
     # a job the server could not run (no key for its model or search) is refused now
-    await run_in_threadpool(state.preflight.check, job_settings(state.settings, options))
+    await run_in_threadpool(
+        state.preflight.check, job_settings(state.settings, body.recipe, options)
+    )
     fingerprint = request_hash(body.question, body.recipe, options)
     try:
         result = await run_in_threadpool(

@@ -1,6 +1,6 @@
 """The worker pool: claims queued jobs (up to ``max_concurrent_jobs`` at once), runs each
-through the same ``run_research`` the CLI uses, independent of any client connection, and
-keeps its lease alive while it runs.
+through the same runner the CLI uses (the job's recipe, from the registry), independent of
+any client connection, and keeps its lease alive while it runs.
 
 * A job claimed for the second time (its worker died, or the server was stopped) resumes
   from its last checkpoint; model replies already paid for come from the response cache.
@@ -29,15 +29,13 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from deepresearch.core.render import to_markdown
 from deepresearch.errors import DeepResearchError, RunNotFound
 from deepresearch.events import Sink, once_per_fact
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
-from deepresearch.models import Report, RunEvent
-from deepresearch.recipes.employer import REQUEST_OPTIONS as EMPLOYER_OPTIONS
-from deepresearch.recipes.employer import employer_request, render_employer, run_employer
-from deepresearch.runner import run_research
+from deepresearch.models import RunEvent
+from deepresearch.recipes.registry import get_recipe
+from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
 from deepresearch.service.jobs import Job, Outcome
 from deepresearch.service.notify import Notifier
@@ -51,9 +49,10 @@ log = logging.getLogger(__name__)
 _HELD_BACK = frozenset({"run_completed", "run_failed"})
 
 
-def job_settings(settings: Settings, options: Mapping[str, Any]) -> Settings:
-    """The server's settings with a job's options (the employer recipe's own aside)."""
-    run_options = {k: v for k, v in options.items() if k not in EMPLOYER_OPTIONS}
+def job_settings(settings: Settings, recipe: str, options: Mapping[str, Any]) -> Settings:
+    """The server's settings with a job's options (the recipe's own options aside)."""
+    own = get_recipe(recipe).options_model.model_fields
+    run_options = {k: v for k, v in options.items() if k not in own}
     return settings.model_copy(update=run_options)
 
 
@@ -188,7 +187,9 @@ class WorkerPool:
 
     # one job ------------------------------------------------------------------------
     async def _execute(self, job: Job) -> Outcome | None:
-        settings = job_settings(self.settings, job.options)
+        recipe = get_recipe(job.recipe)
+        own = recipe.options_model.model_fields
+        settings = job_settings(self.settings, job.recipe, job.options)
 
         def store(event: RunEvent) -> None:
             running = self._running.get(job.id)
@@ -207,26 +208,30 @@ class WorkerPool:
             "search": self.runtime.search,
             "fetcher": self.runtime.fetcher,
         }
-        if job.recipe == "employer":
-            return await self._employer(job, settings, common)
-        report: Report | None = None
+        document = None
         resumed = False
         if job.attempts > 1:  # taken over: continue from the last checkpoint
             try:
-                report = await run_research(None, settings, run_id=job.id, resume=True, **common)
+                document = await run_recipe(
+                    recipe, None, settings, run_id=job.id, resume=True, **common
+                )
                 resumed = True
             except RunNotFound:  # it died before its first checkpoint: start afresh
                 resumed = False
         if not resumed:
-            report = await run_research(job.question, settings, run_id=job.id, **common)
-        if report is None:
+            request = recipe.request(
+                job.question, {k: v for k, v in job.options.items() if k in own}
+            )
+            document = await run_recipe(recipe, request, settings, run_id=job.id, **common)
+        if document is None:
             return None
+        completion = recipe.completion(document, fetches=0)
         return Outcome(
-            report.kind,
-            report.model_dump(mode="json"),
-            to_markdown(report),
-            report.evidence,
-            report,
+            completion.kind,
+            document.model_dump(mode="json"),
+            recipe.render(document, "md"),
+            completion.evidence,
+            completion.report,
         )
 
     def _announced(self, job_id: str) -> list[RunEvent]:
@@ -235,17 +240,6 @@ class WorkerPool:
         while batch := self.store.events_after(job_id, events[-1].seq if events else 0):
             events += [item.event for item in batch]
         return events
-
-    async def _employer(self, job: Job, settings: Settings, common: dict[str, Any]) -> Outcome:
-        """Seed 000's recipe. It has no checkpoints: a job taken over runs again."""
-        request = employer_request(job.question, job.options)
-        result = await run_employer(request, settings, run_id=job.id, **common)
-        return Outcome(
-            "employer",
-            result.model_dump(mode="json"),
-            render_employer(result, "md"),
-            result.evidence,
-        )
 
     async def _supervise(self, running: _Running) -> None:
         job = running.job

@@ -108,7 +108,9 @@ async def _check(
             "judge",
             JudgeVerdict,
             system=SYSTEM,
-            user=f"Sentence: {sentence.text}\n\nCited passages:\n{blocks}",
+            # the sentence is the writer's, written from web text: it is fenced like it
+            user=f"Sentence:\n{data_block('source', sentence.text, kind='sentence')}\n\n"
+            f"Cited passages:\n{blocks}",
             stage=STAGE,
         )
         if judged is not None:

@@ -4,8 +4,9 @@ For each source a sub-question reads, the summarizer model gets the sub-question
 source's best passages (each a verbatim span of the stored text) and answers with a short
 summary and the passages that support facts, each with the claim it supports. Quotes are
 the passages themselves, never the model's words, and are verified before they count.
-When the model is missing or fails, the raw passages pass through: the best-scoring
-passages become the evidence and the summary."""
+When the model is missing or fails, the raw passages pass through: the candidates the
+research unit found relevant (``core.passages.answer_scores``), best first, become the
+evidence and the summary; the claim is the quote itself."""
 
 from __future__ import annotations
 
@@ -14,16 +15,13 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
-from deepresearch.core.lexical import overlap
-from deepresearch.core.passages import make_passages, rank_passages
 from deepresearch.core.text import clip
-from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.core.untrusted import DATA_RULE, block_of_blocks, data_block
 from deepresearch.core.verify import verify_quote
 from deepresearch.models import Evidence, Passage, Source, SubQuestion
 
 STAGE = "research"
 CANDIDATES_PER_SOURCE = 8
-FALLBACK_MIN_OVERLAP = 0.25
 SUMMARY_TIMEOUT_S = 45.0  # seed 001: summarization times out at 45 s, then raw passages pass
 
 SYSTEM = f"""You read one source for a research sub-question. {DATA_RULE}
@@ -45,12 +43,6 @@ class SourceDigest(BaseModel):
     evidence: list[EvidencePick] = Field(default_factory=list)
 
 
-def candidate_passages(source: Source, sub_question: SubQuestion, question: str) -> list[Passage]:
-    passages = make_passages(source.id, source.text)
-    ranked = rank_passages(passages, f"{sub_question.text} {question}")
-    return ranked[:CANDIDATES_PER_SOURCE]
-
-
 async def digest_source(
     ctx: RunContext,
     source: Source,
@@ -69,9 +61,9 @@ async def digest_source(
     labels = {f"P{i}": passage for i, passage in enumerate(candidates, start=1)}
     digest = None
     if ctx.gateway.has_model("summarizer"):
-        blocks = "\n".join(data_block("passage", p.text, id=label) for label, p in labels.items())
-        user = f"Research question: {question}\nSub-question: {sub_question.text}\n\n" + data_block(
-            "source", blocks, title=clip(source.title, 120), url=source.url
+        blocks = [data_block("passage", p.text, id=label) for label, p in labels.items()]
+        user = f"Research question: {question}\nSub-question: {sub_question.text}\n\n" + (
+            block_of_blocks("source", blocks, title=clip(source.title, 120), url=source.url)
         )
         digest = await ctx.gateway.structured(
             "summarizer",
@@ -89,22 +81,10 @@ async def digest_source(
         ]
         summary = digest.summary.strip() if digest.relevant else ""
     else:
-        picks = _fallback_picks(candidates, sub_question.text, fallback_ids)
+        picks = [(p, p.text) for p in candidates if p.id in fallback_ids]
         summary = " ".join(p.text for p, _ in picks[:2])
     evidence = _to_evidence(source, sub_question, picks[:max_evidence])
     return (summary or None), evidence
-
-
-def _fallback_picks(
-    candidates: Sequence[Passage], query: str, relevant: set[str]
-) -> list[tuple[Passage, str]]:
-    """Without a model: passages among the sub-question's most relevant (pooled BM25)
-    that also cover enough of it; the claim is the quote itself."""
-    picks = []
-    for passage in candidates:
-        if passage.id in relevant and overlap(query, passage.text) >= FALLBACK_MIN_OVERLAP:
-            picks.append((passage, passage.text))
-    return picks
 
 
 def _to_evidence(

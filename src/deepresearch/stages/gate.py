@@ -23,7 +23,13 @@ def thresholds_from(ctx: RunContext) -> GateThresholds:
 
 async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
-    result = evaluate_gate(state.get("evidence", []), state["sub_questions"], thresholds_from(ctx))
+    result = evaluate_gate(
+        state.get("evidence", []),
+        state["sub_questions"],
+        thresholds_from(ctx),
+        question=state["question"],
+        titles={sid: source.title for sid, source in state.get("sources", {}).items()},
+    )
     ctx.bus.emit(
         "gate_evaluated",
         stage=STAGE,
@@ -35,6 +41,7 @@ async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         cited_evidence=result.cited_evidence,
         domains=list(result.domains),
         weak_sub_questions=list(result.weak_sub_questions),
+        gaps=list(result.gaps),
         thresholds={
             "min_evidence": ctx.settings.min_evidence,
             "min_cited_evidence": ctx.settings.min_cited_evidence,

@@ -1,7 +1,10 @@
 """Reflect (seeds 002/004's supervisor): read what was found, name what is missing and the
 new leads it revealed (such as the entity a multi-hop question turns on), and queue
-follow-up units; weak sub-questions are retried with reformulated queries. The routing
-itself is the pure ``route_after_wave``: the model proposes, the gate and caps decide."""
+follow-up units; weak sub-questions are retried with reformulated queries. While the gate
+does not pass, the leads that verified quotes revealed (``core.leads``: bridge names and
+titles, compared things nobody quoted) are queued too, with or without a model, merged
+with the model's follow-ups. The routing itself is the pure ``route_after_wave``: the
+model proposes, the gate and caps decide."""
 
 from __future__ import annotations
 
@@ -14,7 +17,9 @@ from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
 from deepresearch.core.gate import route_after_wave
+from deepresearch.core.leads import Lead, find_leads, lead_sub_questions, merge_follow_ups
 from deepresearch.core.planning import fallback_queries, usable_queries
+from deepresearch.core.questions import analyze_question
 from deepresearch.core.reformulate import reformulate, stop_early
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
@@ -23,6 +28,8 @@ from deepresearch.state import RunState
 
 STAGE = "reflect"
 FINDINGS_PER_QUESTION = 6
+LEADS_PER_WAVE = 2  # the best lead and one more, in case the best is a dead end
+OPEN_LEADS_SHOWN = 3
 
 SYSTEM = f"""You supervise a research run. {DATA_RULE}
 Read the findings so far. Say briefly what is still missing to answer the question, and which
@@ -60,6 +67,7 @@ async def reflect(
     notes = list(state.get("reflections", []))
 
     queued: list[SubQuestion] = []
+    follow_ups: list[SubQuestion] = []
     if wave < max_waves and room > 0:
         evidence_by_question = Counter(
             e.sub_question_id for e in state.get("evidence", []) if e.verified
@@ -82,10 +90,33 @@ async def reflect(
                 follow_ups = _follow_ups(
                     reflection, sub_questions, wave, room, per_question, operators
                 )
-                sub_questions += follow_ups
-                queued += follow_ups
                 notes += [f"missing: {m}" for m in reflection.missing]
                 notes += [f"lead: {lead}" for lead in reflection.leads]
+
+    # leads from the verified quotes: followed while the gate does not pass and there is room
+    leads: list[Lead] = []
+    followed = list(state.get("leads", []))
+    if gate.status != "pass":
+        leads = _leads(state, sub_questions, followed)
+    lead_units: list[SubQuestion] = []
+    if wave < max_waves and room > 0:
+        # with gaps in the answer, the best two leads; when only the counts fall short,
+        # the evidence answers already and one lead widens it
+        per_wave = LEADS_PER_WAVE if gate.gaps else 1
+        lead_units = lead_sub_questions(
+            leads[: min(room, per_wave)],
+            [*sub_questions, *follow_ups],
+            wave=wave,
+            per_question=per_question,
+            operators=operators,
+        )
+    added = merge_follow_ups(follow_ups, lead_units, room=room)
+    sub_questions += added
+    queued += added
+    taken = {sq.lead for sq in added if sq.lead}
+    followed += [lead.key for lead in leads if lead.text in taken]
+    notes += [_lead_note(lead) for lead in leads if lead.text in taken]
+    open_leads = [lead.text for lead in leads if lead.text not in taken][:OPEN_LEADS_SHOWN]
 
     route = route_after_wave(
         gate,
@@ -98,9 +129,24 @@ async def reflect(
     ctx.bus.emit(
         "reflection",
         stage=STAGE,
-        message=f"Next: {route}" + (f" ({len(queued)} unit(s) queued)" if queued else ""),
+        message=f"Next: {route}"
+        + (f" ({len(queued)} unit(s) queued)" if queued else "")
+        + (f"; leads: {', '.join(sorted(taken))}" if taken else ""),
         route=route,
-        queued=[{"id": sq.id, "text": sq.text, "queries": list(sq.queries)} for sq in queued],
+        queued=[
+            {"id": sq.id, "text": sq.text, "queries": list(sq.queries), "lead": sq.lead}
+            for sq in queued
+        ],
+        leads=[
+            {
+                "text": lead.text,
+                "kind": lead.kind,
+                "score": lead.score,
+                "evidence": list(lead.evidence_ids),
+                "followed": lead.text in taken,
+            }
+            for lead in leads
+        ],
         wave=wave,
         max_waves=max_waves,
         units_used=units_used,
@@ -109,6 +155,8 @@ async def reflect(
     update: RunState = {
         "sub_questions": sub_questions,
         "reflections": notes,
+        "leads": followed,
+        "open_leads": open_leads if route != "research" else [],
         "usage": ctx.usage_snapshot(),
     }
     return Command(goto=route, update=update)
@@ -141,7 +189,8 @@ def _retry_weak(
     kinds of sources, at most ``max_refinements`` times."""
     out = []
     for sq in sub_questions:
-        if sq.status == "weak" and 1 <= sq.attempts <= max_refinements:
+        # a lead that found nothing is not reformulated: the next lead is the better bet
+        if sq.status == "weak" and sq.lead is None and 1 <= sq.attempts <= max_refinements:
             queries = reformulate(sq.text, attempt=sq.attempts, operators=operators, count=count)
             fresh = [q for q in queries if q not in sq.queries] or queries
             out.append(sq.model_copy(update={"status": "pending", "queries": fresh}))
@@ -171,6 +220,30 @@ def _follow_ups(
         out.append(SubQuestion(id=f"q{next_id}", text=text, queries=queries, wave=wave + 1))
         next_id += 1
     return out
+
+
+def _lead_note(lead: Lead) -> str:
+    why = (
+        "compared, not yet quoted"
+        if lead.kind == "option"
+        else "named by " + ", ".join(lead.evidence_ids[:3])
+    )
+    return f"lead: {lead.text} ({why})"
+
+
+def _leads(state: RunState, sub_questions: list[SubQuestion], followed: list[str]) -> list[Lead]:
+    """The leads the verified quotes reveal that the run has not followed yet."""
+    sources = state.get("sources", {})
+    return find_leads(
+        analyze_question(state["question"]),
+        state.get("evidence", []),
+        titles={sid: source.title for sid, source in sources.items()},
+        followed=followed,
+        searched=[text for sq in sub_questions for text in (sq.text, *sq.queries)],
+        read_titles=[s.title for s in sources.values() if s.fetched and s.title],
+        read_texts=[s.text for s in sources.values() if s.fetched and s.text],
+        limit=LEADS_PER_WAVE + OPEN_LEADS_SHOWN,
+    )
 
 
 def _findings(state: RunState) -> str:

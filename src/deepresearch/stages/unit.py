@@ -9,18 +9,20 @@ from dataclasses import dataclass, field
 from deepresearch.context import RunContext
 from deepresearch.core.fusion import provider_counts
 from deepresearch.core.injection import flag_reason
-from deepresearch.core.passages import pooled_scores
+from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
+from deepresearch.core.questions import QuestionProfile, analyze_question
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
 from deepresearch.models.scores import SourceScores
-from deepresearch.stages.compress import candidate_passages, digest_source
+from deepresearch.stages.compress import CANDIDATES_PER_SOURCE, digest_source
 from deepresearch.stages.rank import rank_candidates
 from deepresearch.stages.reading import SourceReader
 
 STAGE = "research"
 EVIDENCE_PER_SOURCE = 3
-RELEVANT_RATIO = 0.3  # of the best pooled score: the no-model evidence floor
+LEAD_SOURCES = 2  # sources a lead's unit reads: the lead's page and one in case it is not first
+RELEVANT_RATIO = 0.3  # of the best answer-aware score: the no-model evidence floor
 
 
 @dataclass
@@ -65,9 +67,10 @@ async def run_unit(
         providers={name: n for name, n in provider_counts(kept.hits).items()},
     )
     fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
-    selection = await rank_candidates(
-        ctx, fresh, sub_question, limit=settings.limit("sources_per_question")
-    )
+    limit = settings.limit("sources_per_question")
+    if sub_question.lead:  # a lead's unit looks for the lead's own page, a search's top hits
+        limit = min(limit, LEAD_SOURCES)
+    selection = await rank_candidates(ctx, fresh, sub_question, limit=limit)
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
     ctx.bus.emit(
@@ -110,14 +113,8 @@ async def run_unit(
     ]
     budget = settings.preset.evidence_per_question
     readable = [s for s in sources if s.fetched and s.text and s.url not in reader.flags]
-    candidates = {s.id: candidate_passages(s, sub_question, question) for s in readable}
-    # scores that compare across sources, so the best evidence of the run can be chosen
-    pooled = pooled_scores(list(candidates.values()), sub_question.text)
-    candidates = {
-        sid: [p.model_copy(update={"score": pooled.get(p.id, 0.0)}) for p in ps]
-        for sid, ps in candidates.items()
-    }
-    relevant = {pid for pid, score in pooled.items() if score > 0 and score >= RELEVANT_RATIO}
+    profile = analyze_question(question)
+    candidates, relevant = _candidates(readable, sub_question, profile)
     digests = await asyncio.gather(
         *(
             _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
@@ -126,7 +123,7 @@ async def run_unit(
             for source in sources
         )
     )
-    for source, (summary, evidence) in zip(sources, digests, strict=True):
+    for source, (summary, _) in zip(sources, digests, strict=True):
         updated = source.model_copy(
             update={
                 "sub_question_ids": sorted({*source.sub_question_ids, sub_question.id}),
@@ -134,9 +131,46 @@ async def run_unit(
             }
         )
         result.sources.append(updated)
-        room = budget - len(result.evidence)
-        result.evidence.extend(evidence[: max(room, 0)])
+    # the unit's budget goes to its best evidence, whichever source it came from
+    found = [item for _, evidence in digests for item in evidence]
+    must_cover = [*profile.options, *([sub_question.lead] if sub_question.lead else [])]
+    titles = {source.id: source.title for source in sources}
+    result.evidence = choose_evidence(profile, found, titles, must_cover, budget)
     return result
+
+
+def _candidates(
+    readable: list[Source], sub_question: SubQuestion, profile: QuestionProfile
+) -> tuple[dict[str, list[Passage]], set[str]]:
+    """Each source's best passages for the sub-question and the ids of those relevant
+    enough to quote without a model. Scores compare across sources, so the best evidence
+    of the unit can be chosen: answer-aware (``core.passages.answer_scores``: relevance,
+    raised for a value of the asked kind and for naming what the question or the unit's
+    lead is about)."""
+    groups = {s.id: make_passages(s.id, s.text) for s in readable}
+    scores = answer_scores(
+        list(groups.values()),
+        sub_question.text,
+        profile,
+        titles=[source.title for source in readable],
+        focus=[sub_question.lead] if sub_question.lead else [],
+        ratio=RELEVANT_RATIO,
+    )
+    relevant = {pid for pid, (_, ok) in scores.items() if ok}
+    candidates = {
+        sid: sorted(
+            (
+                p.model_copy(update={"score": scores[p.id][0]})
+                for p in passages
+                # a lead's unit reads the lead's page for what the question asks of it:
+                # the summarizer too sees only those passages
+                if not sub_question.lead or p.id in relevant
+            ),
+            key=lambda p: -p.score,
+        )[:CANDIDATES_PER_SOURCE]
+        for sid, passages in groups.items()
+    }
+    return candidates, relevant
 
 
 async def _dropped() -> tuple[str | None, list[Evidence]]:

@@ -29,6 +29,8 @@ from deepresearch.core.findings import (
     findings_section,
     quote_text,
 )
+from deepresearch.core.passages import rank_evidence
+from deepresearch.core.questions import analyze_question
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Paragraph, Report, Section, Sentence
@@ -113,7 +115,10 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             draft = None
     if draft is None:
         sections = extractive_sections(
-            state["sub_questions"], evidence, exclude={eid for eid, _ in picks}
+            state["sub_questions"],
+            evidence,
+            exclude={eid for eid, _ in picks},
+            order=reading_order(state, evidence),
         )
         kind, title, notice = "extractive", state["question"], EXTRACTIVE_NOTICE
     if picks:
@@ -150,6 +155,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             sources=sources,
             model_errors=ctx.gateway.errors,
             answered={item.sub_question_id for item in evidence},
+            open_leads=state.get("open_leads", []),
         ),
         notice=notice,
         claims=ledger,
@@ -184,7 +190,8 @@ async def _draft_and_findings(
     """The writer's draft and its choice of Verified Findings, asked for in parallel (the
     second call does not lengthen the run). Without a writer: no draft, and the findings
     are the best-scored quotes."""
-    candidates = best_evidence(evidence, FINDINGS_CANDIDATES)
+    order = reading_order(state, evidence)
+    candidates = best_evidence(evidence, FINDINGS_CANDIDATES, order=order)
     if not ctx.gateway.has_model("writer"):
         return None, [], [(item.id, quote_text(item)) for item in candidates[:MAX_FINDINGS]]
     labels = {f"E{i}": item for i, item in enumerate(candidates, start=1)}
@@ -211,13 +218,22 @@ async def _draft(
     """The writer's draft; on failure retried once with fewer notes (seed 004)."""
     notes: list[Evidence] = []
     for limit in (MAX_NOTES, RETRY_NOTES):
-        notes = best_evidence(evidence, limit)
+        notes = best_evidence(evidence, limit, order=reading_order(state, evidence))
         draft = await ctx.gateway.structured(
             "writer", Draft, system=SYSTEM, user=_notes(state, notes), stage=STAGE
         )
         if draft is not None:
             return draft, notes
     return None, notes
+
+
+def reading_order(state: RunState, evidence: list[Evidence]) -> list[str]:
+    """Evidence ids in the order a reader needs them (``core.passages.rank_evidence``):
+    a quote for each compared thing and each lead followed, then the answer-bearing ones."""
+    profile = analyze_question(state["question"])
+    titles = {sid: source.title for sid, source in state.get("sources", {}).items()}
+    must_cover = [*profile.options, *state.get("leads", [])]
+    return [item.id for item in rank_evidence(profile, evidence, titles, must_cover)]
 
 
 def _cited(sentences: list[DraftSentence], labels: dict[str, str]) -> tuple[list[Sentence], int]:

@@ -94,7 +94,8 @@ def company_documents(
 
 # -- the scripted model ---------------------------------------------------------------------
 
-_PASSAGE = re.compile(r"<passage ([^>]*)>\n(.*?)\n</passage>", re.S)
+# a data block as a model sees it: ``<passage-«run marker» id="P1">`` ... ``</passage-…>``
+_PASSAGE = re.compile(r"<passage(?:-[^\s>]+)? ([^>]*)>\n(.*?)\n</passage(?:-[^\s>]+)?>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _INPUT = re.compile(r"<input>\n(.*?)\n</input>", re.S)
 

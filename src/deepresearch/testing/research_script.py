@@ -21,8 +21,9 @@ from deepresearch.core.support import check_support
 from deepresearch.core.text import keywords
 from deepresearch.stages import audit, compress, intake, plan, rank, reflect, write
 
-_PASSAGE = re.compile(r"<passage ([^>]*)>\n(.*?)\n</passage>", re.S)
-_SOURCE = re.compile(r"<source ([^>]*)>\n(.*?)\n</source>", re.S)
+# a data block as a model sees it: ``<passage-«run marker» id="P1">`` ... ``</passage-…>``
+_PASSAGE = re.compile(r"<passage(?:-[^\s>]+)? ([^>]*)>\n(.*?)\n</passage(?:-[^\s>]+)?>", re.S)
+_SOURCE = re.compile(r"<source(?:-[^\s>]+)? ([^>]*)>\n(.*?)\n</source(?:-[^\s>]+)?>", re.S)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
@@ -136,7 +137,8 @@ def _findings(user: str, *, alter: bool) -> str:
 
 def _judge(user: str) -> str:
     """A careful judge: the deterministic support check, reported in the judge's format."""
-    sentence = user.split("Sentence: ", 1)[-1].split("\n", 1)[0]
+    sentences = [body for attrs, body in _SOURCE.findall(user) if 'kind="sentence"' in attrs]
+    sentence = sentences[0] if sentences else user.split("Sentence: ", 1)[-1].split("\n", 1)[0]
     passages = [body for _, body in _PASSAGE.findall(user)]
     verdict = check_support(sentence, passages)
     passage = verdict.best_passage + 1 if verdict.best_passage is not None else None

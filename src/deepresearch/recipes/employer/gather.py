@@ -219,8 +219,8 @@ async def search_once(
     usable: list[Source] = []
     for source in read:
         library.sources.setdefault(source.url, source)
-        if not source.fetched or not source.text:
-            continue
+        if not source.fetched or not source.text or source.url in library.dropped:
+            continue  # unreadable, or dropped by an earlier attempt
         if source.url in reader.flags:  # the reader warned: it tries to instruct the model
             library.dropped[source.url] = flag_reason(reader.flags[source.url])
             continue

@@ -9,12 +9,12 @@ the ids of the verified evidence it rests on, or ``inferred=True`` with its basi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from deepresearch.core.sanitize import MAX_DOCUMENT_CHARS, MAX_QUESTION_CHARS, clean_text
 from deepresearch.models import Evidence, Usage
 
 QueryType = Literal["company", "job_description"]
@@ -36,19 +36,14 @@ RESEARCH_TIERS: tuple[ResearchQualityTier, ...] = ("HIGH", "MEDIUM", "LOW", "INS
 DATA_TIERS: tuple[DataQualityTier, ...] = ("CLEAN", "PARTIAL", "SPARSE", "UNRELIABLE", "GARBAGE")
 
 
-class EmployerRequest(BaseModel):
-    """What to research: a company name, a job description, or both."""
+class EmployerOptions(BaseModel):
+    """The recipe's options beyond Settings (what a service job or a library call may set)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    company: str | None = Field(
-        default=None,
-        max_length=30_000,
-        description="the employer's name (a pasted job posting here is recognised as one)",
-    )
     role: str | None = Field(default=None, max_length=200, description="the job title")
     job_description: str | None = Field(
-        default=None, max_length=30_000, description="the text of a job posting"
+        default=None, max_length=MAX_DOCUMENT_CHARS, description="the text of a job posting"
     )
     max_queries: int = Field(default=2, ge=1, le=4, description="searches per attempt (seed: 2)")
     max_result_chars: int = Field(
@@ -56,25 +51,36 @@ class EmployerRequest(BaseModel):
     )
     sources_per_query: int = Field(default=3, ge=1, le=10, description="pages read per search")
 
+    @field_validator("role", "job_description", mode="before")
+    @classmethod
+    def _clean(cls, value: object, info: ValidationInfo) -> object:
+        # the same normalisation as a question (control characters and terminal
+        # sequences removed); a posting keeps its lines, a title is one line
+        if isinstance(value, str):
+            return clean_text(value, multiline=info.field_name != "role")
+        return value
+
+
+class EmployerRequest(EmployerOptions):
+    """What to research: a company name (the question), a job description, or both."""
+
+    company: str | None = Field(
+        default=None,
+        max_length=MAX_QUESTION_CHARS,
+        description="the employer's name (a pasted job posting here is recognised as one; "
+        "a longer one goes in job_description)",
+    )
+
+    @field_validator("company", mode="before")
+    @classmethod
+    def _clean_company(cls, value: object) -> object:
+        return clean_text(value, multiline=True) if isinstance(value, str) else value
+
     @model_validator(mode="after")
     def _something_to_research(self) -> EmployerRequest:
         if not (self.company or "").strip() and not (self.job_description or "").strip():
             raise ValueError("give a company name or a job description")
         return self
-
-
-#: the request fields a front end may pass as options (the rest are Settings fields)
-REQUEST_OPTIONS = frozenset(
-    {"role", "job_description", "max_queries", "max_result_chars", "sources_per_query"}
-)
-
-
-def employer_request(question: str, options: Mapping[str, Any]) -> EmployerRequest:
-    """The request for a job whose ``question`` is the company name (or a pasted posting)
-    and whose ``options`` may hold :data:`REQUEST_OPTIONS` (other keys are ignored here:
-    they are Settings fields). Raises pydantic's ValidationError for invalid values."""
-    fields = {key: value for key, value in options.items() if key in REQUEST_OPTIONS}
-    return EmployerRequest.model_validate({"company": question, **fields})
 
 
 class Classification(BaseModel):

@@ -49,6 +49,7 @@ function route() {
   } else {
     document.title = "deepresearch";
     showView("ask");
+    loadRecipes();
     loadActiveBanner();
   }
   navigated = true;
@@ -147,7 +148,8 @@ async function submitQuestion(event) {
     if (value) options[name] = value;
   }
   if (model) options.model = model;
-  const body = { question, recipe: $("recipe").value || "research", options };
+  const body = { question, options };
+  if ($("recipe").value) body.recipe = $("recipe").value;
   const button = $("ask-submit");
   button.disabled = true;
   text(button, "Starting…");
@@ -168,6 +170,45 @@ async function submitQuestion(event) {
     button.disabled = false;
     text(button, "Start research");
   }
+}
+
+// The recipes come from the service (GET /v1/recipes): the page knows none by name.
+const recipes = new Map(); // name -> {name, title, description, default}
+
+let recipesLoading = null;
+
+function loadRecipes() {
+  recipesLoading = recipesLoading || fetchRecipes();
+  return recipesLoading;
+}
+
+async function fetchRecipes() {
+  let data;
+  try {
+    ({ data } = await api("v1/recipes"));
+  } catch {
+    recipesLoading = null; // try again next time; meanwhile "Default": the service chooses
+    return;
+  }
+  const select = $("recipe");
+  clear(select);
+  for (const recipe of data.recipes) {
+    recipes.set(recipe.name, recipe);
+    select.append(h("option", { value: recipe.name, selected: recipe.default ? "" : null }, recipe.title));
+  }
+  describeRecipe();
+}
+
+function describeRecipe() {
+  const recipe = recipes.get($("recipe").value);
+  if (recipe) text($("recipe-help"), `${recipe.title}: ${recipe.description}`);
+}
+
+/** How a job's recipe is shown: nothing for the default recipe, else its title. */
+function recipeLabel(name) {
+  const recipe = recipes.get(name);
+  if (recipe && recipe.default) return null;
+  return recipe ? recipe.title : name;
 }
 
 async function loadActiveBanner() {
@@ -198,6 +239,7 @@ async function loadHistory(more = false) {
   }
   list.setAttribute("aria-busy", "true");
   showProblem(problem, null);
+  await loadRecipes();
   const query = new URLSearchParams({ limit: "20" });
   if (more && historyBefore) query.set("before", historyBefore);
   try {
@@ -215,7 +257,7 @@ async function loadHistory(more = false) {
 }
 
 function historyItem(job) {
-  const meta = [fmtTime(job.created_at), job.recipe !== "research" ? job.recipe : null,
+  const meta = [fmtTime(job.created_at), recipeLabel(job.recipe),
     job.options && job.options.depth ? job.options.depth : null].filter(Boolean).join(" · ");
   return h("li", { class: "history-item", "data-job": job.id, "data-status": job.status },
     h("a", { href: `#/runs/${encodeURIComponent(job.id)}`, class: "history-link" },
@@ -263,10 +305,12 @@ async function openRun(id) {
     showProblem($("run-problem"), error);
     return;
   }
+  await loadRecipes();
   if (current.closed) return;
   document.title = `${job.question.slice(0, 60)} · deepresearch`;
   text($("run-heading"), job.question);
-  text($("run-recipe"), job.recipe === "research" ? "" : `recipe: ${job.recipe}`);
+  const label = recipeLabel(job.recipe);
+  text($("run-recipe"), label ? `recipe: ${label}` : "");
   statusBadge($("run-status"), job.status);
   if (navigated) $("run-heading").focus();
   if (flash) {
@@ -395,6 +439,7 @@ function start() {
   $("ask-form").addEventListener("submit", submitQuestion);
   $("key-form").addEventListener("submit", submitKey);
   $("history-more").addEventListener("click", () => loadHistory(true));
+  $("recipe").addEventListener("change", describeRecipe);
   $("forget-key").addEventListener("click", () => {
     auth.clear();
     closeRun();

@@ -1,0 +1,127 @@
+"""What a recipe is: a research flow the runner can start, checkpoint, resume and render,
+whatever its graph. The research run is one (``research``), seed 000's employer profile
+another (``employer``); front ends (CLI, library, service, web page) know recipes only
+through this protocol and the registry (``recipes/registry.py``).
+
+A recipe supplies:
+
+- ``request(question, options)``: the validated request (its own pydantic model), from the
+  question and the recipe's options (``options_model``: the fields a front end may pass
+  beyond Settings); a bad request raises ``ConfigError`` with the reason;
+- ``build_graph(checkpointer)``: a compiled LangGraph graph; ``initial_state`` its first
+  state; ``context`` what the nodes get through LangGraph's Runtime (the run's ports,
+  plus the recipe's own resources); ``checkpoint_types`` what its state may contain;
+- ``result(values)``: the document of a finished run (a ``Report``, an ``EmployerResult``);
+  ``completion`` how it reads to a front end; ``render`` it as md, html or json;
+  ``document`` it as a page-neutral ``core.document.Document``, which
+  ``export.formats.render_bytes`` draws as PDF or DOCX (so every recipe has every format
+  of ``export.formats.FORMATS`` without knowing about either);
+- ``role_temperatures``: the recipe's per-role sampling temperatures (seed 000: synthesis
+  0.3, judging 0.1), used unless the user set a temperature;
+- ``multiline_question``: whether its question keeps line breaks when normalised (the
+  employer's may be a pasted job posting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
+from pydantic import BaseModel
+
+from deepresearch.context import RunContext
+from deepresearch.core.document import Document
+from deepresearch.models import Evidence, Report
+from deepresearch.settings import Role
+
+Q = TypeVar("Q", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
+
+#: every text format a recipe renders its document in (``render``); the binary ones are
+#: drawn from its ``document`` (``export.formats``)
+FORMATS = ("md", "html", "json")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """How a finished run reads to a front end.
+
+    ``complete`` is False when the run ended without its product (a research run that
+    aborted, an employer run that exited early): the CLI exits with code 3.
+    ``completed_event`` is the data of the ``run_completed`` event."""
+
+    kind: str
+    complete: bool
+    headline: str
+    message: str
+    evidence: list[Evidence]
+    completed_event: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    report: Report | None = None  # the research report, for the service's sources table
+
+
+class Recipe(Protocol[Q, R]):
+    """A research flow on the shared runner; see the module docstring."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def options_model(self) -> type[BaseModel]: ...
+    @property
+    def request_model(self) -> type[Q]: ...
+    @property
+    def result_model(self) -> type[R]: ...
+    @property
+    def checkpoint_types(self) -> Sequence[tuple[str, str]]: ...
+    @property
+    def role_temperatures(self) -> Mapping[Role, float]: ...
+    @property
+    def multiline_question(self) -> bool:
+        """Whether the question keeps its line breaks (a pasted document) when normalised."""
+        ...
+
+    def request(self, question: str | None, options: Mapping[str, Any]) -> Q:
+        """The validated request; raises ConfigError saying what is wrong."""
+        ...
+
+    def resources(self, files: Mapping[str, Path]) -> dict[str, Any]:
+        """Resources a local front end loads from files (never from an API request), by
+        name; raises ConfigError for a file that cannot be used."""
+        ...
+
+    def build_graph(
+        self, checkpointer: BaseCheckpointSaver[str] | None
+    ) -> CompiledStateGraph[Any, Any, Any, Any]: ...
+
+    def initial_state(self, request: Q, run_id: str) -> dict[str, Any]: ...
+
+    def context(self, run: RunContext, resources: Mapping[str, Any]) -> Any:
+        """What the graph's nodes get as ``runtime.context``."""
+        ...
+
+    def started(self, request: Q, run: RunContext) -> tuple[str, dict[str, Any]]:
+        """The ``run_started`` event's message and data."""
+        ...
+
+    def result(self, values: Mapping[str, Any]) -> R | None:
+        """The document in a finished run's state, or None."""
+        ...
+
+    def completion(self, result: R, *, fetches: int) -> Completion: ...
+
+    def render(self, result: R, fmt: str) -> str:
+        """``result`` as md, html or json; ValueError for another format."""
+        ...
+
+    def document(self, result: R) -> Document:
+        """``result`` as a page-neutral document (what ``render`` shows as markdown), for
+        the PDF and DOCX exports."""
+        ...

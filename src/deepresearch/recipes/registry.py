@@ -1,0 +1,57 @@
+"""The one registry of recipes. Front ends look a recipe up here by name; nothing else
+imports a recipe's package, and nothing compares recipe names. Recipes are imported on
+first use, so ``import deepresearch`` does not load every flow."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from deepresearch.errors import ConfigError
+from deepresearch.recipes.base import Recipe
+
+#: name -> "module:attribute" of the recipe object; the first is the default
+_RECIPES: dict[str, str] = {
+    "research": "deepresearch.recipes.research:RECIPE",
+    "employer": "deepresearch.recipes.employer.recipe:RECIPE",
+}
+_loaded: dict[str, Recipe[Any, Any]] = {}
+
+#: the recipe a run has when none is named (and that checkpoints from before recipes had)
+DEFAULT_RECIPE = next(iter(_RECIPES))
+
+
+def recipe_names() -> list[str]:
+    """Every recipe's name, the default first."""
+    return list(_RECIPES)
+
+
+def get_recipe(name: str | None = None) -> Recipe[Any, Any]:
+    """The recipe called ``name`` (the default when None); ConfigError for an unknown one."""
+    key = DEFAULT_RECIPE if name is None else name
+    found = _loaded.get(key)
+    if found is not None:
+        return found
+    where = _RECIPES.get(key)
+    if where is None:
+        raise ConfigError(
+            f"unknown recipe {name!r}",
+            hint=f"choose one of: {', '.join(_RECIPES)}",
+        )
+    module, attribute = where.split(":")
+    recipe: Recipe[Any, Any] = getattr(importlib.import_module(module), attribute)
+    _loaded[key] = recipe
+    return recipe
+
+
+def all_recipes() -> list[Recipe[Any, Any]]:
+    return [get_recipe(name) for name in _RECIPES]
+
+
+def checkpoint_types() -> list[tuple[str, str]]:
+    """What any recipe's checkpoint may contain: the serializer loads nothing else. One
+    list for every recipe, so any run's checkpoint can be read to tell whose it is."""
+    seen: dict[tuple[str, str], None] = {}
+    for recipe in all_recipes():
+        seen.update(dict.fromkeys(recipe.checkpoint_types))
+    return list(seen)

@@ -1,0 +1,119 @@
+"""The research recipe: a question in, a cited report out, through the research graph
+(``graph.py``: intake, plan, research waves, gate, reflect, write, audit)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
+from pydantic import BaseModel, ConfigDict
+
+from deepresearch.context import RunContext
+from deepresearch.core.document import Document, report_document
+from deepresearch.core.render import render
+from deepresearch.core.sanitize import normalize_question
+from deepresearch.errors import ConfigError, RunError
+from deepresearch.graph import CHECKPOINT_TYPES, build_graph
+from deepresearch.models import Report
+from deepresearch.recipes.base import Completion, Recipe
+from deepresearch.settings import Role
+
+#: report kinds whose first summary line is a reply to the user, not research
+_REPLIES = ("chitchat", "refusal", "clarification")
+
+
+class ResearchOptions(BaseModel):
+    """The research run has no options of its own: depth, limits, models and search are
+    Settings fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ResearchQuestion(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    question: str
+
+
+class ResearchRecipe:
+    name = "research"
+    title = "Research"
+    description = "A cited report on a question: plan, search, read, verify, write, audit."
+    options_model = ResearchOptions
+    request_model = ResearchQuestion
+    result_model = Report
+    checkpoint_types = tuple(CHECKPOINT_TYPES)
+    role_temperatures: Mapping[Role, float] = {}
+    multiline_question = False
+
+    def request(self, question: str | None, options: Mapping[str, Any]) -> ResearchQuestion:
+        if options:
+            raise ConfigError(
+                f"{', '.join(sorted(options))}: not an option of recipe {self.name!r}",
+                hint="research runs take Settings fields (depth, search, model...) only",
+            )
+        if not question or not question.strip():
+            raise RunError("the question is empty", hint="pass the question to research")
+        return ResearchQuestion(question=normalize_question(question))
+
+    def resources(self, files: Mapping[str, Path]) -> dict[str, Any]:
+        if files:
+            raise ConfigError(f"{', '.join(sorted(files))}: not a file recipe {self.name!r} reads")
+        return {}
+
+    def build_graph(
+        self, checkpointer: BaseCheckpointSaver[str] | None
+    ) -> CompiledStateGraph[Any, Any, Any, Any]:
+        return build_graph(checkpointer)
+
+    def initial_state(self, request: ResearchQuestion, run_id: str) -> dict[str, Any]:
+        return {"recipe": self.name, "run_id": run_id, "question": request.question}
+
+    def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
+        return run
+
+    def started(self, request: ResearchQuestion, run: RunContext) -> tuple[str, dict[str, Any]]:
+        return "Research started", {
+            "question": request.question,
+            "model": run.settings.model,
+            "search": run.search.name,
+            "depth": run.settings.depth,
+        }
+
+    def result(self, values: Mapping[str, Any]) -> Report | None:
+        report = values.get("report")
+        return report if isinstance(report, Report) else None
+
+    def completion(self, result: Report, *, fetches: int) -> Completion:
+        notes: tuple[str, ...] = ()
+        if result.kind in _REPLIES and result.summary:
+            notes = (result.summary[0].text,)
+        return Completion(
+            kind=result.kind,
+            complete=result.kind != "abort",
+            headline=f"{result.kind} report",
+            message="Research finished",
+            evidence=list(result.evidence),
+            completed_event={
+                "kind": result.kind,
+                "sources": len(result.sources),
+                "evidence": len(result.evidence),
+                "fetches": fetches,
+                "input_tokens": result.usage.input_tokens,
+                "output_tokens": result.usage.output_tokens,
+            },
+            notes=notes,
+            report=result,
+        )
+
+    def render(self, result: Report, fmt: str) -> str:
+        return render(result, fmt)
+
+    def document(self, result: Report) -> Document:
+        return report_document(result)
+
+
+RECIPE: Recipe[ResearchQuestion, Report] = ResearchRecipe()
