@@ -42,6 +42,8 @@ class Options:
     service_quick: bool = False
     #: injection: real documents to scan (None: all 11,838)
     injection_docs: int | None = None
+    #: startup: timed processes per case (after one warm-up)
+    startup_runs: int = 10
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@
                         [--scaling-questions N] [--retrieval-questions N]
                         [--service-levels 1,3,6,10,20,40] [--sse-clients N] [--service-quick]
                         [--injection-docs N]
+                        [--startup-runs N]
                         [--out bench/results/latest.json]
 
 The JSON holds the machine, the date, the git revision and, per benchmark, every figure
@@ -34,6 +35,7 @@ from bench import (
     retrieval,
     scaling,
     service_load,
+    startup,
     upload_cap,
 )
 from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
@@ -50,6 +52,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "service_load": service_load.run,
     "upload_cap": upload_cap.run,
     "injection": injection.run,
+    "startup": startup.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -109,6 +112,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--injection-docs", type=int, default=None, help="injection: real documents (default all)"
     )
+    parser.add_argument(
+        "--startup-runs", type=int, default=10, help="startup: timed processes per case"
+    )
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON to write")
@@ -139,6 +145,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--service-levels: at least one level, each 1-50")
     if args.sse_clients < 1:
         parser.error("--sse-clients must be >= 1")
+    if args.startup_runs < 1:
+        parser.error("--startup-runs must be >= 1")
     return args
 
 
@@ -219,6 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sse_clients=args.sse_clients,
         service_quick=args.service_quick,
         injection_docs=args.injection_docs,
+        startup_runs=args.startup_runs,
     )
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     # taken before the run: the code measured is the code imported now

@@ -15,11 +15,28 @@ from deepresearch.testing.web import OfflineWeb
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+#: names read beside DEEPRESEARCH_* and *_API_KEY (settings.ECOSYSTEM_ENV, the model SDKs)
+ECOSYSTEM_NAMES = ("SEARXNG_URL", "SEARX_HOST", "GOOGLE_CSE_ID", "OLLAMA_HOST", "OPENAI_BASE_URL")
+
+
+@pytest.fixture
+def _environ_snapshot() -> Iterator[None]:
+    """The environment as it was, restored after the test and after monkeypatch's own undo
+    (a .env file loaded by a test puts variables there that monkeypatch never saw)."""
+    from deepresearch import envfile
+
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+    envfile._loaded.clear()
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _isolated_env(_environ_snapshot: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No real keys, config files or data dirs leak into tests."""
     for key in list(os.environ):
-        if key.startswith("DEEPRESEARCH_") or key.endswith("_API_KEY"):
+        if key.startswith("DEEPRESEARCH_") or key.endswith("_API_KEY") or key in ECOSYSTEM_NAMES:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)

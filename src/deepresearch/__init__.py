@@ -19,15 +19,20 @@ Ownership map (dependencies point down only):
 - ``testing``  the offline world: loopback web + SearXNG endpoint, scripted chat model.
 """
 
-from deepresearch.api import (
-    research,
-    research_async,
-    research_employer,
-    research_employer_async,
-    research_events,
-    run_recipe,
-    run_recipe_async,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deepresearch.api import (
+        research,
+        research_async,
+        research_employer,
+        research_employer_async,
+        research_events,
+        run_recipe,
+        run_recipe_async,
+    )
 
 __all__ = [
     "research",
@@ -39,3 +44,16 @@ __all__ = [
     "run_recipe_async",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """The entry points load on first use: ``import deepresearch`` (and the CLI's
+    ``--help``) must not pay for LangChain, LangGraph and the recipes (issue 19).
+    ``tests/test_startup.py`` guards it."""
+    if name in __all__:
+        from deepresearch import api
+
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'deepresearch' has no attribute {name!r}")

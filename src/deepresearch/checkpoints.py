@@ -58,13 +58,31 @@ async def open_checkpointer(
             yield saver
         return
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    conn = await aiosqlite.connect(str(sqlite_checkpoint_path(settings)))
+    conn = await _connect(sqlite_checkpoint_path(settings))
     try:
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA busy_timeout=10000")
         yield AsyncSqliteSaver(conn, serde=checkpoint_serde(types))
     finally:
         await conn.close()
+
+
+async def _connect(path: Path) -> aiosqlite.Connection:
+    """``aiosqlite.connect``, seen through even when the run is cancelled meanwhile (Ctrl-C
+    as a run starts): a connect abandoned half-way leaves aiosqlite's thread answering a
+    closed event loop, which prints a traceback. The connection is closed, then the
+    cancellation goes on."""
+
+    async def connect() -> aiosqlite.Connection:
+        return await aiosqlite.connect(str(path))
+
+    pending = asyncio.ensure_future(connect())
+    try:
+        return await asyncio.shield(pending)
+    except asyncio.CancelledError:
+        conn = await pending
+        await conn.close()
+        raise
 
 
 @asynccontextmanager

@@ -3,23 +3,23 @@
 and turns failures into our error tree. Checkpoints are written synchronously after every
 node, so a run killed at any point resumes from its last completed node with
 ``resume=True``. Recipes come from the registry; the runner knows them only through
-``recipes/base.py``'s protocol."""
+``recipes/base.py``'s protocol.
+
+A new run announces itself (``run_started``) before LangGraph and LangChain load, which
+takes about a second: this module and the recipes import them when a graph is built
+(issue 19)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from pydantic import BaseModel
 
-from deepresearch.checkpoints import describe, open_checkpointer, sqlite_checkpoint_path
 from deepresearch.core.ids import check_run_id, new_run_id
 from deepresearch.errors import (
     ConfigError,
@@ -29,14 +29,19 @@ from deepresearch.errors import (
     RunNotFound,
 )
 from deepresearch.events import EventBus, Sink
-from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report
-from deepresearch.ports import open_context
-from deepresearch.recipes.base import Recipe
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
-from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Role, Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from deepresearch.fetch.base import Fetcher
+    from deepresearch.recipes.base import Recipe
+    from deepresearch.search.base import SearchProvider
 
 RECURSION_LIMIT = 200
 Q = TypeVar("Q", bound=BaseModel)
@@ -44,6 +49,8 @@ R = TypeVar("R", bound=BaseModel)
 
 
 def checkpoint_path(settings: Settings) -> Path:
+    from deepresearch.checkpoints import sqlite_checkpoint_path
+
     return sqlite_checkpoint_path(settings)
 
 
@@ -110,8 +117,18 @@ async def run_recipe(
     settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
+    if not resume:
+        assert request is not None
+        # the provider the ports will build: its name is the canonical list in settings
+        search_name = search.name if search is not None else settings.search
+        message, data = recipe.started(request, settings, search_name)
+        bus.emit("run_started", message=message, **data)
+    from deepresearch.checkpoints import describe, open_checkpointer
+    from deepresearch.ports import open_context
 
     async with AsyncExitStack() as stack:
+        if not resume:  # announced: a setup failure from here on ends it as run_failed
+            stack.push(_failed_on_error(bus, settings))
         saver = await stack.enter_async_context(open_checkpointer(settings, checkpoint_types()))
         graph = recipe.build_graph(saver)
         config: RunnableConfig = {
@@ -154,8 +171,6 @@ async def run_recipe(
             start = None
         else:
             assert request is not None
-            message, data = recipe.started(request, ctx)
-            bus.emit("run_started", message=message, **data)
             start = recipe.initial_state(request, run_id)
             start["boundary"] = gateway.boundary  # the fence of untrusted text, kept on resume
 
@@ -197,6 +212,24 @@ def _check_owner(recipe: Recipe[Any, Any], values: Mapping[str, Any], run_id: st
             f"run {run_id!r} belongs to recipe {owner.name!r}, not {recipe.name!r}",
             hint=f"continue it with recipe {owner.name!r}, or choose another run id",
         )
+
+
+def _failed_on_error(bus: EventBus, settings: Settings) -> Callable[..., bool]:
+    """An exit callback that ends an announced run with ``run_failed`` when setting it up
+    raises (a missing key, an id already used), unless the run already said how it ended.
+    A cancellation or Ctrl-C is not a failure: whoever stopped the run says so."""
+
+    def on_exit(exc_type: object, exc: BaseException | None, tb: object) -> bool:
+        ended = bool(bus.history) and bus.history[-1].type in ("run_failed", "run_completed")
+        if isinstance(exc, Exception) and not ended:
+            if isinstance(exc, DeepResearchError):
+                message = redact(str(exc), settings.secrets())
+            else:
+                message = f"the run failed unexpectedly ({type(exc).__name__})"
+            bus.emit("run_failed", message=message, error=type(exc).__name__)
+        return False  # never swallow the error
+
+    return on_exit
 
 
 def run_record_path(settings: Settings, run_id: str) -> Path:
@@ -247,6 +280,8 @@ async def load_result(settings: Settings, run_id: str) -> tuple[Recipe[Any, Any]
     """The recipe of run ``run_id`` and the document of the run (a Report, an
     EmployerResult...) from its checkpoint; the document is None while the run is
     unfinished."""
+    from deepresearch.checkpoints import open_checkpointer
+
     check_run_id(run_id)
     if not settings.database_url and not checkpoint_path(settings).is_file():
         raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")

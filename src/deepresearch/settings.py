@@ -1,8 +1,14 @@
 """One typed Settings, built at the edge (CLI ``main``, ``research()``) and passed down.
 
-Precedence: explicit arguments (flags) > TOML file > ``DEEPRESEARCH_*`` environment
-variables > ``.env`` > defaults. Validated once, at start. Per-run limits come from the
-``depth`` preset, each overridable on its own.
+Precedence: explicit arguments (flags) > TOML file > environment variables > the ``.env``
+file > defaults. Validated once, at start. Per-run limits come from the ``depth`` preset,
+each overridable on its own.
+
+Each setting is read from ``DEEPRESEARCH_<NAME>``; a few are also read under the name the
+rest of the ecosystem uses (``ECOSYSTEM_ENV``: ``TAVILY_API_KEY``, ``SEARXNG_URL``...),
+the ``DEEPRESEARCH_`` name winning when both are set. A variable in the real environment
+wins over the ``.env`` file whatever its name. The ``.env`` file is found from the working
+folder upward (``deepresearch.envfile``).
 """
 
 from __future__ import annotations
@@ -17,14 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
 
+from deepresearch.envfile import find_env_file, load_env_file, loaded_from_file
 from deepresearch.errors import ConfigError
 from deepresearch.search.registry import PROVIDER_NAMES, URL_PROVIDERS, is_http_url, parse_search
 
@@ -68,6 +77,45 @@ def _config_file() -> Path | None:
     return local if local.is_file() else None
 
 
+#: the names other tools use for a setting, read beside ``DEEPRESEARCH_<NAME>`` (which wins
+#: when both are set); .env.example and docs/configuration.md list them
+ECOSYSTEM_ENV: dict[str, tuple[str, ...]] = {
+    "searxng_url": ("SEARXNG_URL", "SEARX_HOST"),
+    "tavily_api_key": ("TAVILY_API_KEY",),
+    "exa_api_key": ("EXA_API_KEY",),
+    "brave_api_key": ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"),
+    "google_api_key": ("GOOGLE_API_KEY",),
+    "google_cse_id": ("GOOGLE_CSE_ID",),
+    "serper_api_key": ("SERPER_API_KEY",),
+    "semantic_scholar_api_key": ("S2_API_KEY", "SEMANTIC_SCHOLAR_API_KEY"),
+    "ncbi_api_key": ("NCBI_API_KEY",),
+}
+
+
+def env_names(field: str) -> tuple[str, ...]:
+    """Every environment variable that sets ``field``, the one that wins first."""
+    return (f"DEEPRESEARCH_{field.upper()}", *ECOSYSTEM_ENV.get(field, ()))
+
+
+def _env(field: str) -> AliasChoices:
+    return AliasChoices(*env_names(field))
+
+
+class _RealEnvSource(EnvSettingsSource):
+    """The process environment less what a ``.env`` file put there: the file is a source
+    of its own, below this one, so a real variable wins over the file whatever its name
+    (``TAVILY_API_KEY`` exported in the shell beats ``DEEPRESEARCH_TAVILY_API_KEY`` in
+    ``.env``)."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        from_file = {
+            name if self.case_sensitive else name.lower()
+            for name in os.environ
+            if loaded_from_file(name)
+        }
+        return {k: v for k, v in super()._load_env_vars().items() if k not in from_file}
+
+
 class _CheckedTomlSource(TomlConfigSettingsSource):
     """The TOML file, refused when it cannot be used: not TOML (the error names the file,
     line and column), or a key that is not a setting (named, with the closest setting), so
@@ -100,10 +148,12 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(
         env_prefix="DEEPRESEARCH_",
-        env_file=".env",
         env_file_encoding="utf-8",
         extra="ignore",
         frozen=True,
+        # a setting is given by its name (flags, TOML) or by any of its env_names()
+        validate_by_name=True,
+        validate_by_alias=True,
     )
 
     # models
@@ -130,15 +180,17 @@ class Settings(BaseSettings):
         default="duckduckgo",
         description="a provider, or several comma-separated (a list in TOML): local,searxng",
     )
-    searxng_url: str | None = None
-    tavily_api_key: SecretStr | None = None
-    exa_api_key: SecretStr | None = None
-    brave_api_key: SecretStr | None = None
-    google_api_key: SecretStr | None = None
-    google_cse_id: str | None = None
-    serper_api_key: SecretStr | None = None
-    semantic_scholar_api_key: SecretStr | None = None
-    ncbi_api_key: SecretStr | None = None
+    searxng_url: str | None = Field(default=None, validation_alias=_env("searxng_url"))
+    tavily_api_key: SecretStr | None = Field(default=None, validation_alias=_env("tavily_api_key"))
+    exa_api_key: SecretStr | None = Field(default=None, validation_alias=_env("exa_api_key"))
+    brave_api_key: SecretStr | None = Field(default=None, validation_alias=_env("brave_api_key"))
+    google_api_key: SecretStr | None = Field(default=None, validation_alias=_env("google_api_key"))
+    google_cse_id: str | None = Field(default=None, validation_alias=_env("google_cse_id"))
+    serper_api_key: SecretStr | None = Field(default=None, validation_alias=_env("serper_api_key"))
+    semantic_scholar_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("semantic_scholar_api_key")
+    )
+    ncbi_api_key: SecretStr | None = Field(default=None, validation_alias=_env("ncbi_api_key"))
     ncbi_email: str | None = Field(default=None, description="contact address NCBI asks for")
     arxiv_interval_s: float = Field(
         default=3.0, ge=0.0, le=60.0, description="gap between arXiv requests (arXiv asks 3 s)"
@@ -282,7 +334,10 @@ class Settings(BaseSettings):
         path = _config_file()
         if path is not None:
             sources.append(_CheckedTomlSource(settings_cls, toml_file=path))
-        sources += [env_settings, dotenv_settings]
+        sources.append(_RealEnvSource(settings_cls))
+        env_file = find_env_file()
+        if env_file is not None:
+            sources.append(DotEnvSettingsSource(settings_cls, env_file=env_file))
         return tuple(sources)
 
     # derived values ---------------------------------------------------------------
@@ -340,7 +395,10 @@ class Settings(BaseSettings):
 
 def load_settings(**overrides: Any) -> Settings:
     """Build Settings from overrides (flags) > TOML > env > .env, or raise ConfigError
-    (also for a TOML file that is not valid or names an unknown setting)."""
+    (also for a TOML file that is not valid or names an unknown setting). The ``.env``
+    file's variables are put into the environment too (never replacing one that is set),
+    for the model SDKs that read their own (``OPENAI_API_KEY``, ``OLLAMA_HOST``...)."""
+    load_env_file()
     clean = {key: value for key, value in overrides.items() if value is not None}
     try:
         return Settings(**clean)

@@ -30,6 +30,7 @@ TINY = [
     "--retrieval-questions", "1",
     "--service-quick",
     "--injection-docs", "40",
+    "--startup-runs", "1",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -81,6 +82,15 @@ POSITIVE = {
         "sse.clients_exact",
     ],
     "upload_cap": ["declared.refused_413", "chunked.refused_413", "declared.rss_before_mb"],
+    "startup": [
+        "import_wall_s",
+        "help_wall_s",
+        "help_cpu_s",
+        "version_wall_s",
+        "first_event_wall_s",
+        "first_event_cpu_s",
+        "run_total_wall_s",
+    ],
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import subprocess
 import sys
@@ -76,7 +77,7 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
             "research", {"question": QUESTION, "depth": "quick"}, progress_callback=on_progress
         )
         assert not result.is_error, text_of(result)
-        run_id = result.structured_content["run_id"]
+        run_id, kind = result.structured_content["run_id"], result.structured_content["kind"]
         markdown = text_of(result)
         assert markdown.startswith("# ") and f"Run {run_id}" in markdown
         assert "Honey bees communicate the direction of flowers with the waggle dance" in markdown
@@ -121,16 +122,22 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
             assert "Traceback" not in text_of(result)
         assert len((await session.call_tool("list_runs", {})).structured_content["runs"]) == 1
 
-    # the run is the CLI's too: same data folder, same report
-    shown = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "deepresearch.cli.app", "report", run_id],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "DEEPRESEARCH_DATA_DIR": str(data_dir)},
-        check=False,
-    )
+    # the run is the CLI's too: same data folder, same record, same report
+    def deepresearch(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "deepresearch.cli.app", *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "DEEPRESEARCH_DATA_DIR": str(data_dir)},
+            check=False,
+        )
+
+    shown = await asyncio.to_thread(deepresearch, "report", run_id)
     assert shown.returncode == 0 and shown.stdout == markdown
+    listed = await asyncio.to_thread(deepresearch, "runs", "list", "--json")
+    (row,) = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert (row["run_id"], row["status"], row["kind"]) == (run_id, "complete", kind)
+    assert row["question"] == QUESTION and kind == "extractive"  # model none
 
 
 async def test_a_run_that_cannot_start_is_a_plain_tool_error(

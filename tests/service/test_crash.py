@@ -36,7 +36,7 @@ QUESTION = "If Gallu is a demon Lilu is what?"
 
 @contextmanager
 def serve(
-    web: str, chat: ChatServer, database_url: str, data_dir: Path, *, lease_s: float = 2
+    web: str, chat: ChatServer, database_url: str, data_dir: Path, *, lease_s: float = 6
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     env = {
         **os.environ,

@@ -2,27 +2,34 @@
 Exit codes (the table is in ``deepresearch.cli.common`` and README.md): 0 done, 1 the run
 failed, 2 usage or configuration error, 3 nothing reliable found (abort report written),
 130 interrupted. An error nobody foresaw is one line too, never a traceback (unless
-``DEEPRESEARCH_DEBUG`` is set)."""
+``DEEPRESEARCH_DEBUG`` is set).
+
+Starting is cheap: every command imports what it needs (LangGraph, LangChain, FastAPI,
+the recipes) when it runs, so ``--help`` and ``--version`` load none of it
+(``tests/test_startup.py`` guards the set of modules)."""
 
 from __future__ import annotations
 
 import os
 import sys
-import traceback
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from deepresearch.cli.common import EXIT_FAILED
+from deepresearch.cli.common import EXIT_FAILED, fail
 from deepresearch.cli.doctor import doctor
 from deepresearch.cli.employer import employer
 from deepresearch.cli.index import index
+from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
 from deepresearch.cli.mcp import mcp
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
+from deepresearch.cli.runs import runs
 from deepresearch.cli.serve import serve
+from deepresearch.errors import DeepResearchError
 
 app = typer.Typer(
     name="deepresearch",
@@ -31,6 +38,40 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"deepresearch {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Research a question: search, read, verify every quote, write a cited report."""
+
+
+def version() -> str:
+    """The installed package's version (its metadata), else the source tree's."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("deepresearch")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from deepresearch import __version__
+
+        return __version__
+
+
+app.command(name="init")(init)
 app.command(name="run")(run)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
@@ -40,14 +81,27 @@ app.command(name="serve")(serve)
 app.command(name="mcp")(mcp)
 app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
+app.add_typer(runs, name="runs")
 
 
 def main() -> None:
+    from deepresearch.envfile import load_env_file
+
+    try:
+        # before the flags are read: DEEPRESEARCH_API_KEY and the like may be in .env
+        load_env_file()
+    except DeepResearchError as exc:
+        try:
+            fail(exc)
+        except typer.Exit as stop:
+            sys.exit(stop.exit_code)
     try:
         app(prog_name="deepresearch")
     except Exception as exc:  # a bug: say where, not a traceback (messages may hold secrets)
         if os.environ.get("DEEPRESEARCH_DEBUG"):
             raise
+        import traceback
+
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         typer.echo(
             f"error: deepresearch failed unexpectedly ({type(exc).__name__} in "

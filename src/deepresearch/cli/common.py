@@ -21,7 +21,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -29,7 +29,9 @@ from deepresearch.core.ids import check_run_id
 from deepresearch.core.sanitize import for_terminal, normalize_question
 from deepresearch.errors import ConfigError, DeepResearchError, InvalidInput
 from deepresearch.export import BINARY_FORMATS
-from deepresearch.settings import Settings, load_settings
+
+if TYPE_CHECKING:  # pydantic-settings loads when a command runs, not for --help
+    from deepresearch.settings import Settings
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -61,6 +63,8 @@ def say(text: str) -> None:
 
 
 def settings_from(overrides: dict[str, Any]) -> Settings:
+    from deepresearch.settings import load_settings
+
     try:
         return load_settings(**overrides)
     except DeepResearchError as exc:

@@ -1,106 +1,109 @@
-"""``deepresearch doctor``: the resolved configuration, and whether each configured
-provider can be built and reached. Secrets are shown only as set / not set."""
+"""``deepresearch doctor``: the resolved configuration, then real checks of what it names
+(``deepresearch.diagnose``): a tiny call to each model, a query to each search provider,
+the database, the data folder, the corpus index. Exit 1 when something configured fails.
+Secrets are never shown: a key is named by the variable it came from."""
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-from typing import Annotated, Any
+import json
+import re
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
-from pydantic import SecretStr
-from rich.console import Console
-from rich.table import Table
 
+from deepresearch.cli import options
 from deepresearch.cli.common import EXIT_FAILED, EXIT_OK, settings_from, use_config_file
-from deepresearch.errors import DeepResearchError
-from deepresearch.llm.providers import build_chat_model
-from deepresearch.llm.redact import redact
-from deepresearch.search.base import SearchProvider
-from deepresearch.search.registry import build_search_providers
-from deepresearch.settings import ROLES, Settings
 
-
-def _shown(value: Any) -> str:
-    if isinstance(value, SecretStr):
-        return "set" if value.get_secret_value() else "not set"
-    if value is None:
-        return "-"
-    return str(value)
-
-
-async def _check_search(settings: Settings) -> list[tuple[str, bool, str]]:
-    """(provider, ok, detail) for each provider ``search`` names, each asked on its own."""
-    async with httpx.AsyncClient(timeout=5.0) as client:
-        try:
-            providers = build_search_providers(settings, client)
-        except DeepResearchError as exc:
-            return [(settings.search, False, str(exc))]
-        return [(p.name, *await _check_provider(p, settings)) for p in providers]
-
-
-async def _check_provider(provider: SearchProvider, settings: Settings) -> tuple[bool, str]:
-    if provider.name == "none":
-        return True, "no search: the run uses model knowledge only"
-    try:
-        hits = await provider.search("test", limit=1)
-    except DeepResearchError as exc:
-        return False, redact(str(exc), settings.secrets())
-    return True, f"reachable ({len(hits)} result for a test query)"
-
-
-def _check_models(settings: Settings) -> list[tuple[str, bool, str]]:
-    rows = []
-    for role in ROLES:
-        spec = settings.model_for(role)
-        try:
-            model = build_chat_model(
-                spec,
-                base_url=settings.model_base_url,
-                api_key=settings.model_api_key,
-                timeout_s=settings.model_timeout_s,
-                temperature=settings.model_temperature,
-            )
-        except DeepResearchError as exc:
-            rows.append((f"{role}: {spec}", False, redact(str(exc), settings.secrets())))
-            continue
-        note = "deterministic fallbacks (no model)" if model is None else "configured (not called)"
-        rows.append((f"{role}: {spec}", True, note))
-    return rows
+if TYPE_CHECKING:
+    from deepresearch.diagnose import Check
+    from deepresearch.settings import Settings
 
 
 def doctor(
-    config: Annotated[
-        Path | None, typer.Option(help="A deepresearch.toml configuration file.")
-    ] = None,
+    config: options.Config = None,
     search: Annotated[
         str | None, typer.Option(help="Check this search provider (or several, comma-separated).")
     ] = None,
-    searxng_url: Annotated[str | None, typer.Option(help="SearXNG base URL to check.")] = None,
+    searxng_url: options.SearxngUrl = None,
+    corpus: options.Corpus = None,
     model: Annotated[str | None, typer.Option(help="Check this model spec.")] = None,
+    model_base_url: options.ModelBaseUrl = None,
+    timeout: Annotated[
+        float, typer.Option(min=1, max=600, help="Seconds each model and search check may take.")
+    ] = 20.0,
+    json_: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
 ) -> None:
-    """Print the resolved configuration and which providers are reachable."""
+    """Check the configuration for real: models, search, database, data folder."""
+    import asyncio
+    import logging
+
+    from deepresearch.diagnose import run_checks
+
+    # a failed probe is a row of the table, not also a log line
+    logging.getLogger("deepresearch").setLevel(logging.ERROR)
     use_config_file(config)
-    settings = settings_from({"search": search, "searxng_url": searxng_url, "model": model})
+    settings = settings_from(
+        {
+            "search": search,
+            "searxng_url": searxng_url,
+            "corpus_dir": corpus,
+            "model": model,
+            "model_base_url": model_base_url,
+        }
+    )
+    checks = asyncio.run(run_checks(settings, timeout_s=timeout))
+    failed = [check for check in checks if check.ok is False]
+    if json_:
+        typer.echo(json.dumps({"ok": not failed, "checks": [c.as_json() for c in checks]}))
+    else:
+        _print(settings, checks)
+    raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _print(settings: Settings, checks: list[Check]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     console = Console()
     table = Table(title="configuration", show_header=True, header_style="bold")
     table.add_column("setting")
     table.add_column("value")
     for name in type(settings).model_fields:
-        table.add_row(name, _shown(getattr(settings, name)))
+        table.add_row(name, Text(_shown(name, getattr(settings, name))))
     console.print(table)
 
-    checks = Table(title="providers", show_header=True, header_style="bold")
-    checks.add_column("provider")
-    checks.add_column("ok")
-    checks.add_column("detail")
-    ok_all = True
-    for name, ok, detail in _check_models(settings):
-        checks.add_row(name, "yes" if ok else "NO", detail)
-        ok_all &= ok
-    for name, ok, detail in asyncio.run(_check_search(settings)):
-        checks.add_row(f"search: {name}", "yes" if ok else "NO", detail)
-        ok_all &= ok
-    console.print(checks)
-    raise typer.Exit(EXIT_OK if ok_all else EXIT_FAILED)
+    grid = Table(title="checks", show_header=True, header_style="bold")
+    grid.add_column("check")
+    grid.add_column("ok")
+    grid.add_column("detail", overflow="fold")
+    grid.add_column("what to do", overflow="fold")
+    for check in checks:
+        mark = {True: "yes", False: "NO", None: "-"}[check.ok]
+        # Text, not markup: details quote URLs, paths and provider messages
+        grid.add_row(Text(f"{check.area}: {check.name}"), mark, Text(check.detail), Text(check.fix))
+    console.print(grid)
+    failed = sum(check.ok is False for check in checks)
+    console.print(
+        f"{failed} check(s) failed" if failed else "everything configured works",
+        style="bold red" if failed else "bold green",
+    )
+
+
+def _shown(name: str, value: Any) -> str:
+    """A setting's value for the table; a secret as where it came from, never itself."""
+    from pydantic import SecretStr
+
+    from deepresearch.diagnose import key_origin
+    from deepresearch.settings import env_names
+
+    if isinstance(value, SecretStr):
+        if not value.get_secret_value():
+            return "not set"
+        origin = key_origin(env_names(name))
+        return f"set, from {origin}" if origin else "set"
+    if value is None:
+        return "-"
+    if name == "database_url":  # postgresql://user:password@host/db: not the password
+        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", str(value))
+    return str(value)

@@ -3,7 +3,6 @@ recipe), with the same model, search and output options as ``deepresearch run``.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,13 +24,9 @@ from deepresearch.cli.common import (
     use_config_file,
     write_output,
 )
-from deepresearch.cli.live import Renderer
 from deepresearch.cli.run import Format
 from deepresearch.core.ids import new_run_id
 from deepresearch.errors import DeepResearchError
-from deepresearch.export.formats import render_bytes
-from deepresearch.recipes.registry import get_recipe
-from deepresearch.runner import load_run_record, run_recipe, save_run_record
 
 RECIPE = "employer"
 
@@ -83,6 +78,14 @@ def employer(
     config: options.Config = None,
 ) -> None:
     """Research an employer: a traced profile behind a data-quality firewall."""
+    # the recipe, pydantic and the live view load here, not for --help (issue 19)
+    import asyncio
+
+    from deepresearch.cli.live import Renderer
+    from deepresearch.export.formats import render_bytes
+    from deepresearch.recipes.registry import get_recipe
+    from deepresearch.runner import load_run_record, run_recipe, save_run_record
+
     use_config_file(config)
     recipe = get_recipe(RECIPE)
     if run_id and resume:

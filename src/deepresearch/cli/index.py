@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from deepresearch.cli.common import EXIT_USAGE, settings_from
-
-
-def index_path_for(data_dir: Path, corpus: Path) -> Path:
-    digest = hashlib.sha1(str(corpus.resolve()).encode(), usedforsecurity=False).hexdigest()
-    return data_dir / "index" / f"{digest}.sqlite3"
+from deepresearch.search.registry import index_path
 
 
 def index(
@@ -26,6 +21,6 @@ def index(
         typer.echo(f"error: {corpus} is not a folder", err=True)
         raise typer.Exit(EXIT_USAGE)
     settings = settings_from({})
-    search = LocalSearch(corpus, index_path_for(settings.data_dir, corpus))
+    search = LocalSearch(corpus, index_path(settings.data_dir, corpus))
     counts = search.build_index()
     typer.echo(f"indexed {corpus}: {counts}")

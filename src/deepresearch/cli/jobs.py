@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -28,16 +28,17 @@ from deepresearch.cli.common import (
     settings_from,
     write_output,
 )
-from deepresearch.cli.live import Renderer
 from deepresearch.cli.options import SEARCH_HELP
 from deepresearch.cli.run import Depth, Format
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
-from deepresearch.export.formats import render_bytes
-from deepresearch.models import RunEvent
-from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe, recipe_names
-from deepresearch.service.client import DEFAULT_SERVER, ServiceClient
-from deepresearch.service.schemas import JobView
+from deepresearch.recipes.registry import DEFAULT_RECIPE, recipe_names
+from deepresearch.service import DEFAULT_SERVER
+
+if TYPE_CHECKING:  # the client (httpx, pydantic) loads when a command runs, not for --help
+    from deepresearch.models import RunEvent
+    from deepresearch.service.client import ServiceClient
+    from deepresearch.service.schemas import JobView
 
 jobs = typer.Typer(
     help="Submit research jobs to a deepresearch service and follow them.",
@@ -81,6 +82,8 @@ JsonEvents = Annotated[
 def _client(server: str, api_key: str | None) -> Iterator[ServiceClient]:
     """A client for the command, with every error of ours turned into a message and an
     exit code (never a traceback)."""
+    from deepresearch.service.client import ServiceClient
+
     try:
         with ServiceClient(server, api_key or None) as client:
             yield client
@@ -269,6 +272,9 @@ def report(
         elif fmt is Format.html:
             data = client.report(job_id, "html")
         else:
+            from deepresearch.export.formats import render_bytes
+            from deepresearch.recipes.registry import get_recipe
+
             recipe = get_recipe(client.get(job_id).recipe)
             document = client.document(job_id, recipe.result_model)
             fonts = settings_from({}).pdf_fonts if fmt is Format.pdf else []
@@ -280,6 +286,8 @@ def report(
 
 # watching ------------------------------------------------------------------------------
 def _watch(client: ServiceClient, job_id: str, *, json_events: bool) -> NoReturn:
+    from deepresearch.cli.live import Renderer
+
     stream = client.events(job_id)
     try:
         with Renderer(json_events=json_events) as renderer:

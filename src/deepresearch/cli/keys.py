@@ -3,16 +3,16 @@ once, when it is created; only its hash is stored."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from deepresearch.cli.common import error, fail, say, settings_from
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
-from deepresearch.service.db import open_database
-from deepresearch.service.keys import create_key
-from deepresearch.service.store import JobStore
+
+if TYPE_CHECKING:  # SQLAlchemy loads when a command runs, not for --help
+    from deepresearch.service.store import JobStore
 
 keys = typer.Typer(help="Manage the service's API keys.", no_args_is_help=True)
 
@@ -22,6 +22,9 @@ DatabaseUrl = Annotated[
 
 
 def _store(database_url: str | None) -> JobStore:
+    from deepresearch.service.db import open_database
+    from deepresearch.service.store import JobStore
+
     try:
         return JobStore(open_database(settings_from({"database_url": database_url})))
     except DeepResearchError as exc:
@@ -37,6 +40,8 @@ def create(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Create a key and print it (the only time it is shown)."""
+    from deepresearch.service.keys import create_key
+
     record, token = create_key(_store(database_url), name, max_active_runs=max_active_runs)
     typer.echo(token)
     say(f"created {record.id} ({record.name}); store the key now, it is not shown again")

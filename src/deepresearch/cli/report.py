@@ -3,7 +3,6 @@ report, an employer profile: whichever recipe ran it), in any format."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -22,8 +21,6 @@ from deepresearch.cli.common import (
 )
 from deepresearch.cli.run import Format
 from deepresearch.errors import DeepResearchError
-from deepresearch.export.formats import render_bytes
-from deepresearch.runner import load_result
 
 
 def report(
@@ -35,6 +32,11 @@ def report(
     ] = None,
 ) -> None:
     """Print or write the report of a finished run."""
+    import asyncio
+
+    from deepresearch.export.formats import render_bytes
+    from deepresearch.runner import load_result
+
     run_id = run_id_or_exit(run_id)
     target = check_output(out, fmt.value)
     settings = settings_from({})

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,12 +27,11 @@ from deepresearch.cli.common import (
     use_config_file,
     write_output,
 )
-from deepresearch.cli.live import Renderer
 from deepresearch.core.ids import new_run_id
 from deepresearch.errors import DeepResearchError
-from deepresearch.export.formats import render_bytes
-from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
-from deepresearch.runner import load_run_record, run_research, save_run_record
+
+if TYPE_CHECKING:
+    from deepresearch.settings import Settings
 
 
 class Depth(StrEnum):
@@ -67,10 +67,16 @@ def run(
     searxng_url: options.SearxngUrl = None,
     corpus: options.Corpus = None,
     depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
+    fmt: Annotated[
+        Format | None,
+        typer.Option("--format", help="Report format (default md; a resume keeps the run's)."),
+    ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="Where to write the report (default report.<format>; - for stdout)."),
+        typer.Option(
+            help="Where to write the report (default report.<format>; - for stdout; "
+            "a resume keeps the run's)."
+        ),
     ] = None,
     json_events: options.JsonEvents = False,
     resume: Annotated[
@@ -99,6 +105,16 @@ def run(
     ] = None,
 ) -> None:
     """Research QUESTION and write a cited report."""
+    # the runner (LangGraph, LangChain) and the live view load here, not for --help
+    import asyncio
+
+    from deepresearch.cli.live import Renderer
+    from deepresearch.export.formats import render_bytes
+    from deepresearch.llm.redact import redact
+    from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
+    from deepresearch.records import now
+    from deepresearch.runner import load_run_record, run_research, save_run_record
+
     use_config_file(config)
     # everything the user gave is checked before any work (and before any file is written)
     if run_id and resume:
@@ -114,9 +130,8 @@ def run(
         question = question_or_exit(question)
     if run_id is not None:
         run_id = run_id_or_exit(run_id, "--run-id")
-    if out == STDOUT and json_events:
-        error("--out - and --json-events both want standard output", "write the report to a file")
-    target = check_output(out, fmt.value, default=Path(f"report.{fmt.value}"))
+    if out is not None and not resume:  # a resume's is checked once its record is read
+        _check_target(out, fmt or Format.md, json_events)
     overrides: dict[str, Any] = {
         **options.model_and_search_overrides(
             model=model,
@@ -140,10 +155,17 @@ def run(
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})
     if resume:
-        record = load_run_record(base, resume)
-        remembered = record.get("options") if record is not None else None
+        record = load_run_record(base, resume) or {}
+        remembered = record.get("options")
         if isinstance(remembered, dict):
             given = {**remembered, **given}
+        # where and how the run's report was to be written, unless given again now
+        if fmt is None and str(record.get("format")) in Format.__members__:
+            fmt = Format(str(record["format"]))
+        if out is None and isinstance(record.get("out"), str):
+            out = Path(str(record["out"]))
+    fmt = fmt or Format.md
+    target = _check_target(out, fmt, json_events)
     settings = settings_from(given)
     if run_id is not None and load_run_record(settings, run_id) is not None:
         error(
@@ -152,12 +174,23 @@ def run(
         )
     run_id = resume or run_id or new_run_id()
     if not resume and question:
+        if settings.corpus_dir is not None:  # a resume from another folder finds it
+            given["corpus_dir"] = settings.corpus_dir.expanduser().resolve()
         save_run_record(
             settings,
             run_id,
             question,
             {k: str(v) if isinstance(v, Path) else v for k, v in given.items()},
         )
+    # a resumed run without a record (started by the library) gets none
+    kept = not resume or load_run_record(settings, run_id) is not None
+    remember = partial(_remember, settings, run_id) if kept else _forget
+    remember(
+        out=str(target) if target == STDOUT else str(target.absolute()),
+        format=fmt.value,
+        status="running",
+        pid=os.getpid(),
+    )
 
     renderer = Renderer(json_events=json_events)
     try:
@@ -173,14 +206,18 @@ def run(
                 )
             )
     except DeepResearchError as exc:
+        remember(status="failed", error=redact(exc.message, settings.secrets()), finished=now())
         fail(exc)
     except KeyboardInterrupt:
+        remember(status="interrupted", finished=now())
         typer.echo(err=True)
         say(f"interrupted; resume with: deepresearch run --resume {run_id}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if report is None:
+        remember(status="paused", finished=now())
         say(f"paused; resume with: deepresearch run --resume {run_id}")
         raise typer.Exit(EXIT_OK)
+    remember(status="complete", kind=report.kind, finished=now(), error=None)
     write_output(
         target,
         render_bytes(get_recipe(DEFAULT_RECIPE), report, fmt.value, pdf_fonts=settings.pdf_fonts),
@@ -190,3 +227,27 @@ def run(
     if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
         say(report.summary[0].text)
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)
+
+
+def _check_target(out: Path | None, fmt: Format, json_events: bool) -> Path:
+    """Where the report goes (``out``, else ``report.<format>``); exit 2 before any work
+    if it could not be written there (``check_output``: the file, and the rules for a
+    binary format)."""
+    if out == STDOUT and json_events:
+        error("--out - and --json-events both want standard output", "write the report to a file")
+    return check_output(out, fmt.value, default=Path(f"report.{fmt.value}"))
+
+
+def _remember(settings: Settings, run_id: str, **fields: object) -> None:
+    """Note in the run's record how it goes; a record that cannot be written costs the
+    run nothing (``runs list`` shows what the record had)."""
+    from deepresearch.records import update_run_record
+
+    try:
+        update_run_record(settings, run_id, **fields)
+    except OSError as exc:
+        say(f"warning: could not update the run record of {run_id} ({exc.strerror or exc})")
+
+
+def _forget(**fields: object) -> None:
+    pass

@@ -6,17 +6,16 @@ import errno
 import ipaddress
 import logging
 import socket
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import uvicorn
 
 from deepresearch.cli import options
 from deepresearch.cli.common import EXIT_FAILED, error, fail, settings_from, use_config_file
 from deepresearch.errors import DeepResearchError
-from deepresearch.service.app import create_app
-from deepresearch.service.db import open_database
-from deepresearch.service.store import JobStore
+
+if TYPE_CHECKING:  # FastAPI, uvicorn and SQLAlchemy load when serving, not for --help
+    import uvicorn
 
 
 def serve(
@@ -37,6 +36,12 @@ def serve(
     config: options.Config = None,
 ) -> None:
     """Serve the research API: submit jobs, watch them live, fetch reports."""
+    import uvicorn
+
+    from deepresearch.service.app import create_app
+    from deepresearch.service.db import open_database
+    from deepresearch.service.store import JobStore
+
     use_config_file(config)
     overrides: dict[str, Any] = {
         "serve_host": host,

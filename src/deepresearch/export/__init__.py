@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from deepresearch.core.document import Document, report_document
-from deepresearch.models import Report
+if TYPE_CHECKING:  # the names above are light (the CLI reads them for --help); the
+    # document model loads pydantic, so it is imported where a report is exported
+    from deepresearch.core.document import Document
+    from deepresearch.models import Report
 
 BINARY_FORMATS: tuple[str, ...] = ("pdf", "docx")
 MEDIA_TYPES: dict[str, str] = {
@@ -41,4 +44,6 @@ def export_document(doc: Document, fmt: str, *, fonts: Sequence[Path] | None = N
 
 
 def export_report(report: Report, fmt: str, *, fonts: Sequence[Path] | None = None) -> bytes:
+    from deepresearch.core.document import report_document
+
     return export_document(report_document(report), fmt, fonts=fonts)

@@ -15,17 +15,36 @@ Ownership map:
 Nothing here may import a stage, the graph or a front end.
 """
 
-from deepresearch.llm.cache import ResponseCache
-from deepresearch.llm.gateway import Gateway
-from deepresearch.llm.providers import build_chat_model, build_role_models
-from deepresearch.llm.redact import redact
-from deepresearch.llm.structured import (
-    StructuredOutputError,
-    extract_json_text,
-    parse_structured,
-    schema_instructions,
-)
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deepresearch.llm.cache import ResponseCache
+    from deepresearch.llm.gateway import Gateway
+    from deepresearch.llm.providers import build_chat_model, build_role_models
+    from deepresearch.llm.redact import redact
+    from deepresearch.llm.structured import (
+        StructuredOutputError,
+        extract_json_text,
+        parse_structured,
+        schema_instructions,
+    )
+
+#: each name and its module, imported on first use: ``llm.redact`` (used by the CLI and
+#: the runner's error paths) must not load LangChain with the gateway (issue 19)
+_EXPORTS = {
+    "Gateway": "gateway",
+    "ResponseCache": "cache",
+    "StructuredOutputError": "structured",
+    "build_chat_model": "providers",
+    "build_role_models": "providers",
+    "extract_json_text": "structured",
+    "parse_structured": "structured",
+    "redact": "redact",
+    "schema_instructions": "structured",
+}
 __all__ = [
     "Gateway",
     "ResponseCache",
@@ -37,3 +56,9 @@ __all__ = [
     "redact",
     "schema_instructions",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"deepresearch.llm.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'deepresearch.llm' has no attribute {name!r}")

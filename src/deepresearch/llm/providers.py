@@ -108,6 +108,25 @@ def key_env_vars(spec: str) -> tuple[str, ...]:
     return _KNOWN[parsed.provider].key_env
 
 
+def known_providers() -> tuple[str, ...]:
+    """The providers known here by name (LangChain's spelling; ``google`` and ``gemini``
+    are accepted for ``google_genai``), for ``deepresearch init``."""
+    return tuple(_KNOWN)
+
+
+def missing_package(spec: str) -> str | None:
+    """How to install the package ``spec``'s provider needs, or None if nothing is missing."""
+    parsed = parse_spec(spec)
+    known = _KNOWN.get(parsed.provider) if parsed is not None else None
+    if parsed is None or known is None:
+        return None
+    try:
+        _require_package(parsed.provider, known)
+    except ConfigError as exc:
+        return exc.hint
+    return None
+
+
 def build_chat_model(
     spec: str,
     *,

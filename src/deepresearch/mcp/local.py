@@ -1,24 +1,29 @@
 """The stdio backend: research runs in this process, exactly as ``deepresearch run`` runs
-it (the same Settings rules, runner, checkpoints and data folder), so a run started over
-MCP can be resumed, listed and re-rendered with the CLI too (``deepresearch report
-RUN_ID``), and a run the CLI started (any recipe's) can be listed and fetched here."""
+it (the same Settings rules, runner, checkpoints, data folder and run records, with the
+corpus kept as an absolute path and how the run ended), so a run started over MCP can be
+resumed, listed and re-rendered with the CLI too (``deepresearch runs list``,
+``deepresearch report RUN_ID``), and a run the CLI started (any recipe's) can be listed
+and fetched here."""
 
 from __future__ import annotations
 
 import asyncio
-import json
+import logging
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from deepresearch.core.ids import new_run_id, run_id_problem
+from deepresearch.core.ids import new_run_id
 from deepresearch.errors import ConfigError, DeepResearchError, RunNotFound
+from deepresearch.llm.redact import redact
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.server import EventHandler, Finished, RunInfo, RunResult, tool_error
 from deepresearch.models import RunEvent
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
+from deepresearch.records import list_run_records, now, update_run_record
 from deepresearch.runner import load_result, run_recipe, save_run_record
 from deepresearch.settings import Role, Settings, load_settings
 
@@ -27,6 +32,8 @@ try:
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError as exc:  # the optional extra
     raise ImportError(f"{MISSING_SDK}; {INSTALL_HINT}") from exc
+
+log = logging.getLogger(__name__)
 
 
 class LocalBackend:
@@ -60,7 +67,11 @@ class LocalBackend:
         except DeepResearchError as exc:
             raise tool_error(exc) from None
         run_id = new_run_id()
-        save_run_record(settings, run_id, request.question, given, recipe=recipe.name)
+        if settings.corpus_dir is not None:  # a resume from another folder finds it
+            given["corpus_dir"] = settings.corpus_dir.expanduser().resolve()
+        remembered = {k: str(v) if isinstance(v, Path) else v for k, v in given.items()}
+        save_run_record(settings, run_id, request.question, remembered, recipe=recipe.name)
+        _remember(settings, run_id, status="running", pid=os.getpid())
         events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
 
         async def run() -> Any:
@@ -82,12 +93,16 @@ class LocalBackend:
                 await on_event(event)
             document = await task
         except DeepResearchError as exc:
+            error = redact(exc.message, settings.secrets())
+            _remember(settings, run_id, status="failed", error=error, finished=now())
             raise tool_error(exc) from None
         finally:
             if not task.done():  # the call was cancelled: the run stops, resumable later
                 task.cancel()
+                _remember(settings, run_id, status="interrupted", finished=now())
         assert document is not None  # only stop_after pauses a run
         kind = recipe.completion(document, fetches=0).kind
+        _remember(settings, run_id, status="complete", kind=kind, finished=now())
         return Finished(run_id, kind, recipe.render(document, "md"))
 
     async def result(self, ctx: Context, run_id: str) -> RunResult:
@@ -103,7 +118,7 @@ class LocalBackend:
         return RunResult(recipe, document)
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]:
-        records = _records(self.settings.data_dir / "runs")[:limit]
+        records = list_run_records(self.settings)[:limit]
         out = []
         for record in records:
             run_id = str(record["run_id"])
@@ -129,15 +144,10 @@ class LocalBackend:
         return out
 
 
-def _records(folder: Path) -> Sequence[dict[str, Any]]:
-    """The run records the CLI and this server keep, newest first; unreadable ones and
-    ones whose id is not a run id skipped."""
-    records = []
-    for path in folder.glob("*.json") if folder.is_dir() else ():
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(record, dict) and run_id_problem(str(record.get("run_id", ""))) is None:
-            records.append(record)
-    return sorted(records, key=lambda r: str(r.get("started", "")), reverse=True)
+def _remember(settings: Settings, run_id: str, **fields: object) -> None:
+    """Note in the run's record how it goes (``deepresearch runs list`` reads it); a record
+    that cannot be written costs the run nothing."""
+    try:
+        update_run_record(settings, run_id, **fields)
+    except OSError as exc:
+        log.warning("could not update the run record of %s (%s)", run_id, exc.strerror or exc)

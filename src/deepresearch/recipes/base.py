@@ -27,16 +27,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
-from deepresearch.context import RunContext
-from deepresearch.core.document import Document
 from deepresearch.models import Evidence, Report
-from deepresearch.settings import Role
+from deepresearch.settings import Role, Settings
+
+if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is looked up
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.graph.state import CompiledStateGraph
+
+    from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -107,8 +110,9 @@ class Recipe(Protocol[Q, R]):
         """What the graph's nodes get as ``runtime.context``."""
         ...
 
-    def started(self, request: Q, run: RunContext) -> tuple[str, dict[str, Any]]:
-        """The ``run_started`` event's message and data."""
+    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, dict[str, Any]]:
+        """The ``run_started`` event's message and data (emitted before the ports and the
+        graph are built, so it must not need them; ``search`` names the provider(s))."""
         ...
 
     def result(self, values: Mapping[str, Any]) -> R | None:

@@ -5,10 +5,12 @@ first use, so ``import deepresearch`` does not load every flow."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepresearch.errors import ConfigError
-from deepresearch.recipes.base import Recipe
+
+if TYPE_CHECKING:  # the names are known without loading any recipe (the CLI's --help)
+    from deepresearch.recipes.base import Recipe
 
 #: name -> "module:attribute" of the recipe object; the first is the default
 _RECIPES: dict[str, str] = {

@@ -5,21 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, ConfigDict
 
-from deepresearch.context import RunContext
-from deepresearch.core.document import Document, report_document
 from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
-from deepresearch.graph import CHECKPOINT_TYPES, build_graph
 from deepresearch.models import Report
 from deepresearch.recipes.base import Completion, Recipe
-from deepresearch.settings import Role
+from deepresearch.settings import Role, Settings
+
+if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes first)
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.graph.state import CompiledStateGraph
+
+    from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
 
 #: report kinds whose first summary line is a reply to the user, not research
 _REPLIES = ("chitchat", "refusal", "clarification")
@@ -45,7 +47,6 @@ class ResearchRecipe:
     options_model = ResearchOptions
     request_model = ResearchQuestion
     result_model = Report
-    checkpoint_types = tuple(CHECKPOINT_TYPES)
     role_temperatures: Mapping[Role, float] = {}
     multiline_question = False
 
@@ -67,7 +68,15 @@ class ResearchRecipe:
     def build_graph(
         self, checkpointer: BaseCheckpointSaver[str] | None
     ) -> CompiledStateGraph[Any, Any, Any, Any]:
+        from deepresearch.graph import build_graph
+
         return build_graph(checkpointer)
+
+    @property
+    def checkpoint_types(self) -> tuple[tuple[str, str], ...]:
+        from deepresearch.graph import CHECKPOINT_TYPES
+
+        return tuple(CHECKPOINT_TYPES)
 
     def initial_state(self, request: ResearchQuestion, run_id: str) -> dict[str, Any]:
         return {"recipe": self.name, "run_id": run_id, "question": request.question}
@@ -75,12 +84,14 @@ class ResearchRecipe:
     def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
         return run
 
-    def started(self, request: ResearchQuestion, run: RunContext) -> tuple[str, dict[str, Any]]:
+    def started(
+        self, request: ResearchQuestion, settings: Settings, search: str
+    ) -> tuple[str, dict[str, Any]]:
         return "Research started", {
             "question": request.question,
-            "model": run.settings.model,
-            "search": run.search.name,
-            "depth": run.settings.depth,
+            "model": settings.model,
+            "search": search,
+            "depth": settings.depth,
         }
 
     def result(self, values: Mapping[str, Any]) -> Report | None:
@@ -113,6 +124,8 @@ class ResearchRecipe:
         return render(result, fmt)
 
     def document(self, result: Report) -> Document:
+        from deepresearch.core.document import report_document  # for the exports only
+
         return report_document(result)
 
 

@@ -185,6 +185,15 @@ class LocalSearch:
         db.executescript(_SCHEMA)
         return db
 
+    def indexed_documents(self) -> int | None:
+        """How many documents the index holds (None: not indexed yet), read only: the
+        folder is not indexed by asking (``deepresearch doctor``)."""
+        if not self.index_path.is_file():
+            return None
+        uri = f"{self.index_path.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True, timeout=10.0)) as db:
+            return int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
+
     # --- searching ---------------------------------------------------------------------
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:

@@ -7,33 +7,32 @@ only the ``SearchProvider`` protocol. ``search`` names one provider or several
 (``"local,searxng"``); several become one ``FanOutSearch`` that fuses their results.
 Configuration problems raise ``ConfigError`` (or ``MissingKeyError``) with a hint naming
 the flag or environment variable to set.
+
+Adapters are imported by their builders, when a run needs them: the settings and the
+CLI's ``--help`` read the names here without loading httpx, lxml or pydantic (issue 19).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import httpx
-from pydantic import SecretStr
-
 from deepresearch.errors import ConfigError, MissingKeyError
-from deepresearch.search import arxiv, brave, duckduckgo, exa, google_cse, pubmed, serper, tavily
-from deepresearch.search import semantic_scholar as s2
-from deepresearch.search import wikipedia as wiki
-from deepresearch.search.base import SearchProvider
-from deepresearch.search.fanout import FanOutSearch, OnFailure
-from deepresearch.search.none import NoSearch
-from deepresearch.search.searxng import SearxngSearch
 
 if TYPE_CHECKING:  # settings imports this module for the provider names
+    import httpx
+    from pydantic import SecretStr
+
+    from deepresearch.search.base import SearchProvider
+    from deepresearch.search.fanout import OnFailure
     from deepresearch.settings import Settings
 
-LocalFactory = Callable[[Path], SearchProvider]
+LocalFactory = Callable[[Path], "SearchProvider"]
 _NO_KEY = "or use --search duckduckgo, which needs no key"
 
 
@@ -57,43 +56,67 @@ class Provider:
 
     summary: str
     build: Callable[[_Build], SearchProvider]
-    #: its default API address, overridable with ``search_urls`` (None: not overridable)
-    default_url: str | None = None
+    #: the adapter module (in ``deepresearch.search``) whose ``DEFAULT_BASE_URL`` is its
+    #: API address, overridable with ``search_urls`` (None: not overridable)
+    url_from: str | None = None
+    #: the settings it cannot work without, and those it works better with (a key that
+    #: raises its rate limit): ``deepresearch init`` asks for them, ``doctor`` checks them
+    needs: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+
+    @property
+    def default_url(self) -> str | None:
+        if self.url_from is None:
+            return None
+        url: str = importlib.import_module(f"deepresearch.search.{self.url_from}").DEFAULT_BASE_URL
+        return url
 
 
 def _searxng(b: _Build) -> SearchProvider:
+    from deepresearch.search.searxng import SearxngSearch
+
     return SearxngSearch(b.client, _searxng_url(b.settings.searxng_url), timeout_s=b.timeout_s)
 
 
 def _tavily(b: _Build) -> SearchProvider:
+    from deepresearch.search import tavily
+
     key = _key(b.settings.tavily_api_key, "tavily")
     url = b.url("tavily", tavily.DEFAULT_BASE_URL)
     return tavily.TavilySearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
 
 
 def _exa(b: _Build) -> SearchProvider:
+    from deepresearch.search import exa
+
     key = _key(b.settings.exa_api_key, "exa")
     url = b.url("exa", exa.DEFAULT_BASE_URL)
     return exa.ExaSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
 
 
 def _brave(b: _Build) -> SearchProvider:
+    from deepresearch.search import brave
+
     key = _key(b.settings.brave_api_key, "brave")
     url = b.url("brave", brave.DEFAULT_BASE_URL)
     return brave.BraveSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
 
 
 def _duckduckgo(b: _Build) -> SearchProvider:
+    from deepresearch.search import duckduckgo
+
     url = b.url("duckduckgo", duckduckgo.DEFAULT_BASE_URL)
     return duckduckgo.DuckDuckGoSearch(b.client, base_url=url, timeout_s=b.timeout_s)
 
 
 def _google(b: _Build) -> SearchProvider:
+    from deepresearch.search import google_cse
+
     key = _key(b.settings.google_api_key, "google")
     if not b.settings.google_cse_id:
         raise MissingKeyError(
             "the google search provider needs a Programmable Search Engine id",
-            hint=f"set DEEPRESEARCH_GOOGLE_CSE_ID (the 'cx' value), {_NO_KEY}",
+            hint=f"set {_names('google_cse_id')} (the 'cx' value), {_NO_KEY}",
         )
     url = b.url("google", google_cse.DEFAULT_BASE_URL)
     return google_cse.GoogleSearch(
@@ -102,17 +125,23 @@ def _google(b: _Build) -> SearchProvider:
 
 
 def _serper(b: _Build) -> SearchProvider:
+    from deepresearch.search import serper
+
     key = _key(b.settings.serper_api_key, "serper")
     url = b.url("serper", serper.DEFAULT_BASE_URL)
     return serper.SerperSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
 
 
 def _wikipedia(b: _Build) -> SearchProvider:
+    from deepresearch.search import wikipedia as wiki
+
     url = b.url("wikipedia", wiki.DEFAULT_BASE_URL)
     return wiki.WikipediaSearch(b.client, base_url=url, timeout_s=b.timeout_s)
 
 
 def _arxiv(b: _Build) -> SearchProvider:
+    from deepresearch.search import arxiv
+
     url = b.url("arxiv", arxiv.DEFAULT_BASE_URL)
     return arxiv.ArxivSearch(
         b.client, base_url=url, min_interval_s=b.settings.arxiv_interval_s, timeout_s=b.timeout_s
@@ -120,6 +149,8 @@ def _arxiv(b: _Build) -> SearchProvider:
 
 
 def _pubmed(b: _Build) -> SearchProvider:
+    from deepresearch.search import pubmed
+
     url = b.url("pubmed", pubmed.DEFAULT_BASE_URL)
     return pubmed.PubmedSearch(
         b.client,
@@ -131,6 +162,8 @@ def _pubmed(b: _Build) -> SearchProvider:
 
 
 def _semantic_scholar(b: _Build) -> SearchProvider:
+    from deepresearch.search import semantic_scholar as s2
+
     url = b.url("semantic_scholar", s2.DEFAULT_BASE_URL)
     return s2.SemanticScholarSearch(
         b.client, api_key=b.settings.semantic_scholar_api_key, base_url=url, timeout_s=b.timeout_s
@@ -155,30 +188,49 @@ def _local(b: _Build) -> SearchProvider:
 
 
 def _none(b: _Build) -> SearchProvider:
+    from deepresearch.search.none import NoSearch
+
     return NoSearch()
 
 
 #: every provider, in the order help texts and docs list them
 PROVIDERS: dict[str, Provider] = {
-    "searxng": Provider("a SearXNG metasearch server you run", _searxng),
-    "tavily": Provider("Tavily's search API for agents", _tavily, tavily.DEFAULT_BASE_URL),
-    "exa": Provider("Exa's neural web search", _exa, exa.DEFAULT_BASE_URL),
-    "brave": Provider("the Brave Search web index", _brave, brave.DEFAULT_BASE_URL),
-    "duckduckgo": Provider("DuckDuckGo, no key", _duckduckgo, duckduckgo.DEFAULT_BASE_URL),
-    "google": Provider("Google Programmable Search", _google, google_cse.DEFAULT_BASE_URL),
-    "serper": Provider("Google results through serper.dev", _serper, serper.DEFAULT_BASE_URL),
-    "wikipedia": Provider("Wikipedia (any MediaWiki site)", _wikipedia, wiki.DEFAULT_BASE_URL),
-    "arxiv": Provider("arXiv preprints", _arxiv, arxiv.DEFAULT_BASE_URL),
-    "pubmed": Provider("PubMed biomedical literature", _pubmed, pubmed.DEFAULT_BASE_URL),
-    "semantic_scholar": Provider(
-        "Semantic Scholar papers, every field", _semantic_scholar, s2.DEFAULT_BASE_URL
+    "searxng": Provider("a SearXNG metasearch server you run", _searxng, needs=("searxng_url",)),
+    "tavily": Provider(
+        "Tavily's search API for agents", _tavily, "tavily", needs=("tavily_api_key",)
     ),
-    "local": Provider("your own folder of documents (--corpus)", _local),
+    "exa": Provider("Exa's neural web search", _exa, "exa", needs=("exa_api_key",)),
+    "brave": Provider("the Brave Search web index", _brave, "brave", needs=("brave_api_key",)),
+    "duckduckgo": Provider("DuckDuckGo, no key", _duckduckgo, "duckduckgo"),
+    "google": Provider(
+        "Google Programmable Search",
+        _google,
+        "google_cse",
+        needs=("google_api_key", "google_cse_id"),
+    ),
+    "serper": Provider(
+        "Google results through serper.dev", _serper, "serper", needs=("serper_api_key",)
+    ),
+    "wikipedia": Provider("Wikipedia (any MediaWiki site)", _wikipedia, "wikipedia"),
+    "arxiv": Provider("arXiv preprints", _arxiv, "arxiv"),
+    "pubmed": Provider(
+        "PubMed biomedical literature",
+        _pubmed,
+        "pubmed",
+        optional=("ncbi_api_key", "ncbi_email"),
+    ),
+    "semantic_scholar": Provider(
+        "Semantic Scholar papers, every field",
+        _semantic_scholar,
+        "semantic_scholar",
+        optional=("semantic_scholar_api_key",),
+    ),
+    "local": Provider("your own folder of documents (--corpus)", _local, needs=("corpus_dir",)),
     "none": Provider("no search: the model's knowledge only", _none),
 }
 PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDERS)
 #: the providers whose API address ``search_urls`` may change
-URL_PROVIDERS: tuple[str, ...] = tuple(n for n, p in PROVIDERS.items() if p.default_url)
+URL_PROVIDERS: tuple[str, ...] = tuple(n for n, p in PROVIDERS.items() if p.url_from)
 
 
 def parse_search(value: str | Iterable[str]) -> tuple[str, ...]:
@@ -238,6 +290,8 @@ def build_search_provider(
     providers = build_search_providers(settings, client, local_factory=local_factory)
     if len(providers) == 1:
         return providers[0]
+    from deepresearch.search.fanout import FanOutSearch
+
     return FanOutSearch(providers, k=settings.search_rrf_k, on_failure=on_failure)
 
 
@@ -245,16 +299,23 @@ def _key(value: SecretStr | None, provider: str) -> SecretStr:
     if value is None or not value.get_secret_value().strip():
         raise MissingKeyError(
             f"the {provider} search provider needs an API key",
-            hint=f"set DEEPRESEARCH_{provider.upper()}_API_KEY, {_NO_KEY}",
+            hint=f"set {_names(f'{provider}_api_key')} (in the environment or .env), {_NO_KEY}",
         )
     return value
+
+
+def _names(field: str) -> str:
+    """``DEEPRESEARCH_TAVILY_API_KEY or TAVILY_API_KEY``: every variable that sets it."""
+    from deepresearch.settings import env_names  # loaded by now: settings imports us
+
+    return " or ".join(env_names(field))
 
 
 def _searxng_url(url: str | None) -> str:
     if not url or not url.strip():
         raise ConfigError(
             "the searxng search provider needs the address of a SearXNG server",
-            hint="pass --searxng-url URL (or set DEEPRESEARCH_SEARXNG_URL)",
+            hint=f"pass --searxng-url URL (or set {_names('searxng_url')})",
         )
     if not is_http_url(url):
         raise ConfigError(

@@ -38,12 +38,12 @@ from pydantic import BaseModel, ValidationError
 from deepresearch.errors import ConfigError, DeepResearchError, RunError
 from deepresearch.models import Report, RunEvent
 from deepresearch.resilience import backoff_delay, parse_retry_after
+from deepresearch.service import DEFAULT_SERVER
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS
 from deepresearch.service.schemas import JobPage, JobView, QueueView, SourcesView, SubmitView
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SERVER = "http://127.0.0.1:8000"
 ReportFormat = Literal["md", "html", "json"]
 _M = TypeVar("_M", bound=BaseModel)
 

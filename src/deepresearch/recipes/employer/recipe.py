@@ -5,23 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
 from pydantic import ValidationError
 
-from deepresearch.context import RunContext
-from deepresearch.core.document import Document
 from deepresearch.errors import ConfigError
 from deepresearch.recipes.base import Completion, Recipe
-from deepresearch.recipes.employer.document import employer_document
-from deepresearch.recipes.employer.graph import CHECKPOINT_TYPES, build_graph
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
 from deepresearch.recipes.employer.render import render_employer
-from deepresearch.recipes.employer.state import EmployerContext
-from deepresearch.settings import Role
+from deepresearch.settings import Role, Settings
+
+if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes first)
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.graph.state import CompiledStateGraph
+
+    from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
+    from deepresearch.recipes.employer.state import EmployerContext
 
 #: the resources a local front end may load from a file: the lists (``--lists FILE``)
 LISTS = "lists"
@@ -34,7 +35,6 @@ class EmployerRecipe:
     options_model = EmployerOptions
     request_model = EmployerRequest
     result_model = EmployerResult
-    checkpoint_types = CHECKPOINT_TYPES
     #: seed 000: SYNTHESIS_TEMPERATURE 0.3 (the researcher writes the profile),
     #: RERANKER_TEMPERATURE 0.1 (the judge); classification keeps the engine's default
     role_temperatures: Mapping[Role, float] = {"researcher": 0.3, "judge": 0.1}
@@ -65,7 +65,15 @@ class EmployerRecipe:
     def build_graph(
         self, checkpointer: BaseCheckpointSaver[str] | None
     ) -> CompiledStateGraph[Any, Any, Any, Any]:
+        from deepresearch.recipes.employer.graph import build_graph
+
         return build_graph(checkpointer)
+
+    @property
+    def checkpoint_types(self) -> tuple[tuple[str, str], ...]:
+        from deepresearch.recipes.employer.graph import CHECKPOINT_TYPES
+
+        return tuple(CHECKPOINT_TYPES)
 
     def initial_state(self, request: EmployerRequest, run_id: str) -> dict[str, Any]:
         return {
@@ -84,13 +92,17 @@ class EmployerRecipe:
                 "the employer lists must be an EmployerLists",
                 hint="build them with deepresearch.recipes.employer.load_employer_lists(FILE)",
             )
+        from deepresearch.recipes.employer.state import EmployerContext
+
         return EmployerContext(run=run, lists=lists)
 
-    def started(self, request: EmployerRequest, run: RunContext) -> tuple[str, dict[str, Any]]:
+    def started(
+        self, request: EmployerRequest, settings: Settings, search: str
+    ) -> tuple[str, dict[str, Any]]:
         return "Employer research started", {
             "question": _describe(request),
-            "model": run.settings.model,
-            "search": run.search.name,
+            "model": settings.model,
+            "search": search,
             "recipe": self.name,
         }
 
@@ -122,6 +134,8 @@ class EmployerRecipe:
         return render_employer(result, fmt)
 
     def document(self, result: EmployerResult) -> Document:
+        from deepresearch.recipes.employer.document import employer_document  # exports only
+
         return employer_document(result)
 
 

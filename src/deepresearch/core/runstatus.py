@@ -1,0 +1,27 @@
+"""What ``deepresearch runs list`` says of a run, from its record and its checkpoint."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+#: what ``runs list`` says of a run
+Status = Literal["complete", "paused", "failed", "running", "unknown"]
+#: what a checkpoint says: finished with a report, stopped before the end, or nothing
+CheckpointState = Literal["complete", "pending"] | None
+
+
+def run_status(recorded: str | None, checkpoint: CheckpointState, *, alive: bool) -> Status:
+    """The checkpoint decides whether a run is complete; the record tells a failed run
+    (it ended with run_failed) and a running one (``alive``: its process still runs) from
+    one that stopped before the end and can be resumed (paused: interrupted, killed, or
+    stopped on purpose). A run with neither a checkpoint nor a recorded failure never
+    reached its first checkpoint, or its checkpoints are in another data folder: unknown."""
+    if checkpoint == "complete":
+        return "complete"
+    if recorded == "running" and alive:
+        return "running"
+    if recorded == "failed":
+        return "failed"
+    if checkpoint == "pending":
+        return "paused"
+    return "unknown"

@@ -1,0 +1,159 @@
+"""Run records: ``data_dir/runs/<id>.json``, written by ``deepresearch run``, remember what a
+run was started with (never secrets: the options given, the corpus as an absolute path,
+where the report goes and in which format) and how it ended. ``--resume`` reads them, so a
+resume needs no flags and works from any folder; ``deepresearch runs list`` shows them,
+with the state of each run's checkpoint.
+
+A record is rewritten whole through a temporary file, so a reader never sees half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.core.ids import check_run_id
+from deepresearch.core.runstatus import CheckpointState, Status, run_status
+from deepresearch.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from deepresearch.settings import Settings
+
+
+def update_run_record(settings: Settings, run_id: str, **fields: object) -> None:
+    """Merge ``fields`` into the run's record (created when missing)."""
+    from deepresearch.runner import load_run_record, run_record_path
+
+    path = run_record_path(settings, run_id)
+    record: dict[str, object] = load_run_record(settings, run_id) or {"run_id": run_id}
+    record.update(fields)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".record-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(record, out, indent=2, default=str)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def list_run_records(settings: Settings) -> list[dict[str, Any]]:
+    """Every readable record in the data folder, newest first. A file that is not a
+    record (not JSON, no valid run id) is skipped."""
+    folder = settings.data_dir / "runs"
+    records = []
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or check_run_id(str(data.get("run_id"))) != path.stem:
+                continue
+        except (OSError, ValueError, InvalidInput):
+            continue
+        records.append(data)
+    records.sort(key=lambda data: str(data.get("started", "")), reverse=True)
+    return records
+
+
+async def checkpoint_states(
+    settings: Settings, run_ids: Iterable[str]
+) -> dict[str, CheckpointState]:
+    """For each run, what its checkpoint says (None: no checkpoint). Opens the checkpoint
+    store once; with no SQLite store yet, every run has none."""
+    ids = list(run_ids)
+    from deepresearch.checkpoints import is_postgres, open_checkpointer, sqlite_checkpoint_path
+
+    if not ids or (
+        not is_postgres(settings.database_url) and not sqlite_checkpoint_path(settings).is_file()
+    ):
+        return dict.fromkeys(ids)
+    from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
+
+    states: dict[str, CheckpointState] = {}
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        reader = get_recipe(DEFAULT_RECIPE).build_graph(saver)  # reads any recipe's state
+        for run_id in ids:
+            config: Any = {"configurable": {"thread_id": run_id}}
+            snapshot = await reader.aget_state(config)
+            if not snapshot.values:
+                states[run_id] = None
+                continue
+            recipe = get_recipe(snapshot.values.get("recipe") or DEFAULT_RECIPE)
+            snapshot = await recipe.build_graph(saver).aget_state(config)
+            done = not snapshot.next and recipe.result(snapshot.values) is not None
+            states[run_id] = "complete" if done else "pending"
+    return states
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One line of ``runs list``."""
+
+    run_id: str
+    started: str
+    question: str
+    status: Status
+    kind: str | None
+    out: str | None
+    error: str | None
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "run_id": self.run_id,
+            "started": self.started,
+            "question": self.question,
+            "status": self.status,
+            "kind": self.kind,
+            "out": self.out,
+            "error": self.error,
+        }
+
+
+def run_rows(records: list[dict[str, Any]], states: dict[str, CheckpointState]) -> list[RunRow]:
+    rows = []
+    for record in records:
+        run_id = str(record["run_id"])
+        recorded = record.get("status")
+        rows.append(
+            RunRow(
+                run_id=run_id,
+                started=str(record.get("started") or ""),
+                question=str(record.get("question") or ""),
+                status=run_status(
+                    recorded if isinstance(recorded, str) else None,
+                    states.get(run_id),
+                    alive=_alive(record.get("pid")),
+                ),
+                kind=_text(record.get("kind")),
+                out=_text(record.get("out")),
+                error=_text(record.get("error")),
+            )
+        )
+    return rows
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _alive(pid: object) -> bool:
+    """Whether a process with this id runs on this machine (the run's, unless the id was
+    reused since)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, owned by someone else
+        return True
+    return True
