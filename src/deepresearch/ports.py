@@ -1,6 +1,10 @@
 """The ports a run uses, built from Settings (or taken as given): the search provider,
 the fetcher (with its page cache) and the model gateway (with its response cache). One
-place, so the research run and the recipes build them the same way."""
+place, so the research run and the recipes build them the same way.
+
+Models built from Settings pass the preflight (``llm.preflight``) here, before the run
+does anything else: an unreachable model server stops the run with a ConfigError (exit 2)
+unless ``on_model_unavailable = "extractive"``."""
 
 from __future__ import annotations
 
@@ -18,7 +22,9 @@ from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.cache import ResponseCache
-from deepresearch.llm.gateway import Gateway
+from deepresearch.llm.endpoints import endpoint_of_model
+from deepresearch.llm.gateway import Gateway, QueueEvent
+from deepresearch.llm.preflight import require_models
 from deepresearch.models import ModelCall
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
@@ -69,6 +75,9 @@ async def open_context(
             **call.model_dump(mode="json", exclude={"stage"}),
         )
 
+    def on_queue(event: QueueEvent) -> None:
+        emit_queue_event(bus, event)
+
     cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
     stack.callback(cache.close)
     if models is not None:
@@ -80,9 +89,25 @@ async def open_context(
             secrets=settings.secrets(),
             on_call=on_call,
             cache=cache,
+            endpoints={
+                role: endpoint_of_model(model, settings)
+                for role, model in models.items()
+                if model is not None
+            },
+            wait_timeout_s=settings.model_wait_timeout_s,
+            on_queue=on_queue,
         )
     else:
-        gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache)
+        gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache, on_queue=on_queue)
+        for problem in await require_models(settings, gateway):
+            bus.emit(
+                "warning",
+                message=f"Running without a model: {problem.describe()}",
+                code="model_unavailable",
+                endpoint=problem.endpoint.label,
+                roles=list(problem.roles),
+                reason=problem.reason,
+            )
     return RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
 
 
@@ -105,6 +130,44 @@ def _search_warnings(bus: EventBus) -> OnFailure:
         )
 
     return on_failure
+
+
+def emit_queue_event(bus: EventBus, event: QueueEvent) -> None:
+    """A call waiting for its model endpoint, as an event the live view shows."""
+    common: dict[str, str | int | float] = {
+        "role": event.role,
+        "endpoint": event.endpoint,
+        "waiting": event.waiting,
+        "in_flight": event.in_flight,
+        "limit": event.limit,
+    }
+    if event.kind == "waiting":
+        bus.emit(
+            "model_call_waiting",
+            stage=event.stage,
+            message=f"{event.role} call waiting for {event.endpoint} "
+            f"({event.waiting} waiting, {event.in_flight} of {event.limit} in flight)",
+            **common,
+        )
+    elif event.kind == "started":
+        bus.emit(
+            "model_call_started",
+            stage=event.stage,
+            message=f"{event.role} call started at {event.endpoint} "
+            f"after waiting {event.waited_s:.1f} s",
+            waited_s=event.waited_s,
+            **common,
+        )
+    else:
+        bus.emit(
+            "warning",
+            stage=event.stage,
+            message=f"A {event.role} call gave up waiting for {event.endpoint} "
+            f"after {event.waited_s:.0f} s; its step used the fallback",
+            code="model_wait_timeout",
+            waited_s=event.waited_s,
+            **common,
+        )
 
 
 def _model_name(model: BaseChatModel | None) -> str:

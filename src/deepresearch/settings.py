@@ -174,6 +174,20 @@ class Settings(BaseSettings):
     summarizer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     writer_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    model_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="model calls in flight per endpoint (default: 1 for --model-base-url "
+        "servers and Ollama, 8 for hosted APIs)",
+    )
+    model_wait_timeout_s: float = Field(
+        default=900.0, gt=0, description="how long a call may wait for a free slot"
+    )
+    on_model_unavailable: Literal["fail", "extractive"] = Field(
+        default="fail",
+        description="a model server unreachable at start: stop (fail) or run without it",
+    )
 
     # search
     search: str = Field(

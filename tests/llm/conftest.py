@@ -117,6 +117,8 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
             )
             scripted = server.next_response()
+            if isinstance(body, dict) and body.get("stream") and scripted.status == 200:
+                scripted = as_event_stream(scripted)
             self.send_response(scripted.status)
             for name, value in scripted.headers.items():
                 self.send_header(name, value)
@@ -141,6 +143,29 @@ def fake_server() -> Iterator[FakeServer]:
 
 
 # wire formats ----------------------------------------------------------------------------
+def as_event_stream(scripted: Scripted) -> Scripted:
+    """A Chat Completions answer as the server-sent chunks a streamed request gets
+    (deepresearch streams from OpenAI-compatible servers): the message, then its usage in
+    a last chunk with no choices, as OpenAI sends it."""
+    if scripted.headers.get("Content-Type") != "application/json":
+        return scripted  # Ollama's own NDJSON stream, say
+    payload = json.loads(scripted.body)
+    if payload.get("object") != "chat.completion":
+        return scripted
+    choice = payload["choices"][0]
+    base = {key: payload[key] for key in ("id", "created", "model")}
+    base["object"] = "chat.completion.chunk"
+    events = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+        {**base, "choices": [{"index": 0, "delta": {"content": choice["message"]["content"]}}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        {**base, "choices": [], "usage": payload["usage"]},
+    ]
+    data = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+    headers = {**scripted.headers, "Content-Type": "text/event-stream"}
+    return Scripted(200, data.encode(), headers)
+
+
 def openai_completion(
     text: str, *, prompt_tokens: int = 11, completion_tokens: int = 7, model: str = "local"
 ) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -38,6 +39,9 @@ class RunView:
     model_calls: int = 0
     gate: str = ""
     wave: int = 0
+    waiting: dict[str, int] = field(default_factory=dict)
+    """Model calls waiting for a free slot, by endpoint label."""
+    waiting_roles: dict[str, set[str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 
     def apply(self, event: RunEvent) -> None:
@@ -66,6 +70,32 @@ class RunView:
             self.output_tokens += _int(data.get("output_tokens"))
         elif event.type == "gate_evaluated":
             self.gate = str(data.get("status"))
+        if event.type in _QUEUE_EVENTS or data.get("code") == "model_wait_timeout":
+            self._queue(event.type, data)
+
+    def _queue(self, kind: str, data: Mapping[str, object]) -> None:
+        """Each queue event carries the endpoint's current count of waiting calls."""
+        endpoint = str(data.get("endpoint") or "the model")
+        count = _int(data.get("waiting"))
+        self.waiting[endpoint] = count
+        roles = self.waiting_roles.setdefault(endpoint, set())
+        if kind == "model_call_waiting":
+            roles.add(str(data.get("role") or ""))
+        if count == 0:
+            roles.clear()
+
+    def waiting_lines(self) -> list[str]:
+        """``"3 calls waiting for 127.0.0.1:8080 (judge, summarizer)"``, one per endpoint."""
+        lines = []
+        for endpoint, count in sorted(self.waiting.items()):
+            if count <= 0:
+                continue
+            calls = "call" if count == 1 else "calls"
+            roles = ", ".join(sorted(r for r in self.waiting_roles.get(endpoint, ()) if r))
+            lines.append(
+                f"{count} {calls} waiting for {endpoint}" + (f" ({roles})" if roles else "")
+            )
+        return lines
 
     def render(self) -> Group:
         elapsed = time.monotonic() - self.started
@@ -89,12 +119,16 @@ class RunView:
             f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}",
             style="dim",
         )
-        return Group(head, table, totals, Text(for_terminal(self.message), style="italic"))
+        queue = [Text(line, style="yellow") for line in self.waiting_lines()]
+        return Group(head, table, totals, *queue, Text(for_terminal(self.message), style="italic"))
 
 
 def _text(value: str) -> Text:
     """Untrusted text as a Rich ``Text``: literal (no markup), control characters escaped."""
     return Text(for_terminal(value))
+
+
+_QUEUE_EVENTS = ("model_call_waiting", "model_call_started")
 
 
 def _int(value: object) -> int:
@@ -132,7 +166,7 @@ class Renderer:
             sys.stdout.flush()
         elif self.live is not None:
             self.live.update(self.view.render())
-        elif event.type not in ("model_call",):
+        elif event.type not in ("model_call", "model_call_started"):
             stage = f"[{event.stage}] " if event.stage else ""
             self.stream.write(for_terminal(f"{stage}{event.message or event.type}") + "\n")
             self.stream.flush()

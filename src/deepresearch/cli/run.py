@@ -46,6 +46,11 @@ class AuditMode(StrEnum):
     off = "off"
 
 
+class OnModelUnavailable(StrEnum):
+    fail = "fail"
+    extractive = "extractive"
+
+
 class Format(StrEnum):
     md = "md"
     html = "html"
@@ -99,6 +104,13 @@ def run(
     min_evidence: Annotated[
         int | None, typer.Option(help="Quality gate: verified quotes needed.")
     ] = None,
+    on_model_unavailable: Annotated[
+        OnModelUnavailable | None,
+        typer.Option(
+            help="A model server that cannot be reached at start: stop with exit code 2 "
+            "(fail, the default) or run without it and write an extractive report."
+        ),
+    ] = None,
     config: options.Config = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
@@ -151,6 +163,7 @@ def run(
         "audit": audit.value if audit else None,
         "min_domains": min_domains,
         "min_evidence": min_evidence,
+        "on_model_unavailable": on_model_unavailable.value if on_model_unavailable else None,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})

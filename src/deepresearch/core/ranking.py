@@ -1,14 +1,19 @@
 """Choosing which candidates a sub-question reads: both scoring schemes, the adaptive
 threshold and the decisions, composed. Pure: the rank stage gathers the model's ratings
-and calls this; the ranking benchmark calls it directly."""
+and calls this; the ranking benchmark calls it directly.
+
+A judge cannot make the ranking worse than having no judge: ratings that carry no signal
+(``judge_problem``: missing, out of range, all the neutral 0.5, all the same) are not
+used, and the sub-question is ranked exactly as without a model, its reasons saying why."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
-from deepresearch.core.scoring import ModelDims, score_hit
+from deepresearch.core.scoring import NEUTRAL_MODEL_SCORE, ModelDims, model_score, score_hit
 from deepresearch.core.threshold import Selection, ensure_minimum, select, threshold_for
 from deepresearch.core.tiers import DomainRules
 from deepresearch.models import SearchHit
@@ -27,6 +32,7 @@ def rank_and_select(
     limit: int | None,
     ratings: Ratings | None = None,
     threshold: ThresholdPolicy = "auto",
+    unjudged: str | None = None,
 ) -> Selection:
     """Score every hit (signal score, plus the model's rating where ``ratings`` has one),
     set seed 001's adaptive threshold from the results, and decide: the best ``limit``
@@ -37,7 +43,21 @@ def rank_and_select(
     001's thresholds are set for its model scores; the signal score alone runs lower (a
     page of unknown date from an unlisted host rarely reaches 0.45), and the ranking
     benchmark measured that filtering it cuts recall (0.785 → 0.635 on HotpotQA) while the
-    ranking itself matches the search engine's order (0.785 vs 0.780)."""
+    ranking itself matches the search engine's order (0.785 vs 0.780).
+
+    ``unjudged``: the judge was asked but its ratings could not be used (this says why):
+    ``ratings`` are ignored, the ranking is the no-model one, and every reason ends with
+    ``(judge not used: <why>)``."""
+    if unjudged is not None:
+        plain = rank_and_select(hits, query, rules, now=now, limit=limit, threshold=threshold)
+        note = f" (judge not used: {unjudged})"
+        return plain.model_copy(
+            update={
+                "decisions": [
+                    s.model_copy(update={"reason": s.reason + note}) for s in plain.decisions
+                ]
+            }
+        )
     ratings = ratings or {}
     retrieval = retrieval_relevance(hits)
     scored = [
@@ -53,7 +73,10 @@ def rank_and_select(
         for hit, relevance in zip(hits, retrieval, strict=True)
     ]
     selection = select(scored, threshold_for(scored), limit)
-    applies = threshold == "always" or (threshold == "auto" and bool(ratings))
+    # Seed 001's threshold is set for model scores: it filters only when some were given
+    # (a judge that failed on every candidate leaves nothing but the neutral 0.5).
+    judged = any(dims is not None for dims in ratings.values())
+    applies = threshold == "always" or (threshold == "auto" and judged)
     if applies or limit is None:
         return ensure_minimum(selection)
     return ensure_minimum(selection, minimum=limit)
@@ -73,3 +96,26 @@ def retrieval_relevance(hits: Sequence[SearchHit]) -> list[float]:
         hit.score if bounded[hit.provider] and hit.score is not None else 1.0 / (1.0 + hit.rank)
         for hit in hits
     ]
+
+
+def judge_problem(ratings: Mapping[str, ModelDims], asked: Sequence[str]) -> str | None:
+    """Why the judge's ratings of the ``asked`` candidates (urls) carry no usable signal,
+    or None when they do: some candidates unrated, a score that is not a number in 0..1,
+    every candidate given the neutral 0.5, or (for two or more) every candidate the same
+    score. A judge that says nothing must not move the ranking or trigger the threshold."""
+    if not asked:
+        return None
+    rated = [ratings[url] for url in asked if url in ratings]
+    if not rated:
+        return "the judge rated none of the candidates"
+    if len(rated) < len(asked):
+        return f"the judge rated {len(rated)} of {len(asked)} candidates"
+    values = [value for dims in rated for value in dims]
+    if not all(math.isfinite(value) and 0.0 <= value <= 1.0 for value in values):
+        return "the judge gave scores outside 0..1"
+    if all(value == NEUTRAL_MODEL_SCORE for value in values):
+        return "the judge gave every candidate the neutral 0.5"
+    scores = {model_score(*dims) for dims in rated}
+    if len(rated) > 1 and len(scores) == 1:
+        return f"the judge gave every candidate the same score ({scores.pop():.2f})"
+    return None

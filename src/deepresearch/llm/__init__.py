@@ -4,8 +4,12 @@ Ownership map:
 
 - ``providers``  ``provider:model`` spec → configured LangChain chat model (the only place
   that knows provider names, keys and extras).
-- ``gateway``    ``Gateway``: role → model, timeout, retries, structured output with repair
-  and one corrective retry, usage, cache, redaction. Stages call nothing else.
+- ``gateway``    ``Gateway``: role → model, a slot at the model's endpoint, timeout, retries,
+  structured output with repair and one corrective retry, usage, cache, redaction. Stages
+  call nothing else.
+- ``endpoints``  which server (or hosted API) a role's model talks to, its label and limit.
+- ``slots``      calls in flight per endpoint, shared by the gateways on one event loop.
+- ``preflight``  before a run: is every configured endpoint reachable (and the key taken)?
 - ``structured`` pure helpers: reply → JSON text → validated pydantic object.
 - ``failures``   classify an exception (retry? disable the model?) without SDK imports.
 - ``cache``      SQLite cache of successful replies.

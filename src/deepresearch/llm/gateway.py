@@ -2,10 +2,12 @@
 
 Stages ask for ``text`` or a ``structured`` pydantic object for a role (planner,
 researcher, summarizer, writer, judge). The gateway picks the role's model and owns
-everything around the call: per-call timeout, retries with exponential backoff and
-jitter on rate limits / 5xx / connection failures / timeouts (honouring ``retry-after``),
-prompt-based JSON with repair and one corrective retry, token usage per call, stage and
-role, a response cache, and redaction of every error message it keeps.
+everything around the call: a slot at the model's endpoint (``llm.slots``: calls beyond
+the endpoint's limit wait here, not in the server's queue), a per-call timeout that starts
+once the call has its slot, retries with exponential backoff and jitter on rate limits /
+5xx / connection failures / timeouts (honouring ``retry-after``), prompt-based JSON with
+repair and one corrective retry, token usage per call, stage and role, a response cache,
+and redaction of every error message it keeps.
 
 A ``None`` answer always means "use your deterministic fallback": no model for that role,
 the call failed after retries, or the output stayed invalid. The gateway never raises for
@@ -21,8 +23,9 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -30,9 +33,11 @@ from pydantic import BaseModel, ValidationError
 
 from deepresearch.core.untrusted import fill_fence, neutralize_tokens, new_boundary
 from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.endpoints import HOSTED_CONCURRENCY, Endpoint, endpoint_for
 from deepresearch.llm.failures import Failure, FailureKind, classify
 from deepresearch.llm.providers import build_role_models, key_env_vars
 from deepresearch.llm.redact import redact
+from deepresearch.llm.slots import Slots, slots_for
 from deepresearch.llm.structured import (
     StructuredOutputError,
     parse_structured,
@@ -48,8 +53,11 @@ T = TypeVar("T", bound=BaseModel)
 
 logger = logging.getLogger(__name__)
 
+# How long a call cancelled at its timeout may take to stop before its slot is given back.
+CANCEL_GRACE_S = 5.0
 # How much of an invalid reply is sent back in the corrective retry.
 _MAX_ECHO_CHARS = 4_000
+_MAX_REASON_CHARS = 160
 _CORRECTION = (
     "Your previous reply could not be used: {problem}.\n"
     "Reply again with only the corrected JSON object matching the schema in your "
@@ -57,8 +65,25 @@ _CORRECTION = (
 )
 
 
+@dataclass(frozen=True)
+class QueueEvent:
+    """A call waiting for a slot at its endpoint (``waiting``), getting one after a wait
+    (``started``), or giving up after ``wait_timeout_s`` (``gave_up``). ``endpoint`` is
+    the endpoint's label (``host:port`` or a provider name): never a key or a full URL."""
+
+    kind: Literal["waiting", "started", "gave_up"]
+    role: Role
+    stage: str
+    endpoint: str
+    waiting: int
+    in_flight: int
+    limit: int
+    waited_s: float = 0.0
+
+
 class Gateway:
-    """Role → model, with timeouts, retries, structured output, usage, cache, redaction."""
+    """Role → model, with slots, timeouts, retries, structured output, usage, cache,
+    redaction."""
 
     def __init__(
         self,
@@ -73,6 +98,9 @@ class Gateway:
         on_call: Callable[[ModelCall], None] | None = None,
         cache: ResponseCache | None = None,
         breaker_threshold: int = 3,
+        endpoints: Mapping[Role, Endpoint | None] | None = None,
+        wait_timeout_s: float = 900.0,
+        on_queue: Callable[[QueueEvent], None] | None = None,
     ) -> None:
         self._models = dict(models)
         self._names = dict(model_names)
@@ -99,6 +127,12 @@ class Gateway:
         #: block and of the data rule just before a call (``core.untrusted``); the runner
         #: keeps it in the run's state so a resumed run uses the same one
         self.boundary = new_boundary()
+        # Where each role's model runs; a model handed in without one is its own endpoint.
+        self._endpoints: dict[Role, Endpoint] = {
+            role: endpoint for role, endpoint in (endpoints or {}).items() if endpoint
+        }
+        self.wait_timeout_s = wait_timeout_s
+        self._on_queue = on_queue
 
     @classmethod
     def from_settings(
@@ -107,6 +141,7 @@ class Gateway:
         *,
         on_call: Callable[[ModelCall], None] | None = None,
         cache: ResponseCache | None = None,
+        on_queue: Callable[[QueueEvent], None] | None = None,
     ) -> Gateway:
         """A gateway with every role's model built from ``settings`` (may raise ConfigError)."""
         models = build_role_models(settings)
@@ -122,6 +157,9 @@ class Gateway:
             secrets=secrets,
             on_call=on_call,
             cache=cache,
+            endpoints={role: endpoint_for(names[role], settings) for role in ROLES},
+            wait_timeout_s=settings.model_wait_timeout_s,
+            on_queue=on_queue,
         )
 
     @classmethod
@@ -139,6 +177,32 @@ class Gateway:
             return "none"
         return self._names.get(role) or type(self._models[role]).__name__
 
+    def endpoint(self, role: Role) -> Endpoint | None:
+        """Where ``role``'s model runs (None without a model)."""
+        model = self._models.get(role)
+        if model is None:
+            return None
+        found = self._endpoints.get(role)
+        if found is None:
+            found = Endpoint(
+                key=f"model:{id(model)}",
+                label=self.model_name(role),
+                limit=HOSTED_CONCURRENCY,
+            )
+            self._endpoints[role] = found
+        return found
+
+    def disable(self, roles: Collection[Role], message: str) -> None:
+        """Run ``roles`` without a model from now on (their fallbacks), saying why in
+        ``errors`` (the report's limitations)."""
+        for role in roles:
+            self._models[role] = None
+        self.note(message)
+
+    def note(self, message: str) -> None:
+        """Add a user-facing message about the models to ``errors`` (redacted, once)."""
+        self._add_error(message)
+
     # the two questions a stage can ask ---------------------------------------------
     async def text(self, role: Role, *, system: str, user: str, stage: str) -> str | None:
         """A free-text answer (reasoning blocks removed), or None for the fallback."""
@@ -150,7 +214,7 @@ class Gateway:
         if cached is not None:
             self.cache_hits += 1
             return cached
-        reply = await self._call(role, model, self._fenced(system, user), stage)
+        reply, _ = await self._call(role, model, self._fenced(system, user), stage)
         answer = strip_reasoning(reply) if reply is not None else ""
         if not answer:
             return None
@@ -174,17 +238,35 @@ class Gateway:
         models), the reply is repaired and validated, and an invalid reply gets one
         corrective retry that shows the model its reply and what was wrong with it.
         """
+        result, _ = await self.structured_with_reason(
+            role, schema, system=system, user=user, stage=stage, timeout_s=timeout_s
+        )
+        return result
+
+    async def structured_with_reason(
+        self,
+        role: Role,
+        schema: type[T],
+        *,
+        system: str,
+        user: str,
+        stage: str,
+        timeout_s: float | None = None,
+    ) -> tuple[T | None, str]:
+        """:meth:`structured`, with why there is no result: ``(result, "")`` or ``(None,
+        reason)``, the reason short, redacted and fit to show a user (e.g. ``"the call
+        timed out after 2 attempts"``, ``"its reply was not a valid Rating: ..."``)."""
         model = self._model(role)
         if model is None:
-            return None
+            return None, "no model"
         key = ResponseCache.key(self.model_name(role), system, user, schema.__name__)
         hit = await self._cached_object(key, schema)
         if hit is not None:
-            return hit
+            return hit, ""
         messages = self._fenced(f"{system}\n\n{schema_instructions(schema)}".strip(), user)
-        reply = await self._call(role, model, messages, stage, timeout_s=timeout_s)
+        reply, why = await self._call(role, model, messages, stage, timeout_s=timeout_s)
         if reply is None:
-            return None
+            return None, why
         try:
             result = parse_structured(reply, schema)
         except StructuredOutputError as first:
@@ -192,22 +274,23 @@ class Gateway:
                 AIMessage(content=reply[:_MAX_ECHO_CHARS]),
                 HumanMessage(content=_CORRECTION.format(problem=first.problem)),
             ]
-            reply = await self._call(role, model, messages, stage, timeout_s=timeout_s)
+            reply, why = await self._call(role, model, messages, stage, timeout_s=timeout_s)
             if reply is None:
-                return None
+                return None, why
             try:
                 result = parse_structured(reply, schema)
             except StructuredOutputError as second:
+                problem = redact(second.problem, self._secrets)
                 logger.info(
                     "%s gave no valid %s for %s after a corrective retry: %s",
                     self.model_name(role),
                     schema.__name__,
                     stage,
-                    redact(second.problem, self._secrets),
+                    problem,
                 )
-                return None
+                return None, _clip(f"its reply was not a valid {schema.__name__}: {problem}")
         await self._store(key, result.model_dump_json(), role)
-        return result
+        return result, ""
 
     def _fenced(self, system: str, user: str) -> list[BaseMessage]:
         """The messages a model gets: the run's boundary in place of the fence placeholder
@@ -217,7 +300,7 @@ class Gateway:
             fill_fence(system, self.boundary), fill_fence(neutralize_tokens(user), self.boundary)
         )
 
-    # one counted call, with timeout and retries ------------------------------------
+    # one counted call: a slot at the endpoint, then timeout and retries ------------
     async def _call(
         self,
         role: Role,
@@ -226,16 +309,27 @@ class Gateway:
         stage: str,
         *,
         timeout_s: float | None = None,
-    ) -> str | None:
+    ) -> tuple[str | None, str]:
+        """The reply, or None and why not. Each attempt first takes a slot at the model's
+        endpoint; its timeout starts only then, so waiting behind other calls never eats
+        into it. The slot is held for the attempt alone, not for the backoff after it."""
         name = self.model_name(role)
-        started = time.monotonic()
+        endpoint = self.endpoint(role)
+        assert endpoint is not None  # a role with a model has an endpoint
+        began = time.monotonic()
+        started = 0.0  # latency counts from the first attempt's start, not the wait before
         attempts = 0
         while True:
-            attempts += 1
+            slots = slots_for(endpoint)
             try:
-                message = await asyncio.wait_for(
-                    model.ainvoke(messages), timeout=timeout_s or self.timeout_s
-                )
+                await self._take_slot(slots, endpoint, role, stage)
+            except TimeoutError:
+                return None, self._gave_up(role, stage, name, endpoint, began, attempts)
+            attempts += 1
+            if attempts == 1:
+                started = time.monotonic()
+            try:
+                message = await _invoke(model, messages, timeout_s or self.timeout_s)
             except Exception as exc:
                 failure = classify(exc)
                 logger.debug(
@@ -246,9 +340,11 @@ class Gateway:
                     attempts,
                     redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
                 )
-                if failure.retryable and attempts <= self.max_retries:
+                if self._retry(failure, endpoint) and attempts <= self.max_retries:
+                    slots.release()
                     await asyncio.sleep(self._backoff(attempts, failure))
                     continue
+                slots.release()
                 self._record(
                     ModelCall(
                         role=role,
@@ -261,7 +357,13 @@ class Gateway:
                     )
                 )
                 self._note_failure(name, failure, attempts, type(exc).__name__)
-                return None
+                what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
+                tries = f" after {attempts} attempts" if attempts > 1 else ""
+                return None, f"the call {what}{tries}"
+            except BaseException:  # cancelled: give the slot back before leaving
+                slots.release()
+                raise
+            slots.release()
             self._breakers.get(name).record_success()
             reply = message.text
             input_tokens, output_tokens, source = _token_usage(message, messages, reply)
@@ -278,7 +380,78 @@ class Gateway:
                     usage_source=source,
                 )
             )
-            return reply
+            return reply, ""
+
+    async def _take_slot(self, slots: Slots, endpoint: Endpoint, role: Role, stage: str) -> None:
+        """A slot at ``endpoint``, reporting the wait when there is one."""
+        if slots.free:
+            await slots.acquire(self.wait_timeout_s)  # returns at once
+            return
+        self._queue_event("waiting", slots, endpoint, role, stage, waiting=slots.waiting + 1)
+        try:
+            waited = await slots.acquire(self.wait_timeout_s)
+        except TimeoutError:
+            self._queue_event("gave_up", slots, endpoint, role, stage, waited_s=self.wait_timeout_s)
+            raise
+        self._queue_event("started", slots, endpoint, role, stage, waited_s=waited)
+
+    def _queue_event(
+        self,
+        kind: Literal["waiting", "started", "gave_up"],
+        slots: Slots,
+        endpoint: Endpoint,
+        role: Role,
+        stage: str,
+        *,
+        waiting: int | None = None,
+        waited_s: float = 0.0,
+    ) -> None:
+        if self._on_queue is None:
+            return
+        self._on_queue(
+            QueueEvent(
+                kind=kind,
+                role=role,
+                stage=stage,
+                endpoint=endpoint.label,
+                waiting=slots.waiting if waiting is None else waiting,
+                in_flight=slots.in_flight,
+                limit=slots.limit,
+                waited_s=round(waited_s, 3),
+            )
+        )
+
+    def _gave_up(
+        self, role: Role, stage: str, name: str, endpoint: Endpoint, started: float, attempts: int
+    ) -> str:
+        """Record a call that waited ``wait_timeout_s`` for a slot; the reason for it."""
+        self._record(
+            ModelCall(
+                role=role,
+                stage=stage,
+                model=name,
+                latency_s=time.monotonic() - started,
+                ok=False,
+                attempts=attempts,
+                usage_source="estimated",
+            )
+        )
+        waited = f"{self.wait_timeout_s:.0f} s"
+        self._add_error(
+            f"a {role} call to model {name} waited {waited} for {endpoint.label} to be free; "
+            "a deterministic fallback was used for that step (raise model_wait_timeout_s, "
+            "or model_concurrency if the server takes more calls at once)"
+        )
+        return f"the call waited {waited} for {endpoint.label} to be free"
+
+    @staticmethod
+    def _retry(failure: Failure, endpoint: Endpoint) -> bool:
+        """Retry rate limits, 5xx, connection failures and timeouts; but not a timeout at
+        a server the user runs: a model that was too slow once is as slow again, and the
+        retry would hold the server (and every call waiting for it) as long again."""
+        if failure.kind is FailureKind.TIMEOUT and endpoint.local:
+            return False
+        return failure.retryable
 
     def _backoff(self, attempt: int, failure: Failure) -> float:
         """Seconds to wait before retry number ``attempt``: retry-after, else exp + jitter."""
@@ -360,6 +533,44 @@ class Gateway:
     async def _store(self, key: str, reply: str, role: Role) -> None:
         if self._cache is not None:
             await self._cache.put(key, reply, model=self.model_name(role))
+
+
+async def _invoke(model: BaseChatModel, messages: list[BaseMessage], timeout_s: float) -> AIMessage:
+    """``model.ainvoke(messages)`` within ``timeout_s`` (TimeoutError after it).
+
+    A call cancelled at its timeout normally stops at once (its connection closes, and a
+    streaming server stops generating). One that does not stop within ``CANCEL_GRACE_S``
+    is left to finish on its own, so it cannot hold its endpoint's slot, and every call
+    waiting for it, beyond its timeout."""
+    call = asyncio.ensure_future(model.ainvoke(messages))
+    try:
+        done, _ = await asyncio.wait({call}, timeout=timeout_s)
+    except BaseException:  # we were cancelled: so is the call
+        call.cancel()
+        raise
+    if call in done:
+        return call.result()
+    call.cancel()
+    done, _ = await asyncio.wait({call}, timeout=CANCEL_GRACE_S)
+    if not done:
+        logger.warning(
+            "a model call cancelled at its %.0f s timeout had not stopped %.0f s later; "
+            "its slot was given back anyway",
+            timeout_s,
+            CANCEL_GRACE_S,
+        )
+    call.add_done_callback(_consume)
+    raise TimeoutError(f"no reply within {timeout_s:.0f} s")
+
+
+def _consume(call: asyncio.Task[AIMessage]) -> None:
+    """Retrieve a finished call's outcome, so asyncio does not report it as never seen."""
+    if not call.cancelled():
+        call.exception()
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_REASON_CHARS else text[: _MAX_REASON_CHARS - 3] + "..."
 
 
 def _prompt(system: str, user: str) -> list[BaseMessage]:

@@ -207,6 +207,11 @@ def _provider_kwargs(
     if parsed.provider == "openai" and base_url:
         # OpenAI-compatible servers speak Chat Completions, not the Responses API.
         kwargs["use_responses_api"] = False
+        # Streamed, so that a call we give up on (timeout) stops the server's work: a
+        # local server (llama.cpp's, llama-cpp-python's) notices the closed connection
+        # between tokens, while a non-streamed request is generated to the end and holds
+        # the server, and every call after it, for that long.
+        kwargs["streaming"] = True
         key = key or os.environ.get("OPENAI_API_KEY", "") or DUMMY_API_KEY
     if key:
         kwargs["api_key"] = key

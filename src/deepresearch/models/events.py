@@ -31,6 +31,8 @@ EventType = Literal[
     "phase_complete",
     "route_decided",
     "model_call",
+    "model_call_waiting",
+    "model_call_started",
     "warning",
     "report_ready",
     "audit_completed",

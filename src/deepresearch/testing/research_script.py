@@ -148,7 +148,14 @@ def _judge(user: str) -> str:
 
 
 def _rate(user: str) -> str:
-    """Relevance and usefulness from how much of the sub-question the result covers."""
+    """Every numbered result rated: relevance and usefulness from how much of the
+    sub-question it covers."""
     sub_question = _field(user, "Sub-question")
-    covered = overlap(sub_question, _field(user, "Title") + " " + _field(user, "Snippet"))
-    return json.dumps({"relevance": covered, "quality": 0.7, "usefulness": covered})
+    ratings = []
+    for attrs, body in _SOURCE.findall(user):
+        number = dict(_ATTR.findall(attrs)).get("id", "0")
+        covered = overlap(sub_question, _field(body, "Title") + " " + _field(body, "Snippet"))
+        ratings.append(
+            {"id": int(number), "relevance": covered, "quality": 0.7, "usefulness": covered}
+        )
+    return json.dumps({"ratings": ratings})
