@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from langchain_core.language_models import BaseChatModel
+
 from deepresearch.core.support import Embedder
 from deepresearch.core.tiers import DomainRules, load_domain_rules, with_local_hosts
 from deepresearch.events import EventBus
@@ -26,6 +28,8 @@ class RunContext:
     fetcher: Fetcher
     bus: EventBus
     embedder_factory: Callable[[], Embedder | None] | None = None
+    #: ``--council-models``: each member's spec and model (``llm.council``)
+    council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
     fetches: int = 0
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)

@@ -31,6 +31,7 @@ def cli(*args: str, stdout: int | None = subprocess.PIPE) -> subprocess.Complete
 
 
 def offline(web: OfflineWeb) -> list[str]:
+    """The flags of an offline run on ``web`` (``run`` and ``mcp`` take them alike)."""
     return [
         "--model", "none",
         "--search", "searxng",
@@ -38,14 +39,23 @@ def offline(web: OfflineWeb) -> list[str]:
         "--allow-host", web.base_url.removeprefix("http://"),
         "--min-domains", "1",
         "--min-evidence", "1",
-        "--depth", "quick",
     ]  # fmt: skip
 
 
 def test_run_writes_a_pdf_and_report_writes_a_docx(bee_web: OfflineWeb, tmp_path: Path) -> None:
     pdf = tmp_path / "out" / "bees.pdf"
     done = cli(
-        "run", QUESTION, *offline(bee_web), "--run-id", "bees", "--format", "pdf", "--out", str(pdf)
+        "run",
+        QUESTION,
+        *offline(bee_web),
+        "--depth",
+        "quick",
+        "--run-id",
+        "bees",
+        "--format",
+        "pdf",
+        "--out",
+        str(pdf),
     )
     assert done.returncode == 0, done.stderr.decode()
     assert f"report written to {pdf}" in done.stderr.decode()
@@ -91,7 +101,16 @@ def test_binary_formats_never_go_to_standard_output_unasked_or_to_a_terminal(
 
     # NDJSON events already own standard output
     mixed = cli(
-        "run", QUESTION, *offline(bee_web), "--json-events", "--format", "pdf", "--out", "-"
+        "run",
+        QUESTION,
+        *offline(bee_web),
+        "--depth",
+        "quick",
+        "--json-events",
+        "--format",
+        "pdf",
+        "--out",
+        "-",
     )
     assert mixed.returncode == 2
     assert b"--out - and --json-events both want standard output" in mixed.stderr

@@ -9,8 +9,9 @@ import io
 import docx
 
 from deepresearch.core.render import citation_numbers
+from deepresearch.core.render_eval import figures, judge_line
 from deepresearch.export import export_report
-from deepresearch.models import Report
+from deepresearch.models import DimensionScore, EvalResult, Report
 
 from ..core.test_render import make_report
 from .reading import docx_links, docx_tables, docx_text, flat
@@ -72,3 +73,40 @@ def test_text_xml_cannot_carry_is_dropped_not_fatal() -> None:
     report.summary[0].text = "Bees\x07 pollinate crops."
     text = docx_text(export_report(report, "docx"))
     assert "Bees and ants" in text and "Bees pollinate crops. [1]" in text
+
+
+def test_an_evaluated_report_carries_its_evaluation_like_the_markdown() -> None:
+    # evaluated after it was written (POST .../eval, deepresearch eval): the DOCX shows the
+    # figures, the judge's line and its scores as a table, and a reason's link is words only
+    report = make_report()
+    report.evaluation = EvalResult(
+        run_id=report.run_id,
+        citation_precision=0.75,
+        citation_recall=0.5,
+        coverage=1.0,
+        cited_sentences=4,
+        supported_cited=3,
+        factual_sentences=6,
+        factual_supported=3,
+        sub_questions=2,
+        covered=["q1", "q2"],
+        scores=[
+            DimensionScore(
+                dimension="insight", score=6.5, reason="See [this](https://evil.example/x)."
+            ),
+            DimensionScore(dimension="readability", score=8.0, reason="Clear."),
+        ],
+        overall=7.25,
+        judge_model="scripted:judge",
+    )
+    data = export_report(report, "docx")
+    text = docx_text(data)
+    for line in figures(report.evaluation):
+        assert flat(line) in text
+    assert judge_line(report.evaluation) in text
+    assert "Evaluation" in [p.text for p in docx.Document(io.BytesIO(data)).paragraphs]
+    scores = docx_tables(data)[-1]
+    assert scores[0] == ["dimension", "score", "reason"]
+    assert scores[1][:2] == ["Insight", "6.5"] and scores[2] == ["Readability", "8.0", "Clear."]
+    assert "evil.example" not in {url for _, url in docx_links(data)}
+    assert "See this" in scores[1][2]

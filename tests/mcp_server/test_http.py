@@ -131,6 +131,15 @@ async def test_the_endpoint_takes_the_same_keys_and_keeps_each_keys_runs_apart(
         # the run is a job of the service: the same key sees it over /v1 too
         job = await raw.get(f"/v1/research/{run_id}", headers={"Authorization": f"Bearer {alice}"})
         assert job.status_code == 200 and job.json()["status"] == "COMPLETED"
+        # evaluated over /v1 afterwards: get_report shows it, as the API's report does
+        evaluated = await raw.post(
+            f"/v1/research/{run_id}/eval", headers={"Authorization": f"Bearer {alice}"}
+        )
+        assert evaluated.status_code == 200, evaluated.text
+        async with session(url, alice) as client:
+            report = await client.call_tool("get_report", {"run_id": run_id, "format": "md"})
+            assert "## Evaluation" in text_of(report)
+            assert "Citation precision 100%: 4 of 4 cited sentences" in text_of(report)
 
         async with session(url, bob) as client:
             assert (await client.call_tool("list_runs", {})).structured_content["runs"] == []

@@ -21,21 +21,13 @@ from deepresearch.testing.web import OfflineWeb
 
 from ..export.conftest import QUESTION
 from ..export.reading import docx_text, pdf_links, pdf_text
+from ..export.test_cli_export import offline
 
 Progress = list[tuple[float, float | None, str | None]]
 
 
 def server_args(web: OfflineWeb, *extra: str) -> list[str]:
-    return [
-        "-m", "deepresearch.cli.app", "mcp",
-        "--model", "none",
-        "--search", "searxng",
-        "--searxng-url", web.base_url,
-        "--allow-host", web.base_url.removeprefix("http://"),
-        "--min-domains", "1",
-        "--min-evidence", "1",
-        *extra,
-    ]  # fmt: skip
+    return ["-m", "deepresearch.cli.app", "mcp", *offline(web), *extra]
 
 
 @asynccontextmanager

@@ -10,11 +10,12 @@ address that is not a cited source), and the only links are to cited sources. A 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from deepresearch.core import render_eval
 from deepresearch.core.provenance import url_key
 from deepresearch.core.render import (
     _flag,
@@ -28,7 +29,7 @@ from deepresearch.core.render import (
     header_lines,
     neutralize,
 )
-from deepresearch.models import Report, Sentence
+from deepresearch.models import EvalResult, Report, Sentence
 
 ParagraphStyle = Literal["body", "notice", "quote", "note"]
 
@@ -152,6 +153,8 @@ def report_document(report: Report) -> Document:
     summary = audit_line(report)
     if summary:
         blocks.append(Paragraph((Span(summary, italic=True),), "note"))
+    if report.evaluation is not None:
+        blocks += _evaluation(report.evaluation, clean)
     blocks.append(Paragraph((Span(_usage_line(report).strip("_"), italic=True),), "note"))
     return Document(
         title=clean(report.title),
@@ -213,4 +216,28 @@ def _considered(report: Report, allowed: Collection[str]) -> list[Block]:
         ]
         rows.append(tuple(cells))
     blocks.append(Table(header, tuple(rows), widths))
+    return blocks
+
+
+def _evaluation(result: EvalResult, clean: Callable[[str], str]) -> list[Block]:
+    """The "Evaluation" section, as ``core.render_eval`` draws it in markdown and HTML:
+    the figures, the judge's overall line, and its scores with reasons as a table (the
+    reasons are a model's words, so ``clean`` neutralizes them)."""
+    blocks: list[Block] = [
+        Heading(2, render_eval.HEADING),
+        ItemList(tuple((Span(line),) for line in render_eval.figures(result))),
+    ]
+    judged = render_eval.judge_line(result)
+    if judged:
+        blocks.append(Paragraph((Span(clean(judged)),)))
+    if result.scores:
+        rows = tuple(
+            (
+                Span(render_eval.DIMENSION_NAMES[score.dimension]),
+                Span(f"{score.score:.1f}", bold=True),
+                Span(clean(score.reason)),
+            )
+            for score in result.scores
+        )
+        blocks.append(Table(("dimension", "score", "reason"), rows, (0.22, 0.1, 0.68)))
     return blocks

@@ -35,10 +35,12 @@ from deepresearch.mcp.server import EventHandler, Finished, RunInfo, RunResult, 
 from deepresearch.models import RunEvent
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.auth import LOCAL_OWNER, Caller, caller
-from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS
+from deepresearch.service.evals import evaluated_result
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import ResearchOptions, ResearchRequest
+from deepresearch.service.sse import follow_job
 from deepresearch.service.state import ServiceState
+from deepresearch.service.store import StoredEvent
 from deepresearch.service.submission import submit_job
 from deepresearch.settings import Settings
 
@@ -121,7 +123,7 @@ class ServiceBackend:
             raise ToolError(f"no run {run_id!r} (list_runs shows yours)")
         if job.status == "EXPIRED":
             raise ToolError(f"run {run_id} has expired; its report is no longer kept")
-        found = await run_in_threadpool(state.store.result, job.id)
+        found = await run_in_threadpool(evaluated_result, state.store, job)
         if found is None:
             raise ToolError(f"run {run_id} is {job.status.lower()}; its report is not ready")
         _, document, _ = found
@@ -152,26 +154,11 @@ class ServiceBackend:
 
 
 async def follow_events(state: ServiceState, job_id: str) -> AsyncIterator[RunEvent]:
-    """Every stored event of a job, then each new one as it is stored, until its terminal
-    event (or the job ends without one)."""
-    last = 0
-    while True:
-        version = state.notifier.version(job_id)  # before the read: no wake-up is missed
-        stored = await run_in_threadpool(state.store.events_after, job_id, last)
-        for item in stored:
-            last = item.seq
-            yield item.event
-            if item.event.type in TERMINAL_EVENTS:
-                return
-        if stored:
-            continue
-        current = await run_in_threadpool(state.store.get, job_id)
-        if current is None or current.status in TERMINAL:
-            # its terminal event may have been stored after the read above: one last look
-            if await run_in_threadpool(state.store.events_after, job_id, last):
-                continue
-            return
-        await state.notifier.wait(job_id, version, 1.0)
+    """Every event of a job, stored and to come, until its end (``sse.follow_job``)."""
+    async with contextlib.aclosing(follow_job(state, job_id, quiet_s=lambda: 1.0)) as items:
+        async for item in items:
+            if isinstance(item, StoredEvent):
+                yield item.event
 
 
 def _is_loopback_host(request: Request) -> bool:

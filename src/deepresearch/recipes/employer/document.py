@@ -13,12 +13,15 @@ from collections.abc import Callable, Sequence
 from deepresearch.core.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
 from deepresearch.recipes.employer.models import EmployerResult, ProfileItem
 from deepresearch.recipes.employer.render import (
+    ROUTING_HEADER,
     _cited,
     _cites,
     _numbers,
     _shown,
     _status_lines,
     _title,
+    meta_line,
+    routing_cells,
 )
 
 
@@ -34,7 +37,6 @@ def employer_document(result: EmployerResult) -> Document:
     numbers = _numbers(result)
     urls = {item.id: item.source_url for item in result.evidence}
     data = _shown(result)
-    c = result.classification
 
     def marks(ids: Sequence[str]) -> tuple[Span, ...]:
         cited = _cites(ids, numbers)
@@ -42,15 +44,9 @@ def employer_document(result: EmployerResult) -> Document:
         spans = [Span(f"[{n}]", url=_link(by_number.get(n, ""))) for n in cited]
         return (Span(" "), *spans) if spans else ()
 
-    meta = [f"input: {c.query_type.replace('_', ' ')}"]
-    if c.job_title:
-        meta.append(f"role: {c.job_title}")
-    if c.extracted_skills:
-        meta.append(f"skills: {', '.join(c.extracted_skills)}")
-    meta.append(f"run {result.run_id}")
     blocks: list[Block] = [
         Heading(1, _title(result)),
-        Paragraph((Span(_flat(" · ".join(meta)), italic=True),), "note"),
+        Paragraph((Span(_flat(meta_line(result)), italic=True),), "note"),
         ItemList(tuple((Span(_flat(line)),) for line in _status_lines(result))),
     ]
     if result.early_exit:
@@ -101,23 +97,11 @@ def employer_document(result: EmployerResult) -> Document:
     blocks += _quality(result)
     if result.routing_trace:
         blocks.append(Heading(2, "Routing"))
-        header = ("attempt", "data", "quality", "confidence", "recommended", "route", "next")
         rows = tuple(
-            tuple(
-                Span(str(value))
-                for value in (
-                    step.attempt,
-                    step.data_quality_tier,
-                    step.research_quality_tier,
-                    f"{step.data_confidence_score}%",
-                    step.recommended_action,
-                    step.route,
-                    step.next_phase,
-                )
-            )
-            for step in result.routing_trace
+            tuple(Span(cell) for cell in routing_cells(step)) for step in result.routing_trace
         )
-        blocks.append(Table(header, rows, (0.09, 0.11, 0.11, 0.12, 0.21, 0.2, 0.16)))
+        widths = (0.09, 0.11, 0.11, 0.12, 0.21, 0.2, 0.16)
+        blocks.append(Table(ROUTING_HEADER, rows, widths))
     searches = []
     for attempt in result.attempts:
         for res in attempt.results:
