@@ -20,6 +20,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from deepresearch.context import RunContext
+from deepresearch.ledger import recorded
 from deepresearch.stages.answer import answer
 from deepresearch.stages.audit import audit
 from deepresearch.stages.check import check_findings
@@ -65,18 +66,19 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
 ) -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("intake", intake)
-    graph.add_node("respond", respond)
-    graph.add_node("plan", plan)
-    graph.add_node("research", research)
-    graph.add_node("gate", gate)
-    graph.add_node("reflect", reflect)
-    graph.add_node("answer", answer)
-    graph.add_node("check_findings", check_findings)
-    graph.add_node("write", write)
-    graph.add_node("abort", abort)
-    graph.add_node("audit", audit)
-    graph.add_node("evaluate", evaluate)
+    # every node records the run's ledger (usage, fetches, model errors) in its update
+    graph.add_node("intake", recorded(intake, _run))
+    graph.add_node("respond", recorded(respond, _run))
+    graph.add_node("plan", recorded(plan, _run))
+    graph.add_node("research", recorded(research, _run))
+    graph.add_node("gate", recorded(gate, _run))
+    graph.add_node("reflect", recorded(reflect, _run))
+    graph.add_node("answer", recorded(answer, _run))
+    graph.add_node("check_findings", recorded(check_findings, _run))
+    graph.add_node("write", recorded(write, _run))
+    graph.add_node("abort", recorded(abort, _run))
+    graph.add_node("audit", recorded(audit, _run))
+    graph.add_node("evaluate", recorded(evaluate, _run))
     graph.add_edge(START, "intake")
     graph.add_edge("research", "gate")
     graph.add_edge("gate", "reflect")
@@ -86,3 +88,7 @@ def build_graph(
     graph.add_edge("audit", "evaluate")
     graph.add_edge("evaluate", END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def _run(context: RunContext) -> RunContext:
+    return context

@@ -47,7 +47,10 @@ class RunState(TypedDict, total=False):
     leads: list[str]
     open_leads: list[str]
     warnings: list[str]
+    # the ledger (``ledger.py``), recorded after every node and restored on resume
     usage: Usage
+    fetches: int
+    model_errors: list[str]
     report: Report
     findings_restored: int
     findings_dropped: int

@@ -9,8 +9,16 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepresearch.core.render import citation_numbers, render, to_html, to_json, to_markdown
+from deepresearch.core.render import (
+    citation_numbers,
+    considered_name,
+    render,
+    to_html,
+    to_json,
+    to_markdown,
+)
 from deepresearch.models import (
+    ClaimLedger,
     Evidence,
     Paragraph,
     Report,
@@ -20,6 +28,7 @@ from deepresearch.models import (
     Usage,
     Verification,
 )
+from deepresearch.models.scores import SourceScores
 
 PASS = Verification(status="PASS", method="exact", score=1.0, start=0, end=5)
 HOSTILE = '<script>alert("x")</script>'
@@ -331,3 +340,40 @@ def test_no_control_character_survives_rendering() -> None:
         assert "\u202e" not in text
     markdown = to_markdown(report)
     assert markdown.startswith("# Insects and terminals\n")
+
+
+def _considered(url: str, domain: str, title: str) -> SourceScores:
+    return SourceScores(
+        url=url,
+        domain=domain,
+        title=title,
+        source_type="other",
+        extractability=1.0,
+        query_relevance=1.0,
+        query_multiplier=1.0,
+        domain_authority=30,
+        recency=0.5,
+        retrieval_relevance=1.0,
+        tier="SECONDARY",
+        credibility=0.3,
+        signal_score=0.5,
+        final=0.5,
+    )
+
+
+def test_a_local_document_is_named_by_its_title_and_a_web_page_by_its_site() -> None:
+    local = _considered("file:///docs/yield.md", "local corpus", 'The "yield"\n statement')
+    web = _considered("https://example.org/a", "example.org", "Some page")
+    untitled = _considered("file:///docs/x.md", "local corpus", "")
+    assert considered_name(local) == 'The "yield" statement'
+    assert considered_name(web) == "example.org"
+    assert considered_name(untitled) == "local corpus"
+
+
+def test_nothing_a_user_reads_names_the_seeds() -> None:
+    ledger = ClaimLedger(job_confidence=0.5, claim_count=3, source_count=2)
+    report = make_report(claims=ledger)
+    for fmt in ("md", "html"):
+        out = render(report, fmt)
+        assert "Confidence 50%" in out
+        assert not re.search(r"\bseed \d{3}", out, re.IGNORECASE)

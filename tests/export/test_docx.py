@@ -5,15 +5,16 @@ stores any Unicode text."""
 from __future__ import annotations
 
 import io
+import re
 
 import docx
 
 from deepresearch.core.render import citation_numbers
 from deepresearch.core.render_eval import figures, judge_line
 from deepresearch.export import export_report
-from deepresearch.models import DimensionScore, EvalResult, Report
+from deepresearch.models import ClaimLedger, DimensionScore, EvalResult, Report
 
-from ..core.test_render import make_report
+from ..core.test_render import _considered, make_report
 from .reading import docx_links, docx_tables, docx_text, flat
 from .test_pdf import cited_quotes
 
@@ -110,3 +111,16 @@ def test_an_evaluated_report_carries_its_evaluation_like_the_markdown() -> None:
     assert scores[1][:2] == ["Insight", "6.5"] and scores[2] == ["Readability", "8.0", "Clear."]
     assert "evil.example" not in {url for _, url in docx_links(data)}
     assert "See this" in scores[1][2]
+
+
+def test_a_local_document_is_named_by_its_title_and_no_seed_is_named() -> None:
+    # as in the markdown and HTML (core.render): the considered table names a local
+    # document by its title, and the confidence line says what it is built from
+    local = _considered("file:///docs/yield.md", "local corpus", 'The "yield"\n statement')
+    report = make_report(claims=ClaimLedger(job_confidence=0.5, claim_count=3, source_count=2))
+    report.considered = [local]
+    data = export_report(report, "docx")
+    (table,) = docx_tables(data)
+    assert table[1][0].startswith('The "yield" statement')
+    text = docx_text(data)
+    assert "Confidence 50%" in text and not re.search(r"\bseed \d{3}", text, re.IGNORECASE)

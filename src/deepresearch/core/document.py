@@ -26,6 +26,7 @@ from deepresearch.core.render import (
     audit_line,
     citation_numbers,
     considered_by_provider,
+    considered_name,
     header_lines,
     neutralize,
 )
@@ -200,7 +201,7 @@ def _considered(report: Report, allowed: Collection[str]) -> list[Block]:
     widths += (1.0 - sum(widths),)
     rows = []
     for s in report.considered:
-        name = _flat(neutralize(s.domain or s.url, allowed))
+        name = _flat(neutralize(considered_name(s), allowed))
         cited = url_key(s.url) in allowed
         where = Span(name, url=s.url) if cited else Span(f"{name} {s.url}")
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"

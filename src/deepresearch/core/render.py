@@ -21,9 +21,12 @@ import re
 from collections.abc import Collection, Iterable
 
 from deepresearch.core import render_eval
+from deepresearch.core.certainty import report_words
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
+from deepresearch.core.tiers import LOCAL_CORPUS
 from deepresearch.models import Evidence, Report, Sentence, SourceRef
+from deepresearch.models.scores import SourceScores
 
 IMAGE_REMOVED = "(image removed)"
 LINK_REMOVED = "(link removed)"
@@ -146,14 +149,24 @@ def _md_sentences(
     return " ".join(parts)
 
 
+def considered_name(scores: SourceScores) -> str:
+    """How a candidate is named in "Sources considered": a local document by its own title
+    (its "domain" is only ``local corpus``), a web page by its site."""
+    if scores.domain == LOCAL_CORPUS and scores.title.strip():
+        return " ".join(strip_controls(scores.title).split())
+    return scores.domain or scores.url
+
+
 def header_lines(report: Report) -> list[str]:
     """Confidence and contradiction warnings for the top of a report (seed 003)."""
     ledger = report.claims
     if ledger is None or not ledger.claim_count:
         return []
     lines = [
-        f"Confidence {ledger.job_confidence:.0%}: {ledger.claim_count} claim(s) from "
-        f"{ledger.source_count} source(s), scored by seed 003's formulas."
+        f"Confidence {ledger.job_confidence:.0%} ({report_words(ledger)}): "
+        f"{ledger.claim_count} claim(s) from "
+        f"{ledger.source_count} source(s), from the quality of the sources behind each "
+        "claim, how many agree and how many disagree, and how many sources were used."
     ]
     disputed = len(ledger.contradicted)
     if disputed:
@@ -336,7 +349,7 @@ def _md_considered(report: Report, allowed: Collection[str]) -> list[str]:
     for s in report.considered:
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"
         reason = _md(s.reason, allowed).replace("|", "/")
-        name = _md(s.domain or s.url, allowed).replace("|", "/")
+        name = _md(considered_name(s), allowed).replace("|", "/")
         if url_key(s.url) in allowed:
             where = f"[{name}]({_md_url(s.url)})"
         else:
@@ -376,7 +389,7 @@ def _html_considered(report: Report, allowed: Collection[str]) -> str:
     several = len(counts) > 1
     rows = []
     for s in report.considered:
-        name = esc(s.domain or s.url)
+        name = esc(considered_name(s))
         if url_key(s.url) in allowed:
             where = (
                 f'<a href="{html.escape(s.url, quote=True)}" rel="noopener noreferrer">{name}</a>'

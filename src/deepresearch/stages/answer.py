@@ -88,7 +88,6 @@ async def answer(
         sections=sections,
         limitations=[LIMITATION, *ctx.gateway.errors],
         notice=NOTICE,
-        usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
     ctx.bus.emit(

@@ -93,10 +93,7 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         **result.model_dump(mode="json"),
     )
     ctx.bus.emit("stage_completed", stage=STAGE)
-    return {
-        "report": audited.model_copy(update={"usage": ctx.usage_snapshot()}),
-        "usage": ctx.usage_snapshot(),
-    }
+    return {"report": audited}
 
 
 async def _check(

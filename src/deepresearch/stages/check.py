@@ -83,7 +83,6 @@ async def check_findings(
     update: RunState = {
         "evidence": kept,
         "finding_checks": checks,
-        "usage": ctx.usage_snapshot(),
     }
     remaining = [item for item in kept if item.verified]
     if findings and not remaining:

@@ -80,11 +80,7 @@ async def evaluate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     )
     announce(ctx, result)
     ctx.bus.emit("stage_completed", stage=STAGE)
-    usage = ctx.usage_snapshot()
-    return {
-        "report": report.model_copy(update={"evaluation": result, "usage": usage}),
-        "usage": usage,
-    }
+    return {"report": report.model_copy(update={"evaluation": result})}
 
 
 async def evaluate_report(

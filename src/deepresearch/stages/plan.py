@@ -103,7 +103,6 @@ async def plan(
         "evidence": [],
         "reflections": [],
         "warnings": [],
-        "usage": ctx.usage_snapshot(),
     }
     if council is not None:
         update["council"] = council

@@ -157,7 +157,6 @@ async def reflect(
         "reflections": notes,
         "leads": followed,
         "open_leads": open_leads if route != "research" else [],
-        "usage": ctx.usage_snapshot(),
     }
     # writing starts with the findings check (``stages/check.py``)
     return Command(goto="check_findings" if route == "write" else route, update=update)

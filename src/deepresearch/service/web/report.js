@@ -102,7 +102,7 @@ export class ReportView {
       report.notice ? h("p", { class: "notice" }, report.notice) : null,
       ledger && ledger.claim_count
         ? h("p", { class: "confidence" },
-          `Confidence ${fmtPercent(ledger.job_confidence)}: ${fmtInt(ledger.claim_count)} claim(s) from ${fmtInt(ledger.source_count)} source(s).`)
+          `Confidence ${fmtPercent(ledger.job_confidence)}${ledger.certainty ? ` (${ledger.certainty} confidence)` : ""}: ${fmtInt(ledger.claim_count)} claim(s) from ${fmtInt(ledger.source_count)} source(s).`)
         : null,
       disputed
         ? h("p", { class: "disagree" }, h("span", { "aria-hidden": "true" }, "⚠ "),
