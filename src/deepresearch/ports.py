@@ -20,6 +20,7 @@ from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
+from deepresearch.fetch.extract_pool import refuse_in_worker_start
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.council import build_council_models
@@ -42,6 +43,7 @@ async def open_context(
     fetcher: Fetcher | None,
 ) -> RunContext:
     """The run's ports; everything opened is closed with ``stack``."""
+    refuse_in_worker_start()  # a script without a main guard, re-imported by a worker
     client = await stack.enter_async_context(
         httpx.AsyncClient(
             headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s

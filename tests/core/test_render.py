@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from deepresearch.core.audit import apply_audit, numbered_sentences
 from deepresearch.core.render import (
     citation_numbers,
     considered_name,
@@ -25,6 +26,8 @@ from deepresearch.models import (
     Section,
     Sentence,
     SourceRef,
+    Table,
+    TableRow,
     Usage,
     Verification,
 )
@@ -377,3 +380,42 @@ def test_nothing_a_user_reads_names_the_seeds() -> None:
         out = render(report, fmt)
         assert "Confidence 50%" in out
         assert not re.search(r"\bseed \d{3}", out, re.IGNORECASE)
+
+
+def _with_table() -> Report:
+    table = Table(
+        columns=["Fact", "Kind", "In the source's words"],
+        rows=[
+            TableRow(cells=["many", "number", "Bees pollinate many | crops."], citations=["e1"]),
+            TableRow(cells=["aphids", "name", HOSTILE], citations=["e2"]),
+        ],
+    )
+    report = make_report()
+    facts = Section(heading="Key facts", kind="key_facts", table=table)
+    return report.model_copy(update={"sections": [facts, *report.sections]})
+
+
+def test_a_table_renders_with_its_citations_in_every_format() -> None:
+    report = _with_table()
+    markdown = to_markdown(report)
+    assert "| Fact | Kind | In the source's words | Source |" in markdown
+    assert "| many | number | Bees pollinate many \\| crops. | [1] |" in markdown
+    page = to_html(report)
+    assert '<table class="report-table">' in page and "<script>" not in page
+    assert 'href="#src-1"' in page.split('<table class="report-table">', 1)[1]
+    assert Report.model_validate_json(to_json(report)).sections[0].table == report.sections[0].table
+
+
+def test_a_strict_audit_takes_the_rows_of_the_evidence_it_removed() -> None:
+    report = _with_table()
+    # the summary cites e1 and e2; the body cites e3 and e1: removing the summary's second
+    # sentence leaves e2 cited nowhere, so its row goes, and e1's row stays
+    position = next(
+        i for i, s in enumerate(numbered_sentences(report)) if s.citations[:1] == ["e2"]
+    )
+    audited = apply_audit(
+        report, {position: ("unsupported", "no")}, policy="strict", method="judge", sources={}
+    )
+    table = audited.sections[0].table
+    assert table is not None and [row.cells[0] for row in table.rows] == ["many"]
+    assert audited.sections[0].kind == "key_facts"  # a table-only section is kept

@@ -45,11 +45,6 @@ def claim_words(claim: Claim) -> str:
     return f"{band(claim.confidence)} confidence: {support}"
 
 
-def report_words(ledger: ClaimLedger) -> str:
-    """The whole report's certainty, e.g. "moderate confidence"."""
-    return f"{ledger.certainty or band(ledger.job_confidence)} confidence"
-
-
 def evidence_notes(
     ledger: ClaimLedger, labels: Mapping[str, str]
 ) -> dict[str, tuple[str, Sequence[str]]]:

@@ -21,11 +21,11 @@ import re
 from collections.abc import Collection, Iterable
 
 from deepresearch.core import render_eval
-from deepresearch.core.certainty import report_words
+from deepresearch.core.certainty import band
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
 from deepresearch.core.tiers import LOCAL_CORPUS
-from deepresearch.models import Evidence, Report, Sentence, SourceRef
+from deepresearch.models import Evidence, Report, Sentence, SourceRef, Table
 from deepresearch.models.scores import SourceScores
 
 IMAGE_REMOVED = "(image removed)"
@@ -106,6 +106,8 @@ def to_markdown(report: Report) -> str:
         lines += [f"## {_md(section.heading, ok)}", ""]
         for paragraph in section.paragraphs:
             lines += [_md_sentences(paragraph.sentences, numbers, ok), ""]
+        if section.table is not None:
+            lines += [*_md_table(section.table, numbers, ok), ""]
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
@@ -163,7 +165,7 @@ def header_lines(report: Report) -> list[str]:
     if ledger is None or not ledger.claim_count:
         return []
     lines = [
-        f"Confidence {ledger.job_confidence:.0%} ({report_words(ledger)}): "
+        f"Confidence {ledger.job_confidence:.0%} ({ledger.certainty or band(ledger.job_confidence)}): "
         f"{ledger.claim_count} claim(s) from "
         f"{ledger.source_count} source(s), from the quality of the sources behind each "
         "claim, how many agree and how many disagree, and how many sources were used."
@@ -267,6 +269,8 @@ def to_html(report: Report) -> str:
         body.append(f"<h2>{esc(section.heading)}</h2>")
         for paragraph in section.paragraphs:
             body.append(f"<p>{_html_sentences(paragraph.sentences, numbers, quotes, ok)}</p>")
+        if section.table is not None:
+            body.append(_html_table(section.table, numbers, quotes, ok))
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
@@ -318,6 +322,42 @@ def _html_sentences(
             + flagged
         )
     return " ".join(parts)
+
+
+def _md_table(table: Table, numbers: dict[str, int], allowed: Collection[str]) -> list[str]:
+    """A table with a "Source" column of citation marks; a pipe in a cell cannot end it."""
+
+    def cell(text: str) -> str:
+        return _md(text, allowed).replace("|", "\\|")
+
+    lines = [
+        "| " + " | ".join(map(cell, [*table.columns, "Source"])) + " |",
+        "|" + "---|" * (len(table.columns) + 1),
+    ]
+    for row in table.rows:
+        marks = "".join(
+            f"[{n}]" for n in _marks(Sentence(text="", citations=row.citations), numbers)
+        )
+        lines.append("| " + " | ".join([*map(cell, row.cells), marks]) + " |")
+    return lines
+
+
+def _html_table(
+    table: Table, numbers: dict[str, int], quotes: dict[str, Evidence], allowed: Collection[str]
+) -> str:
+    def esc(text: str) -> str:
+        return html.escape(_flat(neutralize(text, allowed)))
+
+    head = "".join(f'<th scope="col">{esc(c)}</th>' for c in [*table.columns, "Source"])
+    rows = []
+    for row in table.rows:
+        marks = _html_sentences(
+            [Sentence(text="", citations=row.citations)], numbers, quotes, allowed
+        )
+        rows.append(
+            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row.cells) + f"<td>{marks}</td></tr>"
+        )
+    return f'<table class="report-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 def _html_source(ref: SourceRef, items: list[Evidence], allowed: Collection[str]) -> str:
@@ -457,6 +497,8 @@ blockquote {{ margin: .25rem 0 .5rem 1rem; color: #444; border-left: 3px solid #
 .considered {{ overflow-x: auto; }}
 .considered table {{ border-collapse: collapse; font-size: .8em; }}
 .considered th, .considered td {{ border-bottom: 1px solid #ddd; padding: .2rem .4rem; text-align: left; }}
+.report-table {{ border-collapse: collapse; margin: .5rem 0 1rem; }}
+.report-table th, .report-table td {{ border-bottom: 1px solid #ddd; padding: .2rem .5rem; text-align: left; vertical-align: top; }}
 </style>
 </head>
 <body>
