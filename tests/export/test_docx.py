@@ -14,7 +14,7 @@ from deepresearch.core.render_eval import figures, judge_line
 from deepresearch.export import export_report
 from deepresearch.models import ClaimLedger, DimensionScore, EvalResult, Report
 
-from ..core.test_render import _considered, make_report
+from ..core.test_render import _considered, _with_table, make_report
 from .reading import docx_links, docx_tables, docx_text, flat
 from .test_pdf import cited_quotes
 
@@ -124,3 +124,14 @@ def test_a_local_document_is_named_by_its_title_and_no_seed_is_named() -> None:
     assert table[1][0].startswith('The "yield" statement')
     text = docx_text(data)
     assert "Confidence 50%" in text and not re.search(r"\bseed \d{3}", text, re.IGNORECASE)
+
+
+def test_the_key_facts_table_is_a_table_whose_source_links_to_the_source() -> None:
+    report = _with_table()
+    data = export_report(report, "docx")
+    facts = docx_tables(data)[0]
+    assert facts[0] == ["Fact", "Kind", "In the source's words", "Source"]
+    assert facts[1] == ["many", "number", "Bees pollinate many | crops.", "[1]"]
+    assert facts[2][2] == '<script>alert("x")</script>'  # text, never markup
+    urls = {ref.number: ref.url for ref in report.sources}
+    assert ("[1]", urls[1]) in docx_links(data) and ("[2]", urls[2]) in docx_links(data)

@@ -31,6 +31,7 @@ from deepresearch.core.render import (
     neutralize,
 )
 from deepresearch.models import EvalResult, Report, Sentence
+from deepresearch.models import Table as ReportTable
 
 ParagraphStyle = Literal["body", "notice", "quote", "note"]
 
@@ -125,6 +126,8 @@ def report_document(report: Report) -> Document:
         style: ParagraphStyle = "quote" if section.kind == "verified_findings" else "body"
         for paragraph in section.paragraphs:
             blocks.append(Paragraph(_sentences(paragraph.sentences, numbers, urls, allowed), style))
+        if section.table is not None:
+            blocks.append(_table(section.table, numbers, urls, clean))
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
@@ -242,3 +245,21 @@ def _evaluation(result: EvalResult, clean: Callable[[str], str]) -> list[Block]:
         )
         blocks.append(Table(("dimension", "score", "reason"), rows, (0.22, 0.1, 0.68)))
     return blocks
+
+
+def _table(
+    table: ReportTable, numbers: dict[str, int], urls: dict[int, str], clean: Callable[[str], str]
+) -> Table:
+    """A report's table (the key facts) with a "Source" column of citation marks, as the
+    markdown and HTML draw it. A cell holds one span, so a row citing one source links to
+    it; a row citing several shows their marks as text (the Sources list links them)."""
+    rows = []
+    for row in table.rows:
+        marks = _marks(Sentence(text="", citations=row.citations), numbers)
+        source = Span(
+            "".join(f"[{n}]" for n in marks), url=urls.get(marks[0]) if len(marks) == 1 else None
+        )
+        rows.append((*(Span(clean(cell)) for cell in row.cells), source))
+    share = 0.88 / max(1, len(table.columns))
+    widths = (*(share for _ in table.columns), 0.12)
+    return Table((*map(clean, table.columns), "Source"), tuple(rows), widths)
