@@ -246,6 +246,11 @@ class Settings(BaseSettings):
         default=None,
         description="append the fetcher's DEBUG log (resolved addresses, error details) here",
     )
+    pdf_fonts: list[Path] = Field(
+        default_factory=list,
+        description="TrueType fonts for PDF reports: the main one first, then fallbacks for "
+        "scripts it lacks (CJK...); system fonts such as DejaVu Sans are used after these",
+    )
 
     # the run
     depth: Depth = "standard"

@@ -26,6 +26,7 @@ from deepresearch.cli.index import index
 from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
+from deepresearch.cli.mcp import mcp
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
 from deepresearch.cli.runs import runs
@@ -81,6 +82,7 @@ app.command(name="report")(report)
 app.command(name="eval")(evaluate)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)
+app.command(name="mcp")(mcp)
 app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
 app.add_typer(runs, name="runs")

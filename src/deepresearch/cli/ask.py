@@ -75,8 +75,7 @@ def ask(
     if new_id is not None:
         new_id = run_id_or_exit(new_id, "--run-id")
     fmt = fmt or Format.md
-    target = out or Path(f"report.{fmt.value}")
-    _check_target(target, json_events)
+    target = _check_target(out, fmt, json_events)
     given: dict[str, Any] = {
         key: value
         for key, value in options.model_and_search_overrides(

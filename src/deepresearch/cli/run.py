@@ -55,6 +55,8 @@ class Format(StrEnum):
     md = "md"
     html = "html"
     json = "json"
+    pdf = "pdf"
+    docx = "docx"
 
 
 def run(
@@ -133,8 +135,9 @@ def run(
     import asyncio
 
     from deepresearch.cli.live import Renderer
-    from deepresearch.core.render import render
+    from deepresearch.export.formats import render_bytes
     from deepresearch.llm.redact import redact
+    from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
     from deepresearch.records import now
     from deepresearch.runner import load_run_record, run_research, save_run_record
 
@@ -153,8 +156,8 @@ def run(
         question = question_or_exit(question)
     if run_id is not None:
         run_id = run_id_or_exit(run_id, "--run-id")
-    if out is not None:  # a resume's remembered path is checked once it is read
-        _check_target(out, json_events)
+    if out is not None and not resume:  # a resume's is checked once its record is read
+        _check_target(out, fmt or Format.md, json_events)
     overrides: dict[str, Any] = {
         **options.model_and_search_overrides(
             model=model,
@@ -191,11 +194,8 @@ def run(
             fmt = Format(str(record["format"]))
         if out is None and isinstance(record.get("out"), str):
             out = Path(str(record["out"]))
-            _check_target(out, json_events)
     fmt = fmt or Format.md
-    target = out or Path(f"report.{fmt.value}")
-    if out is None:
-        _check_target(target, json_events)
+    target = _check_target(out, fmt, json_events)
     settings = settings_from(given)
     if run_id is not None and load_run_record(settings, run_id) is not None:
         error(
@@ -250,7 +250,7 @@ def run(
     remember(status="complete", kind=report.kind, finished=now(), error=None)
     write_output(
         target,
-        render(report, fmt.value),
+        render_bytes(get_recipe(DEFAULT_RECIPE), report, fmt.value, pdf_fonts=settings.pdf_fonts),
         saved=f"the run is saved: deepresearch report {run_id} --out FILE",
     )
     say(f"{report.kind} report written to {shown(target)} (run {run_id})")
@@ -259,11 +259,13 @@ def run(
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)
 
 
-def _check_target(out: Path, json_events: bool) -> None:
-    """Exit 2 before any work if the report could not be written to ``out``."""
+def _check_target(out: Path | None, fmt: Format, json_events: bool) -> Path:
+    """Where the report goes (``out``, else ``report.<format>``); exit 2 before any work
+    if it could not be written there (``check_output``: the file, and the rules for a
+    binary format)."""
     if out == STDOUT and json_events:
         error("--out - and --json-events both want standard output", "write the report to a file")
-    check_output(out)
+    return check_output(out, fmt.value, default=Path(f"report.{fmt.value}"))
 
 
 def _remember(settings: Settings, run_id: str, **fields: object) -> None:

@@ -13,6 +13,9 @@ A recipe supplies:
   plus the recipe's own resources); ``checkpoint_types`` what its state may contain;
 - ``result(values)``: the document of a finished run (a ``Report``, an ``EmployerResult``);
   ``completion`` how it reads to a front end; ``render`` it as md, html or json;
+  ``document`` it as a page-neutral ``core.document.Document``, which
+  ``export.formats.render_bytes`` draws as PDF or DOCX (so every recipe has every format
+  of ``export.formats.FORMATS`` without knowing about either);
 - ``role_temperatures``: the recipe's per-role sampling temperatures (seed 000: synthesis
   0.3, judging 0.1), used unless the user set a temperature;
 - ``multiline_question``: whether its question keeps line breaks when normalised (the
@@ -37,11 +40,13 @@ if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
-#: every format a recipe renders its document in
+#: every text format a recipe renders its document in (``render``); the binary ones are
+#: drawn from its ``document`` (``export.formats``)
 FORMATS = ("md", "html", "json")
 
 
@@ -119,4 +124,9 @@ class Recipe(Protocol[Q, R]):
 
     def render(self, result: R, fmt: str) -> str:
         """``result`` as md, html or json; ValueError for another format."""
+        ...
+
+    def document(self, result: R) -> Document:
+        """``result`` as a page-neutral document (what ``render`` shows as markdown), for
+        the PDF and DOCX exports."""
         ...

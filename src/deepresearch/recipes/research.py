@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
 
 #: report kinds whose first summary line is a reply to the user, not research
 _REPLIES = ("chitchat", "refusal", "clarification")
@@ -151,6 +152,11 @@ class ResearchRecipe:
 
     def render(self, result: Report, fmt: str) -> str:
         return render(result, fmt)
+
+    def document(self, result: Report) -> Document:
+        from deepresearch.core.document import report_document  # for the exports only
+
+        return report_document(result)
 
 
 RECIPE: Recipe[ResearchQuestion, Report] = ResearchRecipe()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -13,11 +12,13 @@ from starlette.concurrency import run_in_threadpool
 from deepresearch.core.ids import run_id_problem
 from deepresearch.errors import ConfigError, DeepResearchError
 from deepresearch.evaluation import evaluate_run
+from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
+from deepresearch.export.formats import render_bytes
 from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.service.auth import Caller, caller
-from deepresearch.service.evals import load_evaluation, save_evaluation
-from deepresearch.service.jobs import TERMINAL, Job, request_hash
+from deepresearch.service.evals import evaluated_result, load_evaluation, save_evaluation
+from deepresearch.service.jobs import TERMINAL, Job, Submission
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
     FollowupRequest,
@@ -41,13 +42,9 @@ from deepresearch.service.sse import (
     parse_event_id,
 )
 from deepresearch.service.state import ServiceState
-from deepresearch.service.store import (
-    IdempotencyInFlight,
-    IdempotencyMismatch,
-    SubmissionRateLimited,
-)
+from deepresearch.service.submission import followable, queue_job, submit_job
 from deepresearch.service.worker import job_settings
-from deepresearch.threads import load_parent, thread_turns
+from deepresearch.threads import thread_turns
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -104,12 +101,8 @@ async def submit(
     body returns the same job (200), a different body is refused (422), and a retry while
     the first is still being created gets 409. A caller with an active run gets that run
     back (200, ``attached``) unless their key allows more at once."""
-    options = body.options.settings_update()
-    if options.get("followup_of") is not None:  # a follow-up obeys the follow-up's rules
-        await _followable(request, who, str(options["followup_of"]))
-    return await _queue(
-        request, response, who, body.recipe, body.question, options, idempotency_key
-    )
+    result = await submit_job(_state(request), who, body, idempotency_key)
+    return _submitted(response, result)
 
 
 @router.post(
@@ -132,92 +125,21 @@ async def followup(
     when the question is on another topic). It runs with the followed job's options,
     unless given again; keys, idempotency, rate limits and validation are a submission's.
     Another key's job is a 404; an unfinished one a 409."""
-    parent = await _followable(request, who, job_id)
+    parent = await followable(_state(request), who, job_id)
     options = {
         **{k: v for k, v in parent.options.items() if k != "followup_of"},
         **body.options.settings_update(),
         "followup_of": parent.id,
     }
-    return await _queue(
-        request, response, who, DEFAULT_RECIPE, body.question, options, idempotency_key
+    result = await queue_job(
+        _state(request), who, DEFAULT_RECIPE, body.question, options, idempotency_key
     )
+    return _submitted(response, result)
 
 
-async def _followable(request: Request, who: Caller, job_id: str) -> Job:
-    """The caller's finished research job ``job_id``, which a follow-up may continue."""
-    parent = await _own_job(request, who, job_id)
-    if parent.recipe != DEFAULT_RECIPE:
-        raise ApiProblem(
-            422,
-            f"job {job_id!r} is a {parent.recipe!r} job; only research takes follow-ups",
-            kind="cannot-follow-up",
-        )
-    if parent.status != "COMPLETED":
-        raise ApiProblem(
-            409,
-            f"the job is {parent.status}; ask a follow-up once its report is written",
-            kind="not-ready",
-        )
-    settings = job_settings(_state(request).settings, parent.recipe, parent.options)
-    try:
-        await load_parent(settings, parent.id)
-    except DeepResearchError as exc:  # a reply rather than a report, a lost checkpoint
-        raise ApiProblem(409, exc.message, kind="cannot-follow-up") from None
-    return parent
-
-
-async def _queue(
-    request: Request,
-    response: Response,
-    who: Caller,
-    recipe: str,
-    question: str,
-    options: dict[str, Any],
-    idempotency_key: str | None,
-) -> SubmitView:
-    """A checked request queued as a job (or the job it names again)."""
-    state = _state(request)
-    # a job the server could not run (no key for its model or search) is refused now
-    await run_in_threadpool(state.preflight.check, job_settings(state.settings, recipe, options))
-    fingerprint = request_hash(question, recipe, options)
-    try:
-        result = await run_in_threadpool(
-            lambda: state.store.submit(
-                owner=who.owner,
-                question=question,
-                recipe=recipe,
-                options=options,
-                request_hash=fingerprint,
-                idempotency_key=idempotency_key,
-                max_active_runs=who.max_active_runs,
-                limits=state.limits,
-            )
-        )
-    except IdempotencyMismatch:
-        raise ApiProblem(
-            422,
-            "this Idempotency-Key was used with a different request body",
-            kind="idempotency-mismatch",
-        ) from None
-    except IdempotencyInFlight:
-        raise ApiProblem(
-            409,
-            "a request with this Idempotency-Key is still being processed; retry shortly",
-            headers={"Retry-After": "1"},
-            kind="idempotency-in-flight",
-        ) from None
-    except SubmissionRateLimited as exc:
-        wait = math.ceil(exc.retry_after_s)
-        raise ApiProblem(
-            429,
-            f"at most {state.settings.submissions_per_window} submissions per "
-            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
-            headers={"Retry-After": str(wait)},
-            kind="rate-limited",
-        ) from None
-    if result.created:
-        state.workers.wake()
-    else:
+def _submitted(response: Response, result: Submission) -> SubmitView:
+    """A submission's answer: 201 with the new job, or 200 with the job it names again."""
+    if not result.created:
         response.status_code = 200
     response.headers["Location"] = f"/v1/research/{result.job.id}"
     view = JobView.of(result.job)
@@ -340,7 +262,12 @@ async def cancel(job_id: str, request: Request, who: CallerDep) -> JobView:
     "/research/{job_id}/report",
     responses={
         200: {
-            "content": {"text/markdown": {}, "text/html": {}, "application/json": {}},
+            "content": {
+                "text/markdown": {},
+                "text/html": {},
+                "application/json": {},
+                **{media: {} for media in MEDIA_TYPES.values()},
+            },
             "description": "the report",
         },
         **PROBLEMS,
@@ -352,25 +279,35 @@ async def report(
     job_id: str,
     request: Request,
     who: CallerDep,
-    format: Literal["md", "html", "json"] = "json",
+    format: Literal["md", "html", "json", "pdf", "docx"] = "json",
 ) -> Response:
+    """The report as markdown, HTML, JSON, or a PDF or DOCX download."""
     job = await _own_job(request, who, job_id)
     if job.status == "EXPIRED":
         raise ApiProblem(410, "the job's results have expired", kind="expired")
-    found = await run_in_threadpool(_state(request).store.result, job_id)
+    found = await run_in_threadpool(evaluated_result, _state(request).store, job)
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
     _, document, markdown = found
-    evaluation = await run_in_threadpool(load_evaluation, _state(request).store.engine, job.id)
-    if evaluation is not None and document.get("evaluation") != evaluation:
-        # evaluated after it was stored: rendered again with its evaluation
-        document = {**document, "evaluation": evaluation}
-        recipe = get_recipe(job.recipe)
-        markdown = recipe.render(recipe.result_model.model_validate(document), "md")
+    recipe = get_recipe(job.recipe)
+    if format in BINARY_FORMATS:
+        settings = _state(request).settings
+        data = await run_in_threadpool(
+            lambda: render_bytes(
+                recipe,
+                recipe.result_model.model_validate(document),
+                format,
+                pdf_fonts=settings.pdf_fonts,
+            )
+        )
+        return Response(
+            data,
+            media_type=MEDIA_TYPES[format],
+            headers={"Content-Disposition": f'attachment; filename="{job.id}.{format}"'},
+        )
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        recipe = get_recipe(job.recipe)
         page = recipe.render(recipe.result_model.model_validate(document), "html")
         return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)

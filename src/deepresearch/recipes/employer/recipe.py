@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
     from deepresearch.recipes.employer.state import EmployerContext
 
 #: the resources a local front end may load from a file: the lists (``--lists FILE``)
@@ -136,6 +137,11 @@ class EmployerRecipe:
 
     def render(self, result: EmployerResult, fmt: str) -> str:
         return render_employer(result, fmt)
+
+    def document(self, result: EmployerResult) -> Document:
+        from deepresearch.recipes.employer.document import employer_document  # exports only
+
+        return employer_document(result)
 
 
 def _describe(request: EmployerRequest) -> str:

@@ -96,7 +96,7 @@ export class ReportView {
     const ledger = report.claims && typeof report.claims === "object" ? report.claims : null;
     const disputed = ledger ? arr(ledger.claims).filter((claim) => claim && claim.contradiction).length : 0;
     const contradictions = report.sections.findIndex((s) => s.kind === "contradictions");
-    const formats = [["md", "Markdown"], ["html", "HTML"], ["json", "JSON"]];
+    const formats = [["md", "Markdown"], ["html", "HTML"], ["json", "JSON"], ["pdf", "PDF"], ["docx", "Word"]];
     return h("header", { class: "report-header" },
       h("h2", { id: "report-title" }, report.title),
       report.notice ? h("p", { class: "notice" }, report.notice) : null,
