@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack
 
 import httpx
 from langchain_core.language_models import BaseChatModel
+from pydantic import JsonValue
 
 from deepresearch.context import RunContext
 from deepresearch.errors import ProviderError
@@ -21,9 +22,10 @@ from deepresearch.fetch.base import Fetcher
 from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.council import build_council_models
-from deepresearch.llm.endpoints import endpoint_of_model
+from deepresearch.llm.endpoints import endpoint_for, endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
 from deepresearch.models import ModelCall
@@ -68,13 +70,21 @@ async def open_context(
         stack.callback(pages.close)
         fetcher = CachingFetcher(fetcher, pages)
 
+    guard = BudgetGuard.from_settings(settings)  # its clock starts with the run
+
     def on_call(call: ModelCall) -> None:
         bus.emit(
             "model_call",
             stage=call.stage,
             message=f"{call.role} model call ({call.model})",
             **call.model_dump(mode="json", exclude={"stage"}),
+            budget=_json(guard.view(gateway.usage)),  # spend against the budgets, so far
         )
+
+    def on_exhausted(name: str, message: str, spend: dict[str, float | int | None]) -> None:
+        bus.emit("budget_exhausted", message=message, budget=name, spend=_json(spend))
+
+    guard.on_exhausted = on_exhausted
 
     def on_queue(event: QueueEvent) -> None:
         emit_queue_event(bus, event)
@@ -97,9 +107,11 @@ async def open_context(
             },
             wait_timeout_s=settings.model_wait_timeout_s,
             on_queue=on_queue,
+            budget=guard,
         )
     else:
         gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache, on_queue=on_queue)
+        gateway.budget = guard
         for problem in await require_models(settings, gateway):
             bus.emit(
                 "warning",
@@ -109,6 +121,10 @@ async def open_context(
                 roles=list(problem.roles),
                 reason=problem.reason,
             )
+    guard.require_prices(
+        [(gateway.model_name(r), gateway.endpoint(r)) for r in ROLES if gateway.has_model(r)]
+        + [(spec, endpoint_for(spec, settings)) for spec in settings.council_models]
+    )
     return RunContext(
         settings=settings,
         gateway=gateway,
@@ -176,6 +192,10 @@ def emit_queue_event(bus: EventBus, event: QueueEvent) -> None:
             waited_s=event.waited_s,
             **common,
         )
+
+
+def _json(spend: Mapping[str, float | int | None]) -> dict[str, JsonValue]:
+    return dict(spend)
 
 
 def _model_name(model: BaseChatModel | None) -> str:

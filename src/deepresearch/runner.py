@@ -201,7 +201,14 @@ async def run_recipe(
             bus.emit("warning", message=f"Run paused after {stop_after}", next=list(final.next))
             return None
         completion = recipe.completion(document, fetches=ctx.fetches)
-        bus.emit("run_completed", message=completion.message, **completion.completed_event)
+        budget = gateway.budget  # which budget ended the run (None: none did), and spend
+        spend: dict[str, Any] = {"budget": budget.ended_by, "spend": budget.view(gateway.usage)}
+        bus.emit(
+            "run_completed",
+            message=completion.message,
+            **completion.completed_event,
+            **(spend if budget.limits.any else {}),
+        )
         return document
 
 

@@ -26,13 +26,15 @@ import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from deepresearch.core.budget import BudgetName
 from deepresearch.core.untrusted import fill_fence, neutralize_tokens, new_boundary
+from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.endpoints import HOSTED_CONCURRENCY, Endpoint, endpoint_for
 from deepresearch.llm.failures import Failure, FailureKind, classify
@@ -102,6 +104,7 @@ class Gateway:
         endpoints: Mapping[Role, Endpoint | None] | None = None,
         wait_timeout_s: float = 900.0,
         on_queue: Callable[[QueueEvent], None] | None = None,
+        budget: BudgetGuard | None = None,
     ) -> None:
         self._models = dict(models)
         self._names = dict(model_names)
@@ -134,6 +137,8 @@ class Gateway:
         }
         self.wait_timeout_s = wait_timeout_s
         self._on_queue = on_queue
+        #: the run's budgets (``core.budget``): no call starts that would pass one
+        self.budget = budget or BudgetGuard()
 
     @classmethod
     def from_settings(
@@ -161,6 +166,7 @@ class Gateway:
             endpoints={role: endpoint_for(names[role], settings) for role in ROLES},
             wait_timeout_s=settings.model_wait_timeout_s,
             on_queue=on_queue,
+            budget=BudgetGuard.from_settings(settings),
         )
 
     @classmethod
@@ -333,6 +339,11 @@ class Gateway:
         started = 0.0  # latency counts from the first attempt's start, not the wait before
         attempts = 0
         while True:
+            over = self.budget.admit(
+                self.usage, model=name, endpoint=endpoint, input_tokens=estimate_messages(messages)
+            )
+            if over is not None:
+                return None, self._over_budget(over)
             slots = slots_for(endpoint)
             try:
                 await self._take_slot(slots, endpoint, role, stage)
@@ -342,7 +353,8 @@ class Gateway:
             if attempts == 1:
                 started = time.monotonic()
             try:
-                message = await _invoke(model, messages, timeout_s or self.timeout_s)
+                timeout = self.budget.timeout(timeout_s or self.timeout_s)
+                message = await _invoke(model, messages, timeout)
             except Exception as exc:
                 failure = classify(exc)
                 logger.debug(
@@ -477,7 +489,15 @@ class Gateway:
             jitter=random.random(),
         )
 
+    def _over_budget(self, name: BudgetName) -> str:
+        """A call refused by a budget: the run's limitation says which, once."""
+        self._add_error(self.budget.message)
+        return f"the run's {name} budget is used up"
+
     def _record(self, call: ModelCall) -> None:
+        endpoint = self._endpoints.get(cast(Role, call.role))
+        cost = self.budget.cost(call.model, endpoint, call.input_tokens, call.output_tokens)
+        call = call.model_copy(update={"cost_usd": cost})
         self.usage.record(call)
         if self._on_call is not None:
             self._on_call(call)

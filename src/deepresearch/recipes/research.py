@@ -118,6 +118,7 @@ class ResearchRecipe:
                 "fetches": fetches,
                 "input_tokens": result.usage.input_tokens,
                 "output_tokens": result.usage.output_tokens,
+                "cost_usd": round(result.usage.cost_usd, 6),
             },
             notes=notes,
             report=result,

@@ -72,6 +72,9 @@ class SourceReader:
                 code="fetch_refused",
             )
             return Reading(self._snippet(base, hit, REFUSED))
+        gateway = self.ctx.gateway
+        if gateway.budget.check(gateway.usage) is not None:
+            return Reading(self._snippet(base, hit, "not fetched: the run's budget was used up"))
         try:
             async with self.ctx.fetch_semaphore:
                 self.ctx.fetches += 1
