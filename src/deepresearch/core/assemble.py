@@ -119,9 +119,9 @@ def limitations(
     """What the run could not do. ``answered``: ids of sub-questions with verified
     evidence (else a sub-question's status decides); ``open_leads``: leads the verified
     quotes revealed that the run had no wave or unit left to follow."""
-    budget = [m for m in model_errors if m.startswith(BUDGET_PREFIX)]
+    # a budget that ended the run is its own line (``core.budget.with_budget_note``)
     model_errors = [m for m in model_errors if not m.startswith(BUDGET_PREFIX)]
-    out = [f"{message}." for message in budget]  # which budget ended the run comes first
+    out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
     unanswered = [

@@ -27,7 +27,7 @@ Pure: no clock, no I/O. The gateway passes the elapsed time in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -145,18 +145,23 @@ def refusal(
     price: Price | None,
 ) -> BudgetName | None:
     """Which budget a call would pass if it started now (see the module's rule), or None
-    when it fits. ``price`` None: the model is unpriced (only possible without a cost
-    budget, which refuses to start with one)."""
+    when it fits. ``spent`` includes the worst case of the calls still running, so calls
+    made at once cannot together pass a budget. ``price`` None: the model is unpriced
+    (only possible without a cost budget, which refuses to start with one)."""
     if limits.max_time is not None and spent.elapsed_s >= limits.max_time:
         return "time"
-    worst_tokens = input_tokens + output_reserve
-    if limits.max_tokens is not None and spent.tokens + worst_tokens > limits.max_tokens:
+    tokens, cost = worst_case(price, input_tokens=input_tokens, output_reserve=output_reserve)
+    if limits.max_tokens is not None and spent.tokens + tokens > limits.max_tokens:
         return "tokens"
-    if limits.max_cost is not None:
-        worst = call_cost(price or FREE, input_tokens, output_reserve)
-        if spent.cost + worst > limits.max_cost:
-            return "cost"
+    if limits.max_cost is not None and spent.cost + cost > limits.max_cost:
+        return "cost"
     return None
+
+
+def worst_case(price: Price | None, *, input_tokens: int, output_reserve: int) -> tuple[int, float]:
+    """The tokens and dollars a call is held to while it runs (see the module's rule)."""
+    tokens = input_tokens + output_reserve
+    return tokens, call_cost(price or FREE, input_tokens, output_reserve)
 
 
 def exhausted(limits: Limits, spent: Spend) -> BudgetName | None:
@@ -212,6 +217,15 @@ def cost_text(cost_usd: float, *, calls: int, unpriced_calls: int) -> str:
         return f"cost unknown ({unpriced_calls} calls to unpriced models)"
     extra = f" + {unpriced_calls} unpriced calls" if unpriced_calls else ""
     return f"cost ${cost_usd:.4f}{extra}"
+
+
+def with_budget_note(limitations: Sequence[str], model_errors: Sequence[str]) -> list[str]:
+    """A report's limitations with the budget that ended the run first (from the run's
+    model messages, whichever stage it ended in), once."""
+    notes = [
+        f"{m.rstrip('.')}." for m in dict.fromkeys(model_errors) if m.startswith(BUDGET_PREFIX)
+    ]
+    return [*notes, *(note for note in limitations if not note.startswith(BUDGET_PREFIX))]
 
 
 def unpriced_models(specs: Iterable[tuple[str, bool]], table: Mapping[str, Price]) -> list[str]:

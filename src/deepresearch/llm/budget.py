@@ -34,6 +34,7 @@ from deepresearch.core.budget import (
     spend_view,
     time_left,
     unpriced_models,
+    worst_case,
 )
 from deepresearch.errors import ConfigError
 from deepresearch.llm.endpoints import Endpoint
@@ -94,6 +95,8 @@ class BudgetGuard:
         self.output_reserve = output_reserve
         self._clock = clock
         self.started = clock()
+        self._held_tokens = 0  # the worst case of the calls running now
+        self._held_cost = 0.0
         self.ended_by: BudgetName | None = None
         self.message = ""
         self.on_exhausted: OnExhausted | None = None
@@ -123,20 +126,40 @@ class BudgetGuard:
     def admit(
         self, usage: Usage, *, model: str, endpoint: Endpoint | None, input_tokens: int
     ) -> BudgetName | None:
-        """None when a call of ``input_tokens`` to ``model`` may start; else the budget it
-        would pass (which then ends the run: every later call is refused too)."""
+        """None when a call of ``input_tokens`` to ``model`` may start: its worst case is
+        then held until :meth:`release`. Else the budget it would pass (which ends the
+        run: every later call is refused too)."""
         if self.ended_by is not None:
             return self.ended_by
+        price = self.price(model, endpoint)
+        now = self.spent(usage)
+        running = Spend(now.tokens + self._held_tokens, now.cost + self._held_cost, now.elapsed_s)
         name = refusal(
             self.limits,
-            self.spent(usage),
+            running,
             input_tokens=input_tokens,
             output_reserve=self.output_reserve,
-            price=self.price(model, endpoint),
+            price=price,
         )
         if name is not None:
             self._end(name, usage)
-        return name
+            return name
+        tokens, cost = worst_case(
+            price, input_tokens=input_tokens, output_reserve=self.output_reserve
+        )
+        self._held_tokens += tokens
+        self._held_cost += cost
+        return None
+
+    def release(self, *, model: str, endpoint: Endpoint | None, input_tokens: int) -> None:
+        """A call admitted by :meth:`admit` ended (its usage is recorded)."""
+        tokens, cost = worst_case(
+            self.price(model, endpoint),
+            input_tokens=input_tokens,
+            output_reserve=self.output_reserve,
+        )
+        self._held_tokens = max(self._held_tokens - tokens, 0)
+        self._held_cost = max(self._held_cost - cost, 0.0)
 
     def check(self, usage: Usage) -> BudgetName | None:
         """The budget that ended the run, or one used up by now (time passes between

@@ -339,73 +339,77 @@ class Gateway:
         started = 0.0  # latency counts from the first attempt's start, not the wait before
         attempts = 0
         while True:
-            over = self.budget.admit(
-                self.usage, model=name, endpoint=endpoint, input_tokens=estimate_messages(messages)
-            )
-            if over is not None:
-                return None, self._over_budget(over)
             slots = slots_for(endpoint)
             try:
                 await self._take_slot(slots, endpoint, role, stage)
             except TimeoutError:
                 return None, self._gave_up(role, stage, name, endpoint, began, attempts)
-            attempts += 1
-            if attempts == 1:
-                started = time.monotonic()
-            try:
-                timeout = self.budget.timeout(timeout_s or self.timeout_s)
-                message = await _invoke(model, messages, timeout)
-            except Exception as exc:
-                failure = classify(exc)
-                logger.debug(
-                    "model call %s (%s/%s) attempt %d: %s",
-                    name,
-                    role,
-                    stage,
-                    attempts,
-                    redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
-                )
-                if self._retry(failure, endpoint) and attempts <= self.max_retries:
-                    slots.release()
-                    await asyncio.sleep(self._backoff(attempts, failure))
-                    continue
+            # a budget's worst case is held while the call runs (``llm.budget``)
+            inputs = estimate_messages(messages)
+            over = self.budget.admit(self.usage, model=name, endpoint=endpoint, input_tokens=inputs)
+            if over is not None:
                 slots.release()
+                return None, self._over_budget(over)
+            try:
+                attempts += 1
+                if attempts == 1:
+                    started = time.monotonic()
+                try:
+                    timeout = self.budget.timeout(timeout_s or self.timeout_s)
+                    message = await _invoke(model, messages, timeout)
+                except Exception as exc:
+                    failure = classify(exc)
+                    logger.debug(
+                        "model call %s (%s/%s) attempt %d: %s",
+                        name,
+                        role,
+                        stage,
+                        attempts,
+                        redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
+                    )
+                    if self._retry(failure, endpoint) and attempts <= self.max_retries:
+                        slots.release()
+                        await asyncio.sleep(self._backoff(attempts, failure))
+                        continue
+                    slots.release()
+                    self._record(
+                        ModelCall(
+                            role=role,
+                            stage=stage,
+                            model=name,
+                            latency_s=time.monotonic() - started,
+                            ok=False,
+                            attempts=attempts,
+                            usage_source="estimated",
+                        )
+                    )
+                    self._note_failure(name, failure, attempts, type(exc).__name__)
+                    what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
+                    tries = f" after {attempts} attempts" if attempts > 1 else ""
+                    return None, f"the call {what}{tries}"
+                except BaseException:  # cancelled: give the slot back before leaving
+                    slots.release()
+                    raise
+                slots.release()
+                self._breakers.get(name).record_success()
+                reply = message.text
+                input_tokens, output_tokens, source = _token_usage(message, messages, reply)
                 self._record(
                     ModelCall(
                         role=role,
                         stage=stage,
                         model=name,
+                        input_tokens=input_tokens,
+                        output_tokens=output_tokens,
                         latency_s=time.monotonic() - started,
-                        ok=False,
+                        ok=True,
                         attempts=attempts,
-                        usage_source="estimated",
+                        usage_source=source,
                     )
                 )
-                self._note_failure(name, failure, attempts, type(exc).__name__)
-                what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
-                tries = f" after {attempts} attempts" if attempts > 1 else ""
-                return None, f"the call {what}{tries}"
-            except BaseException:  # cancelled: give the slot back before leaving
-                slots.release()
-                raise
-            slots.release()
-            self._breakers.get(name).record_success()
-            reply = message.text
-            input_tokens, output_tokens, source = _token_usage(message, messages, reply)
-            self._record(
-                ModelCall(
-                    role=role,
-                    stage=stage,
-                    model=name,
-                    input_tokens=input_tokens,
-                    output_tokens=output_tokens,
-                    latency_s=time.monotonic() - started,
-                    ok=True,
-                    attempts=attempts,
-                    usage_source=source,
-                )
-            )
-            return reply, ""
+                return reply, ""
+            finally:
+                self.budget.release(model=name, endpoint=endpoint, input_tokens=inputs)
 
     async def _take_slot(self, slots: Slots, endpoint: Endpoint, role: Role, stage: str) -> None:
         """A slot at ``endpoint``, reporting the wait when there is one."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from deepresearch.core.budget import with_budget_note
 from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
@@ -98,8 +99,14 @@ class ResearchRecipe:
         report = values.get("report")
         if not isinstance(report, Report):
             return None
+        update: dict[str, Any] = {
+            # the budget that ended the run, whichever stage it ended in
+            "limitations": with_budget_note(report.limitations, values.get("model_errors") or [])
+        }
         usage = values.get("usage")
-        return report.model_copy(update={"usage": usage}) if isinstance(usage, Usage) else report
+        if isinstance(usage, Usage):
+            update["usage"] = usage
+        return report.model_copy(update=update)
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
         notes: tuple[str, ...] = ()

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
-from deepresearch.core.budget import BUDGET_PREFIX
 from deepresearch.models import Paragraph, Report, Section, Sentence
 from deepresearch.state import RunState
 
@@ -49,10 +48,7 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             ),
         ],
         suggestions=SUGGESTIONS,
-        limitations=[
-            *(f"{m}." for m in ctx.gateway.errors if m.startswith(BUDGET_PREFIX)),
-            *list(dict.fromkeys(state.get("warnings", [])))[:5],
-        ],
+        limitations=list(dict.fromkeys(state.get("warnings", [])))[:5],
         notice="No reliable sources were found, so no findings are reported.",
         created_at=datetime.now(UTC),
     )

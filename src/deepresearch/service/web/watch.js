@@ -322,6 +322,7 @@ export class RunWatch {
         }
         break;
       case "warning":
+      case "budget_exhausted": // which budget ended the run: no new work after it
         this.warnings.push(str(event.message) || str(data.message));
         this.renderWarnings();
         break;
@@ -329,6 +330,7 @@ export class RunWatch {
         // the run's own totals are the final word
         if (typeof data.input_tokens === "number") this.counts.input = data.input_tokens;
         if (typeof data.output_tokens === "number") this.counts.output = data.output_tokens;
+        if (typeof data.cost_usd === "number") this.counts.cost = data.cost_usd;
         break;
       default:
         break;
