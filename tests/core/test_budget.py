@@ -143,3 +143,13 @@ def test_the_budget_note_comes_first_once() -> None:
     out = with_budget_note(limitations, ["model m timed out", note, note])
     assert out == [f"{note}.", "The evidence did not meet the quality gate: x."]
     assert with_budget_note(["a."], ["model m timed out"]) == ["a."]
+
+
+def test_a_bad_price_in_the_settings_is_a_clear_config_error() -> None:
+    from deepresearch.errors import ConfigError
+    from deepresearch.settings import load_settings
+
+    settings = load_settings(prices={"openai:gpt-x": {"input": 1, "output": 4}})
+    assert settings.prices == {"openai:gpt-x": {"input": 1.0, "output": 4.0}}
+    with pytest.raises(ConfigError, match=r"prices: 'openai:gpt-x' input must be a number"):
+        load_settings(prices={"openai:gpt-x": {"input": -1, "output": 4}})
