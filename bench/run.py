@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import (
+    budget,
     end_to_end,
     extraction,
     fetch_extract,
@@ -53,6 +54,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "upload_cap": upload_cap.run,
     "injection": injection.run,
     "startup": startup.run,
+    "budget": budget.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")

@@ -159,3 +159,5 @@ async def test_a_time_budget_stops_the_run(
     _ended_by(report, events, "time", "--max-time")
     assert len(model.calls) < 21
     assert report.kind in ("extractive", "synthesized", "abort")
+    # the calls cut at the deadline are the budget's doing, not the model's
+    assert not any(note.startswith("Model problems") for note in report.limitations)

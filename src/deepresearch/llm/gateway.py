@@ -367,9 +367,13 @@ class Gateway:
                         attempts,
                         redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
                     )
-                    if self._retry(failure, endpoint) and attempts <= self.max_retries:
+                    # once a budget is used up nothing is retried; a call cut at the
+                    # time budget is not the model's failure
+                    over = self.budget.check(self.usage)
+                    retry = self._retry(failure, endpoint) and attempts <= self.max_retries
+                    if retry and over is None:
                         slots.release()
-                        await asyncio.sleep(self._backoff(attempts, failure))
+                        await asyncio.sleep(self.budget.timeout(self._backoff(attempts, failure)))
                         continue
                     slots.release()
                     self._record(
@@ -383,6 +387,8 @@ class Gateway:
                             usage_source="estimated",
                         )
                     )
+                    if over == "time" and failure.kind is FailureKind.TIMEOUT:
+                        return None, self._over_budget(over)
                     self._note_failure(name, failure, attempts, type(exc).__name__)
                     what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
                     tries = f" after {attempts} attempts" if attempts > 1 else ""
