@@ -46,7 +46,10 @@ NOTES = (
     "tokens, wall time W with model calls delayed by latency_s), then budgets as a share of "
     "those. tokens_X.spend_ratio: the run's tokens / its --max-tokens (mean, max over the "
     "questions); cost_X: dollars / --max-cost; time_X.wall_ratio: the run's wall time / "
-    "--max-time (work under way finishes after the budget runs out: see the module). "
+    "--max-time, the wall time measured around run_research (setup before the budget's clock "
+    "starts included); time_X.overrun_s: the budget's own clock when the run ended "
+    "(run_completed's spend.elapsed_s) minus --max-time: what finishing after the deadline "
+    "took (the remaining stages without a model, checkpoints, the report). "
     "over_budget: runs whose tokens or cost passed the budget (target 0). calls_ratio: "
     "model calls made / the unbudgeted run's. extractive/abort: reports that were "
     "extractive (the writer refused) or the honest abort. Tokens are the scripted model's "
@@ -63,6 +66,7 @@ class Outcome:
     calls: int
     kind: str
     ended_by: str | None
+    run_s: float  # the budget's clock at the end: from the run's ports being ready
 
 
 def run(options: Options) -> BenchResult:
@@ -118,6 +122,10 @@ def _add(result: BenchResult, name: str, runs: list[tuple[float, Outcome, Outcom
         ratios = [got.wall_s / limit for limit, got, _ in runs]
         result.add(f"{name}.wall_ratio_mean", mean(ratios), "x budget", digits=3)
         result.add(f"{name}.wall_ratio_max", max(ratios), "x budget", digits=3)
+        overrun = [got.run_s - limit for limit, got, _ in runs]
+        result.add(f"{name}.overrun_s_mean", mean(overrun), "s", digits=3)
+        result.add(f"{name}.overrun_s_max", max(overrun), "s", digits=3)
+        result.add(f"{name}.limit_s_mean", mean([limit for limit, _, _ in runs]), "s", digits=2)
     else:
         spent = [got.tokens if kind == "tokens" else got.cost for _, got, _ in runs]
         ratios = [s / limit for s, (limit, _, _) in zip(spent, runs, strict=True)]
@@ -161,6 +169,8 @@ async def _one(
     assert report is not None
     done = next(e for e in events if e.type == "run_completed").data
     ended = done.get("budget")
+    spend = done.get("spend")
+    run_s = float(spend["elapsed_s"]) if isinstance(spend, dict) else wall  # type: ignore[arg-type]
     return Outcome(
         tokens=report.usage.total_tokens,
         cost=report.usage.cost_usd,
@@ -168,4 +178,5 @@ async def _one(
         calls=len(model.calls),
         kind=report.kind,
         ended_by=str(ended) if ended else None,
+        run_s=run_s,
     )

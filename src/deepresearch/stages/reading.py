@@ -73,10 +73,13 @@ class SourceReader:
             )
             return Reading(self._snippet(base, hit, REFUSED))
         gateway = self.ctx.gateway
-        if gateway.budget.check(gateway.usage) is not None:
-            return Reading(self._snippet(base, hit, "not fetched: the run's budget was used up"))
         try:
             async with self.ctx.fetch_semaphore:
+                # asked once a fetch may start: a budget may run out while it waits
+                if gateway.budget.check(gateway.usage) is not None:
+                    return Reading(
+                        self._snippet(base, hit, "not fetched: the run's budget was used up")
+                    )
                 self.ctx.fetches += 1
                 page = await self.ctx.fetcher.fetch(hit.url)
             doc = await asyncio.to_thread(extract, page, max_chars=settings.max_text_chars)
