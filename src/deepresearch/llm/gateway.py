@@ -47,7 +47,7 @@ from deepresearch.llm.structured import (
     schema_instructions,
     strip_reasoning,
 )
-from deepresearch.llm.tokens import estimate_messages, estimate_tokens
+from deepresearch.llm.tokens import estimate_messages, token_usage
 from deepresearch.models.usage import ModelCall, Usage
 from deepresearch.resilience import BreakerRegistry, retry_delay
 from deepresearch.settings import ROLES, Role, Settings
@@ -399,7 +399,7 @@ class Gateway:
                 slots.release()
                 self._breakers.get(name).record_success()
                 reply = message.text
-                input_tokens, output_tokens, source = _token_usage(message, messages, reply)
+                input_tokens, output_tokens, source = token_usage(message, messages, reply)
                 self._record(
                     ModelCall(
                         role=role,
@@ -620,16 +620,3 @@ def _prompt(system: str, user: str) -> list[BaseMessage]:
     messages: list[BaseMessage] = [SystemMessage(content=system)] if system else []
     messages.append(HumanMessage(content=user))
     return messages
-
-
-def _token_usage(
-    message: BaseMessage, prompt: Sequence[BaseMessage], reply: str
-) -> tuple[int, int, str]:
-    """(input, output, source): the provider's counts, else the documented estimate."""
-    reported = getattr(message, "usage_metadata", None)
-    if reported:
-        input_tokens = int(reported.get("input_tokens") or 0)
-        output_tokens = int(reported.get("output_tokens") or 0)
-        if input_tokens or output_tokens:
-            return input_tokens, output_tokens, "reported"
-    return estimate_messages(prompt), estimate_tokens(reply), "estimated"
