@@ -38,3 +38,40 @@ def test_bad_budget_flags_stop_before_any_work(
     assert needle in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "data").exists() and not (tmp_path / "report.md").exists()
+
+
+def test_the_live_view_shows_spend_against_the_budget_then_what_ended_it() -> None:
+    from datetime import UTC, datetime
+
+    from deepresearch.cli.live import RunView
+    from deepresearch.models import RunEvent
+
+    def event(type_: str, message: str = "", **data: object) -> RunEvent:
+        return RunEvent(
+            run_id="run-x",
+            ts=datetime.now(UTC),
+            type=type_,  # type: ignore[arg-type]
+            message=message,
+            data=data,  # type: ignore[arg-type]
+        )
+
+    view = RunView()
+    spend = {
+        "tokens": 1200,
+        "max_tokens": 5000,
+        "cost_usd": 0.0031,
+        "max_cost_usd": 0.5,
+        "elapsed_s": 12.4,
+        "max_time_s": None,
+    }
+    view.apply(
+        event("model_call", input_tokens=1000, output_tokens=200, cost_usd=0.0031, budget=spend)
+    )
+    assert view.budget_lines() == ["budget: tokens 1,200 of 5,000   $0.0031 of $0.5000"]
+    assert view.cost_usd == 0.0031
+    view.apply(event("budget_exhausted", "Budget reached: the token budget ...", budget="tokens"))
+    assert view.budget_lines() == ["Budget reached: the token budget ..."]
+    # no budget set: no budget line
+    plain = RunView()
+    plain.apply(event("model_call", input_tokens=1, output_tokens=1, cost_usd=None))
+    assert plain.budget_lines() == [] and plain.cost_usd == 0.0

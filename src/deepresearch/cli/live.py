@@ -43,6 +43,10 @@ class RunView:
     """Model calls waiting for a free slot, by endpoint label."""
     waiting_roles: dict[str, set[str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    cost_usd: float = 0.0
+    #: the latest spend against the run's budgets (``model_call``'s ``budget``)
+    budget: dict[str, object] = field(default_factory=dict)
+    budget_note: str = ""
 
     def apply(self, event: RunEvent) -> None:
         data = event.data
@@ -68,6 +72,13 @@ class RunView:
             self.model_calls += 1
             self.input_tokens += _int(data.get("input_tokens"))
             self.output_tokens += _int(data.get("output_tokens"))
+            cost = data.get("cost_usd")
+            self.cost_usd += float(cost) if isinstance(cost, int | float) else 0.0
+            spend = data.get("budget")
+            if isinstance(spend, dict):
+                self.budget = dict(spend)
+        elif event.type == "budget_exhausted":
+            self.budget_note = event.message
         elif event.type == "gate_evaluated":
             self.gate = str(data.get("status"))
         if event.type in _QUEUE_EVENTS or data.get("code") == "model_wait_timeout":
@@ -116,11 +127,31 @@ class RunView:
         totals = Text(
             f"sources read {self.sources_read} (failed {self.sources_failed})   "
             f"verified quotes {sum(self.evidence_by_question.values())}   "
-            f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}",
+            f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}"
+            f"   cost ${self.cost_usd:.4f}",
             style="dim",
         )
         queue = [Text(line, style="yellow") for line in self.waiting_lines()]
-        return Group(head, table, totals, *queue, Text(for_terminal(self.message), style="italic"))
+        budget = [Text(line, style="yellow") for line in self.budget_lines()]
+        return Group(
+            head, table, totals, *budget, *queue, Text(for_terminal(self.message), style="italic")
+        )
+
+    def budget_lines(self) -> list[str]:
+        """``"budget: tokens 1,200 of 5,000   $0.0031 of $0.5000"`` while a budget is set;
+        the message of the one that ended the run once it has."""
+        if self.budget_note:
+            return [for_terminal(self.budget_note)]
+        spend, parts = self.budget, []
+        if spend.get("max_tokens") is not None:
+            parts.append(f"tokens {_int(spend.get('tokens')):,} of {_int(spend['max_tokens']):,}")
+        if spend.get("max_cost_usd") is not None:
+            parts.append(
+                f"${_num(spend.get('cost_usd')):.4f} of ${_num(spend['max_cost_usd']):.4f}"
+            )
+        if spend.get("max_time_s") is not None:
+            parts.append(f"{_num(spend.get('elapsed_s')):.0f} s of {_num(spend['max_time_s']):g} s")
+        return ["budget: " + "   ".join(parts)] if parts else []
 
 
 def _text(value: str) -> Text:
@@ -129,6 +160,10 @@ def _text(value: str) -> Text:
 
 
 _QUEUE_EVENTS = ("model_call_waiting", "model_call_started")
+
+
+def _num(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
 
 
 def _int(value: object) -> int:
