@@ -77,20 +77,21 @@ class Spend:
     elapsed_s: float = 0.0
 
 
-def parse_prices(data: Mapping[str, Any], *, where: str = "prices") -> dict[str, Price]:
+def parse_prices(data: Mapping[str, Any], *, where: str = "") -> dict[str, Price]:
     """A price table from ``{spec: {"input": usd, "output": usd}}`` (per million tokens),
-    or ValueError naming the entry that is not one."""
+    or ValueError naming the entry that is not one (after ``where``, when given)."""
+    where = f"{where}: " if where else ""
     table: dict[str, Price] = {}
     for spec, entry in data.items():
         if not isinstance(entry, Mapping):
             raise ValueError(
-                f"{where}: {spec!r} must be a table like {{ input = 2.0, output = 8.0 }} "
+                f"{where}{spec!r} must be a table like {{ input = 2.0, output = 8.0 }} "
                 "(US dollars per million tokens)"
             )
         unknown = set(entry) - {"input", "output"}
         if unknown or not {"input", "output"} <= set(entry):
             raise ValueError(
-                f"{where}: {spec!r} needs exactly 'input' and 'output' "
+                f"{where}{spec!r} needs exactly 'input' and 'output' "
                 "(US dollars per million tokens)"
             )
         values = []
@@ -98,7 +99,7 @@ def parse_prices(data: Mapping[str, Any], *, where: str = "prices") -> dict[str,
             value = entry[side]
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ValueError(
-                    f"{where}: {spec!r} {side} must be a number of dollars ≥ 0, not {value!r}"
+                    f"{where}{spec!r} {side} must be a number of dollars ≥ 0, not {value!r}"
                 )
             values.append(float(value))
         table[str(spec).strip()] = Price(values[0], values[1])
