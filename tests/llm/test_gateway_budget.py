@@ -69,3 +69,11 @@ async def test_a_call_cut_at_the_time_budget_is_not_retried_nor_a_model_problem(
     # and nothing starts after it
     assert await gw.text("summarizer", system="", user="another", stage="s") is None
     assert len(model.calls) == 1
+
+
+def test_a_budget_found_used_up_between_calls_is_named_too() -> None:
+    # a stage asks before new work (no call refused): the run's limitations still say it
+    guard = BudgetGuard(Limits(max_time=1.0), {}, clock=iter([0.0, 2.0, 2.0, 2.0]).__next__)
+    gw = gateway(ScriptedChatModel(lambda _: REPLY), guard)
+    assert gw.budget.check(gw.usage) == "time"
+    assert len(gw.errors) == 1 and "--max-time" in gw.errors[0]

@@ -100,6 +100,8 @@ class BudgetGuard:
         self.ended_by: BudgetName | None = None
         self.message = ""
         self.on_exhausted: OnExhausted | None = None
+        #: the gateway's: the message goes into its errors (the report's limitations)
+        self.on_end: Callable[[str], None] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> BudgetGuard:
@@ -200,5 +202,7 @@ class BudgetGuard:
         spent = self.spent(usage)
         self.ended_by = name
         self.message = budget_message(name, self.limits, spent)
+        if self.on_end is not None:
+            self.on_end(self.message)
         if self.on_exhausted is not None:
             self.on_exhausted(name, self.message, spend_view(self.limits, spent))

@@ -137,7 +137,6 @@ class Gateway:
         }
         self.wait_timeout_s = wait_timeout_s
         self._on_queue = on_queue
-        #: the run's budgets (``core.budget``): no call starts that would pass one
         self.budget = budget or BudgetGuard()
 
     @classmethod
@@ -168,6 +167,17 @@ class Gateway:
             on_queue=on_queue,
             budget=BudgetGuard.from_settings(settings),
         )
+
+    @property
+    def budget(self) -> BudgetGuard:
+        """The run's budgets (``core.budget``): no call starts that would pass one; the one
+        that ends the run, whoever finds it used up, is named in ``errors``."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, guard: BudgetGuard) -> None:
+        self._budget = guard
+        guard.on_end = self.note
 
     @classmethod
     def disabled(cls) -> Gateway:
