@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import (
+    budget,
     end_to_end,
     extraction,
     fetch_extract,
@@ -55,6 +56,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "injection": injection.run,
     "startup": startup.run,
     "wide": wide.run,
+    "budget": budget.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")

@@ -22,13 +22,15 @@ from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.extract_pool import refuse_in_worker_start
 from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.council import build_council_models
-from deepresearch.llm.endpoints import endpoint_of_model
+from deepresearch.llm.endpoints import endpoint_for, endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
 from deepresearch.models import ModelCall
 from deepresearch.models.event_payloads import (
+    BudgetExhausted,
     ModelCalled,
     ModelCallStarted,
     ModelCallWaiting,
@@ -81,6 +83,8 @@ async def open_context(
         stack.callback(pages.close)
         fetcher = CachingFetcher(fetcher, pages)
 
+    guard = BudgetGuard.from_settings(settings)  # its clock starts with the run
+
     def on_call(call: ModelCall) -> None:
         bus.emit(
             ModelCalled(
@@ -92,10 +96,17 @@ async def open_context(
                 ok=call.ok,
                 attempts=call.attempts,
                 usage_source=call.usage_source,
+                cost_usd=call.cost_usd,
+                budget=guard.view(gateway.usage),  # spend against the budgets, so far
             ),
             stage=call.stage,
             message=f"{call.role} model call ({call.model})",
         )
+
+    def on_exhausted(name: str, message: str, spend: dict[str, float | int | None]) -> None:
+        bus.emit(BudgetExhausted(budget=name, spend=dict(spend)), message=message)
+
+    guard.on_exhausted = on_exhausted
 
     def on_queue(event: QueueEvent) -> None:
         emit_queue_event(bus, event)
@@ -118,9 +129,11 @@ async def open_context(
             },
             wait_timeout_s=settings.model_wait_timeout_s,
             on_queue=on_queue,
+            budget=guard,
         )
     else:
         gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache, on_queue=on_queue)
+        gateway.budget = guard
         for problem in await require_models(settings, gateway):
             bus.emit(
                 ModelUnavailableWarning(
@@ -131,6 +144,10 @@ async def open_context(
                 ),
                 message=f"Running without a model: {problem.describe()}",
             )
+    guard.require_prices(
+        [(gateway.model_name(r), gateway.endpoint(r)) for r in ROLES if gateway.has_model(r)]
+        + [(spec, endpoint_for(spec, settings)) for spec in settings.council_models]
+    )
     return RunContext(
         settings=settings,
         gateway=gateway,

@@ -12,6 +12,7 @@ takes about a second: this module and the recipes import them when a graph is bu
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
@@ -115,6 +116,7 @@ async def run_recipe(
     run_id = check_run_id(run_id) if run_id is not None else new_run_id()
     if not resume and request is None:
         raise RunError("nothing to run", hint="pass the question to research")
+    began = time.monotonic()
     settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
@@ -152,6 +154,7 @@ async def run_recipe(
             _check_owner(recipe, values, run_id)
         ctx = await open_context(stack, settings, bus, models, search, fetcher)
         gateway = ctx.gateway
+        gateway.budget.started = began  # --max-time counts from the run's start
 
         start: dict[str, Any] | None
         if resume:
@@ -203,7 +206,13 @@ async def run_recipe(
             )
             return None
         completion = recipe.completion(document, fetches=ctx.fetches)
-        bus.emit(completion.completed_event, message=completion.message)
+        budget = gateway.budget  # which budget ended the run (None: none did), and spend
+        completed = completion.completed_event
+        if budget.limits.any:
+            completed = completed.model_copy(
+                update={"budget": budget.ended_by, "spend": budget.view(gateway.usage)}
+            )
+        bus.emit(completed, message=completion.message)
         return document
 
 

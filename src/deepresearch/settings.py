@@ -303,6 +303,18 @@ class Settings(BaseSettings):
     evaluate: bool = Field(
         default=False, description="evaluate the report when the run ends (deepresearch eval)"
     )
+    # hard budgets (issue 19; core/budget.py has the rule)
+    max_tokens: int | None = Field(default=None, ge=1, description="model tokens, in and out")
+    max_cost: float | None = Field(default=None, gt=0, description="US dollars of model calls")
+    max_time: float | None = Field(default=None, gt=0, description="seconds of wall time")
+    budget_output_reserve: int = Field(
+        default=1_000, ge=1, description="output tokens a call is assumed to take, at most"
+    )
+    prices: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="provider:model -> {input, output} US dollars per million tokens, "
+        "over the package's price table",
+    )
 
     # storage
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".deepresearch")
@@ -369,6 +381,14 @@ class Settings(BaseSettings):
                 if ":" not in spec:
                     raise ValueError(f"{spec!r} is not of the form provider:model")
             return specs
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _known_prices(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        from deepresearch.core.budget import parse_prices
+
+        parse_prices(value)  # a ValueError names the entry
         return value
 
     @field_validator("allow_hosts", mode="before")

@@ -108,6 +108,13 @@ POSITIVE = {
         "first_event_cpu_s",
         "run_total_wall_s",
     ],
+    "budget": [
+        "unbudgeted.tokens_mean",
+        "unbudgeted.cost_mean",
+        "tokens_50.spend_ratio_max",
+        "cost_50.spend_ratio_max",
+        "time_50.wall_ratio_max",
+    ],
 }
 
 
@@ -262,3 +269,10 @@ def test_critical_path_is_the_heaviest_sequential_chain() -> None:
     assert path.stages == ["a", "c", "e"]
     assert path.ideal_s == 5.0
     assert critical_path([]).calls == ()
+
+
+def test_budgeted_runs_never_pass_their_budget(tiny_run: dict[str, Any]) -> None:
+    figures = tiny_run["benchmarks"]["budget"]["figures"]
+    for name in ("tokens_25", "tokens_50", "tokens_75", "cost_25", "cost_50", "cost_75"):
+        assert figures[f"{name}.over_budget"]["value"] == 0, name
+        assert figures[f"{name}.spend_ratio_max"]["value"] <= 1, name

@@ -13,6 +13,7 @@ from deepresearch.context import RunContext
 from deepresearch.core.provenance import REFUSED, Provenance, url_key, urls_in
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import FetchedPage
+from deepresearch.llm.gateway import Gateway
 from deepresearch.models import RunEvent, SearchHit
 from deepresearch.models.event_payloads import FetchRefusedWarning, InjectionWarning
 from deepresearch.stages.reading import SourceReader
@@ -73,6 +74,7 @@ def reader(ledger: Provenance) -> tuple[SourceReader, RecordingFetcher, list[Run
         fetch_semaphore=asyncio.Semaphore(2),
         fetches=0,
         bus=EventBus("run-test", [events.append]),
+        gateway=Gateway.disabled(),  # no budget: every fetch may start
     )
     return SourceReader(cast(RunContext, ctx), {}, ledger), fetcher, events
 

@@ -22,6 +22,7 @@ from rich.text import Text
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import (
+    BudgetExhausted,
     EvidenceAdded,
     GateEvaluated,
     ModelCalled,
@@ -55,6 +56,10 @@ class RunView:
     """Model calls waiting for a free slot, by endpoint label."""
     waiting_roles: dict[str, set[str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    cost_usd: float = 0.0
+    #: the latest spend against the run's budgets (``model_call``'s ``budget``)
+    budget: dict[str, object] = field(default_factory=dict)
+    budget_note: str = ""
 
     def apply(self, event: RunEvent) -> None:
         if event.stage:
@@ -77,6 +82,11 @@ class RunView:
                 self.model_calls += 1
                 self.input_tokens += input_tokens
                 self.output_tokens += output_tokens
+                self.cost_usd += event.data.cost_usd or 0.0
+                if event.data.budget is not None:
+                    self.budget = dict(event.data.budget)
+            case BudgetExhausted():
+                self.budget_note = event.message
             case GateEvaluated(status=status):
                 self.gate = status
             case ModelCallWaiting() | ModelCallStarted() | ModelWaitTimeoutWarning():
@@ -124,11 +134,31 @@ class RunView:
         totals = Text(
             f"sources read {self.sources_read} (failed {self.sources_failed})   "
             f"verified quotes {sum(self.evidence_by_question.values())}   "
-            f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}",
+            f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}"
+            f"   cost ${self.cost_usd:.4f}",
             style="dim",
         )
         queue = [Text(line, style="yellow") for line in self.waiting_lines()]
-        return Group(head, table, totals, *queue, Text(for_terminal(self.message), style="italic"))
+        budget = [Text(line, style="yellow") for line in self.budget_lines()]
+        return Group(
+            head, table, totals, *budget, *queue, Text(for_terminal(self.message), style="italic")
+        )
+
+    def budget_lines(self) -> list[str]:
+        """``"budget: tokens 1,200 of 5,000   $0.0031 of $0.5000"`` while a budget is set;
+        the message of the one that ended the run once it has."""
+        if self.budget_note:
+            return [for_terminal(self.budget_note)]
+        spend, parts = self.budget, []
+        if spend.get("max_tokens") is not None:
+            parts.append(f"tokens {_int(spend.get('tokens')):,} of {_int(spend['max_tokens']):,}")
+        if spend.get("max_cost_usd") is not None:
+            parts.append(
+                f"${_num(spend.get('cost_usd')):.4f} of ${_num(spend['max_cost_usd']):.4f}"
+            )
+        if spend.get("max_time_s") is not None:
+            parts.append(f"{_num(spend.get('elapsed_s')):.0f} s of {_num(spend['max_time_s']):g} s")
+        return ["budget: " + "   ".join(parts)] if parts else []
 
 
 def _text(value: str) -> Text:
@@ -171,3 +201,11 @@ class Renderer:
             stage = f"[{event.stage}] " if event.stage else ""
             self.stream.write(for_terminal(f"{stage}{event.message or event.type}") + "\n")
             self.stream.flush()
+
+
+def _num(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0

@@ -125,6 +125,9 @@ def run(
     evaluate: Annotated[
         bool, typer.Option("--eval", help="Evaluate the report when the run ends.")
     ] = False,
+    max_tokens: options.MaxTokens = None,
+    max_cost: options.MaxCost = None,
+    max_time: options.MaxTime = None,
     config: options.Config = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
@@ -181,6 +184,9 @@ def run(
         "council": council,
         "council_models": council_models,
         "evaluate": evaluate or None,
+        "max_tokens": max_tokens,
+        "max_cost": max_cost,
+        "max_time": max_time,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})

@@ -21,6 +21,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from deepresearch.core import render_eval
+from deepresearch.core.budget import cost_text
 from deepresearch.core.certainty import band
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
@@ -261,7 +262,9 @@ def _usage_line(report: Report) -> str:
     return (
         f"_Run {report.run_id}: {len(report.sources)} sources cited, "
         f"{len(report.cited_evidence_ids())} verified quotes, {usage.calls} model calls, "
-        f"{usage.input_tokens} input and {usage.output_tokens} output tokens{of_which}._"
+        f"{usage.input_tokens} input and {usage.output_tokens} output tokens, "
+        f"{cost_text(usage.cost_usd, calls=usage.calls, unpriced_calls=usage.unpriced_calls)}"
+        f"{of_which}._"
     )
 
 

@@ -283,6 +283,14 @@ class ModelCalled(Payload):
     ok: bool = Field(description="false when it failed after its retries")
     attempts: int = Field(description="tries, retries included")
     usage_source: str = Field(description="'reported' by the provider or 'estimated'")
+    cost_usd: float | None = Field(
+        default=None, description="the call's cost in US dollars (the price table); null: unpriced"
+    )
+    budget: dict[str, float | int | None] | None = Field(
+        default=None,
+        description="spend against the run's budgets so far (`--max-tokens`, `--max-cost`, "
+        "`--max-time`): tokens, cost_usd, elapsed_s and each limit (null: none set)",
+    )
 
 
 class ModelCallWaiting(Payload):
@@ -451,6 +459,15 @@ class ReportReady(Payload):
     )
 
 
+class BudgetExhausted(Payload):
+    """A budget (`--max-tokens`, `--max-cost`, `--max-time`) is used up: no model call or
+    fetch starts after it; the run writes its report from what it has."""
+
+    event_type = "budget_exhausted"
+    budget: Literal["tokens", "cost", "time"] = Field(description="the budget that ended it")
+    spend: dict[str, float | int | None] = Field(description="spend against the budgets")
+
+
 class AuditCompleted(Audit, Payload):
     """Every sentence of the report checked against its sources."""
 
@@ -473,6 +490,15 @@ class RunCompleted(Payload):
     output_tokens: int = Field(description="and out")
     outcome: Literal["profile", "early_exit"] | None = Field(
         default=None, description="employer: whether a profile was passed on"
+    )
+    cost_usd: float | None = Field(
+        default=None, description="the run's cost in US dollars (priced calls only)"
+    )
+    budget: Literal["tokens", "cost", "time"] | None = Field(
+        default=None, description="with a budget set: the budget that ended the run, if one did"
+    )
+    spend: dict[str, float | int | None] | None = Field(
+        default=None, description="with a budget set: the run's spend against its budgets"
     )
 
 
@@ -572,6 +598,7 @@ for _one in (
     RunCompleted,
     RunFailed,
     RunCancelled,
+    BudgetExhausted,
 ):
     register_payloads(_one)
 register_payloads(*WARNINGS, key="code")

@@ -74,6 +74,7 @@ EventType = Literal[
     "model_call",
     "model_call_waiting",
     "model_call_started",
+    "budget_exhausted",
     "warning",
     "report_ready",
     "audit_completed",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from deepresearch.core.budget import with_budget_note
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
@@ -119,14 +120,17 @@ class ResearchRecipe:
         report = values.get("report")
         if not isinstance(report, Report):
             return None
-        update: dict[str, Any] = {}
+        update: dict[str, Any] = {
+            # the budget that ended the run, whichever stage it ended in
+            "limitations": with_budget_note(report.limitations, values.get("model_errors") or [])
+        }
         usage = values.get("usage")
         if isinstance(usage, Usage):
             update["usage"] = usage
         thread = values.get("thread")
         if isinstance(thread, Thread):  # a follow-up says where it sits in its thread
             update["followup"] = thread.info
-        return report.model_copy(update=update) if update else report
+        return report.model_copy(update=update)
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
         notes: tuple[str, ...] = ()
@@ -145,6 +149,7 @@ class ResearchRecipe:
                 fetches=fetches,
                 input_tokens=result.usage.input_tokens,
                 output_tokens=result.usage.output_tokens,
+                cost_usd=round(result.usage.cost_usd, 6),
             ),
             notes=notes,
             report=result,

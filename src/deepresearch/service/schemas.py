@@ -58,6 +58,26 @@ class RunOptions(BaseModel):
     evaluate: bool | None = Field(
         default=None, description="evaluate the report when the run ends (see /eval)"
     )
+    # hard budgets: a JSON number each, never a string (docs/configuration.md)
+    max_tokens: int | None = Field(
+        default=None, ge=1, le=1_000_000_000, strict=True, description="model tokens, in + out"
+    )
+    max_cost: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        strict=True,
+        allow_inf_nan=False,
+        description="US dollars of model calls, at the server's price table",
+    )
+    max_time: float | None = Field(
+        default=None,
+        gt=0,
+        le=604_800,
+        strict=True,
+        allow_inf_nan=False,
+        description="seconds of wall time",
+    )
 
     @field_validator("search")
     @classmethod

@@ -77,8 +77,14 @@ class SourceReader:
                 message=f"Refused to fetch {hit.url}: it came from no search result or request",
             )
             return Reading(self._snippet(base, hit, REFUSED))
+        gateway = self.ctx.gateway
         try:
             async with self.ctx.fetch_semaphore:
+                # asked once a fetch may start: a budget may run out while it waits
+                if gateway.budget.check(gateway.usage) is not None:
+                    return Reading(
+                        self._snippet(base, hit, "not fetched: the run's budget was used up")
+                    )
                 self.ctx.fetches += 1
                 page = await self.ctx.fetcher.fetch(hit.url)
             doc = await extract_page(

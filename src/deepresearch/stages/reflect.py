@@ -68,6 +68,8 @@ async def reflect(
     max_waves = settings.limit("max_waves")
     max_units = settings.limit("max_units_total")
     room = min(max_units - units_used, settings.limit("max_concurrent_units") * 2)
+    if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
+        room = 0  # a budget ended the run: no new unit; the report from what there is
     sub_questions = list(state["sub_questions"])
     gate = state["gate"]
     per_question = settings.limit("queries_per_question")

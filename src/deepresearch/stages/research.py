@@ -28,6 +28,8 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     wave = state.get("wave", 0) + 1
     units_used = state.get("units_used", 0)
     budget = max(settings.limit("max_units_total") - units_used, 0)
+    if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
+        budget = 0  # a run budget (tokens, cost, time) is used up: no new unit
     sub_questions = list(state["sub_questions"])
     pending = [sq for sq in sub_questions if sq.status == "pending"][:budget]
     ctx.bus.emit(

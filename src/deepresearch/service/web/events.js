@@ -52,11 +52,16 @@ export const READERS = {
   source_failed: (data) => ({ url: str(data.url), domain: str(data.domain), reason: str(data.reason) }),
   evidence_added: (data) => ({ subq: str(data.sub_question), count: num(data.count) }),
   gate_evaluated: (data) => ({ weak: strings(data.weak_sub_questions) }),
-  model_call: (data) => ({ input: num(data.input_tokens), output: num(data.output_tokens) }),
+  model_call: (data) => ({
+    input: num(data.input_tokens),
+    output: num(data.output_tokens),
+    cost: numberOrNull(data.cost_usd),
+  }),
   // the run's own totals, the final word on its tokens
   run_completed: (data) => ({
     input: numberOrNull(data.input_tokens),
     output: numberOrNull(data.output_tokens),
+    cost: numberOrNull(data.cost_usd),
   }),
 };
 

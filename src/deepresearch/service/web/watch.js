@@ -308,8 +308,10 @@ export class RunWatch {
         this.counts.calls += 1;
         this.counts.input += info.input;
         this.counts.output += info.output;
+        if (info.cost !== null) this.counts.cost = (this.counts.cost || 0) + info.cost;
         break;
       case "warning":
+      case "budget_exhausted": // which budget ended the run: no new work after it
         this.warnings.push(str(event.message));
         this.renderWarnings();
         break;
@@ -317,6 +319,7 @@ export class RunWatch {
         // the run's own totals are the final word
         if (info.input !== null) this.counts.input = info.input;
         if (info.output !== null) this.counts.output = info.output;
+        if (info.cost !== null) this.counts.cost = info.cost;
         break;
       default:
         break;
