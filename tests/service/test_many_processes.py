@@ -149,8 +149,11 @@ def test_two_apis_and_three_workers_share_postgresql_through_a_kill_9(
         # kill -9 a worker while it holds jobs, some jobs being done already
         victim = workers[0]
         deadline = time.monotonic() + 180
+        owners: set[str] = set()
         while True:
-            held = [j for j, owner in _leases(database_url).items() if owner == victim.ready]
+            leases = _leases(database_url)
+            owners |= set(leases.values())
+            held = [j for j, owner in leases.items() if owner == victim.ready]
             done = len(_completed_events(database_url))
             if held and done >= 3:
                 break
@@ -158,6 +161,8 @@ def test_two_apis_and_three_workers_share_postgresql_through_a_kill_9(
             time.sleep(0.2)
         os.kill(victim.pid, signal.SIGKILL)
         victim.popen.wait(timeout=10)
+        # only the workers run jobs: the APIs were started with --no-workers
+        assert owners <= {worker.ready for worker in workers}, owners
 
         for reader in readers:
             reader.join(timeout=400)
