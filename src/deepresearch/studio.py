@@ -17,6 +17,7 @@ with the graph (the factory is an async context manager)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -89,7 +90,11 @@ class _BoundGraph(ResearchGraph):
         bound = type(self).run_context
         if isinstance(input, Mapping) and "question" in input and "run_id" not in input:
             input = _first_state(input, config, bound)
-        async for chunk in super().astream(input, config, context=context or bound, **kwargs):
+        # the server also passes the run's configurable values as its context (a dict):
+        # the factory already built the ports from them
+        if not isinstance(context, type(bound)):
+            context = bound
+        async for chunk in super().astream(input, config, context=context, **kwargs):
             yield chunk
 
 
@@ -123,8 +128,10 @@ async def make_graph(config: RunnableConfig) -> AsyncIterator[ResearchGraph]:
     """The research graph bound to a run context built from ``config`` (see the module
     docstring); ``langgraph.json`` names this factory."""
     recipe = get_recipe(DEFAULT_RECIPE)
-    settings = settings_from_config(config).with_role_temperatures(recipe.role_temperatures)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    # reading .env and deepresearch.toml is file I/O: off the server's event loop
+    settings = await asyncio.to_thread(settings_from_config, config)
+    settings = settings.with_role_temperatures(recipe.role_temperatures)
+    await asyncio.to_thread(settings.data_dir.mkdir, parents=True, exist_ok=True)
     bus = EventBus(_thread_run_id(config), [_to_stream])
     async with AsyncExitStack() as stack:
         run = await open_context(stack, settings, bus, None, None, None)
