@@ -13,7 +13,8 @@ recipe's name and the fence of untrusted text, as the runner's first state is. T
 events go to LangGraph's ``custom`` stream and to the ``deepresearch.studio`` logger.
 
 The server checkpoints with its own store; the ports are closed when the server is done
-with the graph (the factory is an async context manager)."""
+with the graph (the factory is an async context manager). ``langgraph dev`` needs
+``--allow-blocking``: the caches and the local index are SQLite, used synchronously."""
 
 from __future__ import annotations
 
