@@ -44,6 +44,9 @@ class Options:
     injection_docs: int | None = None
     #: startup: timed processes per case (after one warm-up)
     startup_runs: int = 10
+    #: workers: worker processes per level, and the jobs each level runs
+    worker_processes: tuple[int, ...] = (1, 2, 4)
+    worker_jobs: int = 24
 
 
 @dataclass(frozen=True)

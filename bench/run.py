@@ -6,7 +6,7 @@
                         [--scaling-questions N] [--retrieval-questions N]
                         [--service-levels 1,3,6,10,20,40] [--sse-clients N] [--service-quick]
                         [--injection-docs N]
-                        [--startup-runs N]
+                        [--startup-runs N] [--worker-processes 1,2,4] [--worker-jobs N]
                         [--out bench/results/latest.json]
 
 The JSON holds the machine, the date, the git revision and, per benchmark, every figure
@@ -37,6 +37,7 @@ from bench import (
     service_load,
     startup,
     upload_cap,
+    workers,
 )
 from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
 from bench.machine import ROOT, describe, git_revision, now
@@ -53,6 +54,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "upload_cap": upload_cap.run,
     "injection": injection.run,
     "startup": startup.run,
+    "workers": workers.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -115,6 +117,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--startup-runs", type=int, default=10, help="startup: timed processes per case"
     )
+    parser.add_argument(
+        "--worker-processes",
+        default="1,2,4",
+        help="workers: comma-separated worker processes per level (1-8)",
+    )
+    parser.add_argument("--worker-jobs", type=int, default=24, help="workers: jobs per level")
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON to write")
@@ -147,6 +155,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--sse-clients must be >= 1")
     if args.startup_runs < 1:
         parser.error("--startup-runs must be >= 1")
+    try:
+        args.worker_processes = tuple(int(p) for p in args.worker_processes.split(",") if p.strip())
+    except ValueError:
+        parser.error("--worker-processes: comma-separated integers")
+    if not args.worker_processes or not all(1 <= n <= 8 for n in args.worker_processes):
+        parser.error("--worker-processes: at least one level, each 1-8")
+    if not 1 <= args.worker_jobs <= 100:
+        parser.error("--worker-jobs must be 1-100")
     return args
 
 
@@ -228,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         service_quick=args.service_quick,
         injection_docs=args.injection_docs,
         startup_runs=args.startup_runs,
+        worker_processes=args.worker_processes,
+        worker_jobs=args.worker_jobs,
     )
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     # taken before the run: the code measured is the code imported now

@@ -31,6 +31,8 @@ TINY = [
     "--service-quick",
     "--injection-docs", "40",
     "--startup-runs", "1",
+    "--worker-processes", "1,2",
+    "--worker-jobs", "2",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -91,6 +93,7 @@ POSITIVE = {
         "first_event_cpu_s",
         "run_total_wall_s",
     ],
+    "workers": ["w1.jobs_per_min", "w1.speedup", "w2.jobs_per_min", "w2.run_s"],
 }
 
 
