@@ -23,7 +23,8 @@ from langchain_core.messages import BaseMessage
 
 from bench.common import BenchResult, Options, mean, require
 from bench.critical_path import call_intervals, critical_path
-from deepresearch.models import Report, RunEvent
+from deepresearch.evaluation import evaluate_run
+from deepresearch.models import EvalResult, Report, RunEvent
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, Settings, load_settings
 from deepresearch.testing.corpora import (
@@ -58,7 +59,13 @@ NOTES = (
     "read (fetched and extracted, source_fetched events); _considered: among every search "
     "candidate the run scored (report.considered), the ceiling for the other two. "
     "Every page is on the one loopback host, so the fetcher's per-host minimum interval is set "
-    "to 0 (a real run spreads its fetches over many hosts); robots.txt is checked as in a run."
+    "to 0 (a real run spreads its fetches over many hosts); robots.txt is checked as in a run. "
+    "eval.*: each report evaluated after its run (deepresearch.evaluation.evaluate_run, what "
+    "`deepresearch eval` does; not in wall_s): citation precision and recall and sub-question "
+    "coverage computed without a model (core.evaluate); eval.judge_overall is the scripted "
+    "judge's mean RACE score, 0-10, which research_script derives from counts (sections, "
+    "citations, words), so it tracks report shape, not quality: a real judge model is needed "
+    "for that."
 )
 
 
@@ -87,6 +94,7 @@ class RunStats:
     gold_title_recall_considered: float = 0.0
     sub_questions: int = 0
     units: int = 0
+    evaluation: EvalResult | None = None
 
 
 def corpus(data_dir: Path) -> list[CorpusDocument]:
@@ -125,12 +133,21 @@ def run(options: Options) -> BenchResult:
         for depth in options.depths:
             scripted = [
                 asyncio.run(
-                    run_one(web, q, depth, options.latency_s, options.per_token_s, scripted=True)
+                    run_one(
+                        web,
+                        q,
+                        depth,
+                        options.latency_s,
+                        options.per_token_s,
+                        scripted=True,
+                        evaluate=True,
+                    )
                 )
                 for q in questions
             ]
             plain = [
-                asyncio.run(run_one(web, q, depth, 0.0, 0.0, scripted=False)) for q in questions
+                asyncio.run(run_one(web, q, depth, 0.0, 0.0, scripted=False, evaluate=True))
+                for q in questions
             ]
             _add_depth(result, depth, scripted, plain)
     return result
@@ -165,8 +182,10 @@ async def run_one(
     scripted: bool,
     script: Callable[[list[BaseMessage]], str] | None = None,
     overrides: dict[str, object] | None = None,
+    evaluate: bool = False,
 ) -> RunStats:
-    """One research run in a fresh data folder; ``script`` replaces ``research_script()``."""
+    """One research run in a fresh data folder; ``script`` replaces ``research_script()``;
+    ``evaluate``: its report evaluated afterwards, as ``deepresearch eval`` does."""
     events: list[RunEvent] = []
     with tempfile.TemporaryDirectory(prefix="bench-e2e-") as folder:
         model_name = "scripted" if scripted else "none"
@@ -182,9 +201,15 @@ async def run_one(
             question.question, settings, models=models, sinks=[events.append]
         )
         wall = time.perf_counter() - started
-    if report is None:
-        raise RuntimeError(f"the run for {question.id} paused without a report")
-    return _stats(web, question, report, events, wall, latency_s, per_token_s)
+        if report is None:
+            raise RuntimeError(f"the run for {question.id} paused without a report")
+        # the report's evaluation, as `deepresearch eval` makes it (outside the timing)
+        evaluation = (
+            await evaluate_run(settings, report.run_id, models=models) if evaluate else None
+        )
+    stats = _stats(web, question, report, events, wall, latency_s, per_token_s)
+    stats.evaluation = evaluation
+    return stats
 
 
 def _stats(
@@ -315,6 +340,7 @@ def _add_depth(
         mean([run.gold_title_recall_considered for run in scripted]),
         "fraction",
     )
+    _add_eval(result, prefix + "eval.", scripted)
     no_model = prefix + "no_model."
     add(no_model + "wall_s", mean([run.wall_s for run in plain]), "s")
     add(no_model + "sources_fetched", mean([run.sources_fetched for run in plain]), "sources")
@@ -326,6 +352,22 @@ def _add_depth(
         mean([run.gold_title_recall_fetched for run in plain]),
         "fraction",
     )
+    _add_eval(result, no_model + "eval.", plain)
+
+
+def _add_eval(result: BenchResult, prefix: str, runs: list[RunStats]) -> None:
+    """Means of the reports' evaluation figures (a figure a report has none of, such as
+    precision without a cited sentence, is left out of its mean)."""
+    evaluations = [run.evaluation for run in runs if run.evaluation is not None]
+    for name in ("citation_precision", "citation_recall", "coverage"):
+        values = [v for e in evaluations if (v := getattr(e, name)) is not None]
+        result.add(prefix + name, mean(values), "fraction")
+    judged = [e.overall for e in evaluations if e.overall is not None]
+    if judged:
+        result.add(prefix + "judge_overall", mean(judged), "score 0-10 (scripted judge)")
+        for dimension in ("comprehensiveness", "insight", "instruction_following", "readability"):
+            scores = [s.score for e in evaluations for s in e.scores if s.dimension == dimension]
+            result.add(f"{prefix}judge.{dimension}", mean(scores), "score 0-10 (scripted judge)")
 
 
 def _rate(flags: Iterable[bool]) -> float:

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from deepresearch.api import (
+        evaluate,
+        evaluate_async,
         research,
         research_async,
         research_employer,
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "evaluate",
+    "evaluate_async",
     "research",
     "research_async",
     "research_employer",

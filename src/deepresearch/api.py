@@ -12,6 +12,7 @@ characters removed, whitespace collapsed, at most 4,000 characters) and a bad on
 ``deepresearch.errors.InvalidInput``, as does a malformed ``run_id``.
 
 >>> profile = deepresearch.run_recipe("employer", "Google", options={"role": "SRE"}, model="none")
+>>> scores = deepresearch.evaluate(report.run_id, judge_model="none")  # stored with the run
 
 Recipes are looked up in the registry (``deepresearch.recipes.registry``) by name.
 """
@@ -26,9 +27,10 @@ from langchain_core.language_models import BaseChatModel
 
 from deepresearch.core.ids import check_run_id
 from deepresearch.core.sanitize import normalize_question
+from deepresearch.evaluation import evaluate_run
 from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
-from deepresearch.models import Report, RunEvent
+from deepresearch.models import EvalResult, Report, RunEvent
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe as _run_recipe
 from deepresearch.runner import run_research
@@ -198,3 +200,26 @@ async def research_employer_async(
 def research_employer(company: str | None = None, **kwargs: Any) -> Any:
     """Blocking variant of :func:`research_employer_async`."""
     return asyncio.run(research_employer_async(company, **kwargs))
+
+
+async def evaluate_async(
+    run_id: str,
+    *,
+    judge_model: str | None = None,
+    settings: Settings | None = None,
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+    **options: Any,
+) -> EvalResult:
+    """Evaluate finished research run ``run_id`` (``deepresearch eval``): citation
+    precision and recall and sub-question coverage, and the judge's RACE scores (the
+    ``judge_model``, ``models["judge"]``, else the settings' judge; ``"none"``: the figures
+    only). The evaluation is stored with the run. ``options`` are Settings fields."""
+    resolved = settings or load_settings(**options)
+    return await evaluate_run(
+        resolved, check_run_id(run_id), judge_model=judge_model, models=models
+    )
+
+
+def evaluate(run_id: str, **kwargs: Any) -> EvalResult:
+    """Blocking variant of :func:`evaluate_async`."""
+    return asyncio.run(evaluate_async(run_id, **kwargs))

@@ -8,12 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from langchain_core.language_models import BaseChatModel
+
 from deepresearch.core.support import Embedder
 from deepresearch.core.tiers import DomainRules, load_domain_rules, with_local_hosts
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
-from deepresearch.models import Usage
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Settings
 
@@ -26,6 +27,9 @@ class RunContext:
     fetcher: Fetcher
     bus: EventBus
     embedder_factory: Callable[[], Embedder | None] | None = None
+    #: ``--council-models``: each member's spec and model (``llm.council``)
+    council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
+    #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
     fetches: int = 0
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
@@ -41,6 +45,3 @@ class RunContext:
     def embedder(self) -> Embedder | None:
         """The embedding model for the deterministic audit, loaded on first use."""
         return self.embedder_factory() if self.embedder_factory is not None else None
-
-    def usage_snapshot(self) -> Usage:
-        return self.gateway.usage.model_copy(deep=True)

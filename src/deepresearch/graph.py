@@ -1,10 +1,16 @@
 """The one run path, wired. No logic lives here: routing comes from the stages' Command
 return types and the static edges below.
 
-    intake ─► respond ─────────────────────────────────────────┐ (chitchat, refusal, clarification)
-       └────► plan ─► research ─► gate ─► reflect ─► research (next wave)
-                                              ├──► write ─► audit ─► END
-                                              └──► abort ─────┘
+    intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal, clarification)
+       └────► plan ─► research ─► gate ─► reflect ─► research (next wave)  │
+               │                             ├──► check_findings ─► write ─► audit ─► evaluate ─► END
+               │                             │          └──► abort ─────┘
+               │                             └──► abort ────────────────┘
+               └──► answer (--search none: the model's knowledge) ─► audit
+                       └──► abort (no answer)
+
+The plan stage convenes the council (``stages/council.py``) when it is on; evaluate does
+nothing unless ``evaluate`` is set.
 """
 
 from __future__ import annotations
@@ -14,7 +20,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from deepresearch.context import RunContext
+from deepresearch.ledger import recorded
+from deepresearch.stages.answer import answer
 from deepresearch.stages.audit import audit
+from deepresearch.stages.check import check_findings
+from deepresearch.stages.evaluate import evaluate
 from deepresearch.stages.finish import abort, respond
 from deepresearch.stages.gate import gate
 from deepresearch.stages.intake import intake
@@ -44,6 +54,11 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.models.usage", "Usage"),
     ("deepresearch.models.usage", "TokenCount"),
     ("deepresearch.core.gate", "GateResult"),
+    ("deepresearch.models.council", "CouncilResult"),
+    ("deepresearch.models.council", "CouncilProposal"),
+    ("deepresearch.models.findings", "FindingCheck"),
+    ("deepresearch.models.evaluation", "EvalResult"),
+    ("deepresearch.models.evaluation", "DimensionScore"),
 ]
 
 
@@ -51,21 +66,29 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
 ) -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("intake", intake)
-    graph.add_node("respond", respond)
-    graph.add_node("plan", plan)
-    graph.add_node("research", research)
-    graph.add_node("gate", gate)
-    graph.add_node("reflect", reflect)
-    graph.add_node("write", write)
-    graph.add_node("abort", abort)
-    graph.add_node("audit", audit)
+    # every node records the run's ledger (usage, fetches, model errors) in its update
+    graph.add_node("intake", recorded(intake, _run))
+    graph.add_node("respond", recorded(respond, _run))
+    graph.add_node("plan", recorded(plan, _run))
+    graph.add_node("research", recorded(research, _run))
+    graph.add_node("gate", recorded(gate, _run))
+    graph.add_node("reflect", recorded(reflect, _run))
+    graph.add_node("answer", recorded(answer, _run))
+    graph.add_node("check_findings", recorded(check_findings, _run))
+    graph.add_node("write", recorded(write, _run))
+    graph.add_node("abort", recorded(abort, _run))
+    graph.add_node("audit", recorded(audit, _run))
+    graph.add_node("evaluate", recorded(evaluate, _run))
     graph.add_edge(START, "intake")
-    graph.add_edge("plan", "research")
     graph.add_edge("research", "gate")
     graph.add_edge("gate", "reflect")
     graph.add_edge("write", "audit")
     graph.add_edge("abort", "audit")
     graph.add_edge("respond", "audit")
-    graph.add_edge("audit", END)
+    graph.add_edge("audit", "evaluate")
+    graph.add_edge("evaluate", END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def _run(context: RunContext) -> RunContext:
+    return context

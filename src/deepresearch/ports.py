@@ -22,6 +22,7 @@ from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.council import build_council_models
 from deepresearch.llm.endpoints import endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
@@ -108,7 +109,14 @@ async def open_context(
                 roles=list(problem.roles),
                 reason=problem.reason,
             )
-    return RunContext(settings=settings, gateway=gateway, search=search, fetcher=fetcher, bus=bus)
+    return RunContext(
+        settings=settings,
+        gateway=gateway,
+        search=search,
+        fetcher=fetcher,
+        bus=bus,
+        council_models=build_council_models(settings),
+    )
 
 
 def _search_warnings(bus: EventBus) -> OnFailure:

@@ -154,12 +154,13 @@ async def run_recipe(
 
         start: dict[str, Any] | None
         if resume:
-            if "usage" in values:
-                gateway.usage.merge(values["usage"])
+            from deepresearch.ledger import restore  # LangGraph: loaded only to run
+
+            restore(ctx, values)  # usage, fetches and model errors so far
             gateway.boundary = values.get("boundary") or gateway.boundary
             done = recipe.result(values)
             if not snapshot.next and done is not None:
-                completion = recipe.completion(done, fetches=0)
+                completion = recipe.completion(done, fetches=ctx.fetches)
                 bus.emit("run_completed", message="Run was already complete", kind=completion.kind)
                 return done
             bus.emit(

@@ -21,13 +21,14 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
     EnvSettingsSource,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -268,6 +269,26 @@ class Settings(BaseSettings):
         description="retries of a weak sub-question (broaden, narrow, synonyms)",
     )
     summarizer_concurrency: int = Field(default=16, ge=1, le=64)
+    # the council (seed 002): several research briefs, scored by the judge
+    council: bool | None = Field(
+        default=None,
+        description="several planners propose briefs, the judge scores them; "
+        "unset: on at depth deep or when council_models is given",
+    )
+    council_models: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="provider:model of each council member, comma-separated "
+        "(default: the planner in several personas)",
+    )
+    council_min_consensus: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="at or above: the best brief; below: the top two merged",
+    )
+    evaluate: bool = Field(
+        default=False, description="evaluate the report when the run ends (deepresearch eval)"
+    )
 
     # storage
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".deepresearch")
@@ -328,6 +349,19 @@ class Settings(BaseSettings):
                 raise ValueError(f"search_urls.{name} must be an http(s) URL, not {url!r}")
         return {name: url.strip() for name, url in value.items()}
 
+    @field_validator("council_models", mode="before")
+    @classmethod
+    def _split_council(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, list | tuple):
+            specs = [str(part).strip() for part in value if str(part).strip()]
+            for spec in specs:
+                if ":" not in spec:
+                    raise ValueError(f"{spec!r} is not of the form provider:model")
+            return specs
+        return value
+
     @field_validator("allow_hosts", mode="before")
     @classmethod
     def _split_hosts(cls, value: Any) -> Any:
@@ -366,6 +400,14 @@ class Settings(BaseSettings):
             return explicit
         value: int = getattr(self.preset, name)
         return value
+
+    @property
+    def council_on(self) -> bool:
+        """Whether the council plans the run: as set, else at depth deep or when its
+        members are named."""
+        if self.council is not None:
+            return self.council
+        return self.depth == "deep" or bool(self.council_models)
 
     def model_for(self, role: Role) -> str:
         specific: str | None = getattr(self, f"{role}_model")

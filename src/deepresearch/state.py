@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from deepresearch.core.gate import GateResult
-from deepresearch.models import Evidence, Plan, Report, Source, SubQuestion, Usage
+from deepresearch.models import (
+    CouncilResult,
+    Evidence,
+    FindingCheck,
+    Plan,
+    Report,
+    Source,
+    SubQuestion,
+    Usage,
+)
 from deepresearch.models.scores import SourceScores
 
 Intent = Literal["research", "chitchat", "clarify", "malicious"]
@@ -22,6 +31,8 @@ class RunState(TypedDict, total=False):
     intent: Intent
     intent_reply: str
     plan: Plan
+    #: the council's proposals, scores and decision, when a council planned the run
+    council: CouncilResult
     sub_questions: list[SubQuestion]
     wave: int
     units_used: int
@@ -29,12 +40,17 @@ class RunState(TypedDict, total=False):
     considered: dict[str, SourceScores]
     evidence: list[Evidence]
     gate: GateResult
+    #: every verified finding read against its quote before writing (``stages/check.py``)
+    finding_checks: list[FindingCheck]
     reflections: list[str]
     #: keys of the leads followed so far, and leads found but not followed (no room left)
     leads: list[str]
     open_leads: list[str]
     warnings: list[str]
+    # the ledger (``ledger.py``), recorded after every node and restored on resume
     usage: Usage
+    fetches: int
+    model_errors: list[str]
     report: Report
     findings_restored: int
     findings_dropped: int

@@ -42,6 +42,8 @@ POSITIVE = {
         "quick.input_tokens",
         "quick.output_tokens",
         "quick.no_model.wall_s",
+        "quick.eval.citation_precision",
+        "quick.eval.judge_overall",
     ],
     "quote_verification": ["verify_quote_per_s", "naive_per_s", "speed_ratio", "agreement"],
     "extraction": ["pages_per_s", "mb_per_s", "mean_f1"],

@@ -59,6 +59,7 @@ class ChatServer(ThreadingHTTPServer):
         self.authorizations, self.prompts = [], []
         self.hold, self.temperatures = {}, []  # every fixture's server, this module's or another's
         self.llm, self.counts = threading.Lock(), threading.Lock()
+        self.model_names: list[tuple[str, str]] = []  # (first system line, model asked for)
 
 
 def _client_gone(connection: socket.socket) -> bool:
@@ -141,6 +142,7 @@ class _Handler(BaseHTTPRequestHandler):
         first_line = str(messages[0].content).splitlines()[0]
         self.server.prompts.append(first_line)
         self.server.temperatures.append((first_line, body.get("temperature")))
+        self.server.model_names.append((first_line, str(body.get("model"))))
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             time.sleep(self.server.write_delay_s)
         for prefix, seconds in list(self.server.hold.items()):

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from deepresearch.core.assemble import (
     QUOTES_PER_SECTION,
+    Written,
+    assemble_report,
     best_evidence,
     extractive_sections,
     limitations,
     number_sources,
 )
 from deepresearch.core.gate import GateResult
-from deepresearch.models import Evidence, Sentence, Source, SubQuestion, Verification
+from deepresearch.models import (
+    Evidence,
+    Paragraph,
+    Section,
+    Sentence,
+    Source,
+    SubQuestion,
+    Verification,
+)
+from deepresearch.models.scores import SourceScores
 
 PASS = Verification(status="PASS", method="exact", score=1.0)
 FAIL = Verification(status="FAIL", method="fuzzy", score=0.2)
@@ -208,3 +221,80 @@ def test_leads_left_unfollowed_are_a_limitation() -> None:
         "Leads found in the evidence but not followed (no research wave or unit left): "
         "The Glass Orchard; Tomas Berg."
     ]
+
+
+def _scores(url: str, decision: str, final: float) -> SourceScores:
+    return SourceScores.model_validate(
+        {
+            "url": url,
+            "domain": "a.example",
+            "extractability": 1.0,
+            "query_relevance": 1.0,
+            "query_multiplier": 1.0,
+            "domain_authority": 30,
+            "recency": 0.5,
+            "retrieval_relevance": 1.0,
+            "tier": "UNVERIFIED",
+            "credibility": 0.3,
+            "signal_score": final,
+            "final": final,
+            "decision": decision,
+        }
+    )
+
+
+def test_assemble_report_puts_exact_findings_first_and_disagreements_last() -> None:
+    tower = ev("e1", "sa", quote="The tower was completed in 1889.")
+    tower.claim = "The tower was completed in 1889 in Paris city."
+    other = ev("e2", "sb", quote="The tower was completed in 1887.")
+    other.claim = "The tower was completed in 1887 in Paris city."
+    unused = ev("e3", "sc")
+    body = Section(
+        heading="History", paragraphs=[Paragraph(sentences=[Sentence(text="A.", citations=["e2"])])]
+    )
+    written = Written(
+        kind="synthesized",
+        title="The tower",
+        notice=None,
+        summary=[Sentence(text="Built in the 1880s.", citations=["e1"])],
+        sections=[body],
+        # the writer shortened one quote and named one that does not exist
+        picks=[("e1", "“The tower was completed”"), ("e9", "“made up”")],
+    )
+    sources = {s: src(s) for s in ("sa", "sb", "sc")} | {"sd": src("sd", fetched=False)}
+    done = assemble_report(
+        written,
+        run_id="run-1",
+        question="When was the tower completed?",
+        evidence=[tower, other, unused],
+        sources=sources,
+        considered=[
+            _scores("https://x.example/", "dropped", 0.9),
+            _scores("https://y.example/", "read", 0.4),
+            _scores("https://z.example/", "read", 0.8),
+        ],
+        gate=None,
+        sub_questions=[SubQuestion(id="q1", text="When?")],
+        model_errors=["model m timed out", "model m timed out"],
+        open_leads=[],
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    report = done.report
+    assert (done.findings_restored, done.findings_dropped) == (1, 1)
+    headings = [section.heading for section in report.sections]
+    assert headings == ["Verified Findings", "History", "Where sources disagree"]
+    assert (
+        report.sections[0].paragraphs[0].sentences[0].text == "“The tower was completed in 1889.”"
+    )
+    assert [ref.id for ref in report.sources] == ["sa", "sb"]  # the summary cites first
+    assert [item.id for item in report.evidence] == ["e1", "e2"]  # only the cited
+    assert [s.url for s in report.considered] == [
+        "https://z.example/",
+        "https://y.example/",
+        "https://x.example/",
+    ]
+    assert report.limitations == [
+        "1 source(s) could not be read and were not quoted.",
+        "Model problems: model m timed out.",
+    ]
+    assert report.claims is not None and report.created_at is not None

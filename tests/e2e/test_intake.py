@@ -63,5 +63,6 @@ async def test_no_clarify_researches_anyway(tmp_path: Path) -> None:
         _settings(tmp_path, no_clarify=True),
         models=dict.fromkeys(ROLES, model),
     )
-    # search is off, so research finds nothing: an honest abort, not a clarification
-    assert report is not None and report.kind == "abort"
+    # search is off, so the model answers from its knowledge (labelled as not researched,
+    # issue 16): an answer, not a clarification
+    assert report is not None and report.kind == "unresearched"

@@ -57,6 +57,9 @@ def test_an_employer_job_builds_a_verified_profile(
 
         result = service.client.get(f"/v1/research/{job_id}/report").json()
         assert result["recipe"] == "employer" and result["outcome"] == "profile"
+        # an employer profile is not a research report: there is nothing to evaluate
+        refused = service.client.post(f"/v1/research/{job_id}/eval")
+        assert refused.status_code == 422 and "only research reports" in refused.json()["detail"]
         evidence = {item["id"] for item in result["evidence"]}
         assert result["profile"]["tech_stack"]
         for item in result["profile"]["tech_stack"]:

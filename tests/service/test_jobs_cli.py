@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from langchain_core.messages import BaseMessage
 from typer.testing import CliRunner
 
 from deepresearch.cli.app import app
@@ -18,6 +19,9 @@ from deepresearch.service.client import ServiceClient
 from deepresearch.service.db import make_engine
 from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
+from deepresearch.stages import answer
+from deepresearch.testing.research_script import research_script
+from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
 from .helpers import Service, running_service, service_settings
@@ -37,6 +41,18 @@ def ndjson(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
+def _declining_model() -> ScriptedChatModel:
+    """A careful model that, asked to answer without search, gives no answer."""
+    research = research_script()
+
+    def reply(messages: list[BaseMessage]) -> str:
+        if str(messages[0].content).startswith(answer.SYSTEM[:40]):
+            return "I would rather not answer without sources."
+        return research(messages)
+
+    return ScriptedChatModel(reply)
+
+
 @pytest.fixture(scope="module")
 def service(service_web: OfflineWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     tmp_path = tmp_path_factory.mktemp("jobs-cli")
@@ -47,7 +63,7 @@ def service(service_web: OfflineWeb, tmp_path_factory: pytest.TempPathFactory) -
         active_runs_per_key=5,
         submissions_per_window=100,
     )
-    with running_service(settings) as running:
+    with running_service(settings, model=_declining_model()) as running:
         yield running
 
 
@@ -150,7 +166,7 @@ def test_watch_survives_the_connection_dropping(service: Service, questions: lis
 
 
 def test_an_abort_report_exits_3_and_a_chat_reply_is_shown(service: Service) -> None:
-    # no search: nothing can be found, and the run ends in an honest abort report
+    # no search, and the model gives no answer from its knowledge: an honest abort report
     aborted = jobs(
         "submit", "Who is Gallu?", "--search", "none", "--watch", "--server", service.url
     )

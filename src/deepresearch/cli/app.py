@@ -20,6 +20,7 @@ import typer
 from deepresearch.cli.common import EXIT_FAILED, fail
 from deepresearch.cli.doctor import doctor
 from deepresearch.cli.employer import employer
+from deepresearch.cli.evaluate import evaluate
 from deepresearch.cli.index import index
 from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
@@ -76,6 +77,7 @@ app.command(name="run")(run)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)
+app.command(name="eval")(evaluate)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)
 app.command(name="worker")(worker)

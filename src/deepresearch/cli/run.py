@@ -109,6 +109,20 @@ def run(
             "(fail, the default) or run without it and write an extractive report."
         ),
     ] = None,
+    council: Annotated[
+        bool | None,
+        typer.Option(
+            "--council/--no-council",
+            help="Several planners propose, the judge scores (default: on at --depth deep).",
+        ),
+    ] = None,
+    council_models: Annotated[
+        str | None,
+        typer.Option(help="Council members: provider:model,... (default: planner personas)."),
+    ] = None,
+    evaluate: Annotated[
+        bool, typer.Option("--eval", help="Evaluate the report when the run ends.")
+    ] = False,
     config: options.Config = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
@@ -161,6 +175,9 @@ def run(
         "min_domains": min_domains,
         "min_evidence": min_evidence,
         "on_model_unavailable": on_model_unavailable.value if on_model_unavailable else None,
+        "council": council,
+        "council_models": council_models,
+        "evaluate": evaluate or None,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})

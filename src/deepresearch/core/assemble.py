@@ -1,23 +1,35 @@
-"""Turning evidence into report parts. Pure: the writer stage calls these.
+"""Turning evidence into report parts, and the parts into the report. Pure: the writer
+stage calls these.
 
 - ``number_sources``: the cited sources, numbered in order of first citation;
 - ``extractive_sections``: the no-model report, made only of verified quotes;
-- ``limitations``: what the run could not do, said plainly."""
+- ``limitations``: what the run could not do, said plainly;
+- ``assemble_report``: the report from what was written (a synthesized or an extractive
+  text, and the Verified Findings picked): the findings first and kept exact, the
+  disagreements side by side, the claim ledger, the numbered sources, the limitations and
+  every source considered."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
+from deepresearch.core.claims import build_ledger, detect_contradictions
+from deepresearch.core.findings import contradictions_section, enforce_findings, findings_section
 from deepresearch.core.gate import GateResult
 from deepresearch.models import (
     Evidence,
     Paragraph,
+    Report,
     Section,
     Sentence,
     Source,
     SourceRef,
     SubQuestion,
 )
+from deepresearch.models.report import ReportKind
+from deepresearch.models.scores import SourceScores
 
 QUOTES_PER_SECTION = 6
 
@@ -128,3 +140,84 @@ def limitations(
     if model_errors:
         out.append("Model problems: " + "; ".join(sorted(set(model_errors))[:3]) + ".")
     return out
+
+
+@dataclass(frozen=True)
+class Written:
+    """What the writing produced: the report's kind, title and notice, the summary and
+    sections, and the Verified Findings picked as (evidence id, quote)."""
+
+    kind: ReportKind
+    title: str
+    notice: str | None
+    summary: list[Sentence]
+    sections: list[Section]
+    picks: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Assembled:
+    report: Report
+    findings_restored: int  # findings whose quote the writer altered, put back
+    findings_dropped: int  # findings that named no known evidence
+
+
+def assemble_report(
+    written: Written,
+    *,
+    run_id: str,
+    question: str,
+    evidence: Sequence[Evidence],
+    sources: Mapping[str, Source],
+    considered: Iterable[SourceScores],
+    gate: GateResult | None,
+    sub_questions: Sequence[SubQuestion],
+    model_errors: Sequence[str],
+    open_leads: Sequence[str],
+    created_at: datetime,
+) -> Assembled:
+    """The report (its usage is the run's, added when it is read: the recipe's
+    ``result``). ``evidence``: the verified evidence; the report carries the cited."""
+    by_id = {item.id: item for item in evidence}
+    sections = list(written.sections)
+    if written.picks:
+        sections = [findings_section(written.picks), *sections]
+    sections, restored, lost = enforce_findings(sections, by_id)
+    disagreements = detect_contradictions(evidence)
+    ledger = build_ledger(
+        evidence,
+        {sid: source.rank_score for sid, source in sources.items()},
+        contradictions=disagreements,
+    )
+    contradictions = contradictions_section(disagreements, by_id)
+    if contradictions is not None:
+        sections.append(contradictions)
+    all_sentences = [
+        *written.summary,
+        *(s for sec in sections for p in sec.paragraphs for s in p.sentences),
+    ]
+    refs = number_sources(all_sentences, by_id, sources)
+    cited = {cid for sentence in all_sentences for cid in sentence.citations}
+    report = Report(
+        run_id=run_id,
+        question=question,
+        title=written.title,
+        kind=written.kind,
+        summary=written.summary,
+        sections=sections,
+        sources=refs,
+        evidence=[item for item in evidence if item.id in cited],
+        limitations=limitations(
+            gate=gate,
+            sub_questions=sub_questions,
+            sources=sources,
+            model_errors=model_errors,
+            answered={item.sub_question_id for item in evidence},
+            open_leads=open_leads,
+        ),
+        notice=written.notice,
+        claims=ledger,
+        considered=sorted(considered, key=lambda s: (s.decision != "read", -s.final)),
+        created_at=created_at,
+    )
+    return Assembled(report, restored, lost)

@@ -56,6 +56,9 @@ def apply_audit(
     findings_restored: int = 0,
     findings_dropped: int = 0,
     invented_citations: int = 0,
+    findings_checked: int = 0,
+    findings_partial: int = 0,
+    findings_unsupported: int = 0,
 ) -> Report:
     """The report with the policy applied to ``verdicts`` and its Audit filled in."""
     counts = {"supported": 0, "partial": 0, "unsupported": 0, "uncited": 0}
@@ -104,6 +107,9 @@ def apply_audit(
         findings_restored=findings_restored,
         findings_dropped=findings_dropped,
         invented_citations=invented_citations,
+        findings_checked=findings_checked,
+        findings_partial=findings_partial,
+        findings_unsupported=findings_unsupported,
         citation_precision=round((counts["supported"] + counts["partial"]) / checked, 4)
         if checked
         else None,
@@ -117,6 +123,11 @@ def apply_audit(
     if invented_citations:
         limitations.append(
             f"The writer cited {invented_citations} piece(s) of evidence that do not exist; those citations were dropped."
+        )
+    if findings_unsupported:
+        limitations.append(
+            f"The findings check dropped {findings_unsupported} finding(s) whose quote does not "
+            "support the claim made of it; the writer never saw them."
         )
     if findings_restored:
         limitations.append(

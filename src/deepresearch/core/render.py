@@ -20,6 +20,7 @@ import json
 import re
 from collections.abc import Collection, Iterable
 
+from deepresearch.core import render_eval
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
 from deepresearch.models import Evidence, Report, Sentence, SourceRef
@@ -124,6 +125,8 @@ def to_markdown(report: Report) -> str:
     summary = audit_line(report)
     if summary:
         lines += [f"_{summary}_", ""]
+    if report.evaluation is not None:
+        lines += render_eval.markdown(report.evaluation, lambda text: _md(text, ok))
     lines.append(_usage_line(report))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -175,8 +178,17 @@ def _flag(sentence: Sentence) -> str:
 
 def audit_line(report: Report) -> str | None:
     audit = report.audit
-    if audit is None or audit.policy == "off" or audit.method == "none":
+    if audit is None:
         return None
+    checked = (
+        f" Findings check: {audit.findings_checked} findings read against their quotes, "
+        f"{audit.findings_partial} partly supported, {audit.findings_unsupported} unsupported "
+        "and dropped before writing."
+        if audit.findings_checked
+        else ""
+    )
+    if audit.policy == "off" or audit.method == "none":
+        return checked.strip() or None
     precision = (
         f", citation precision {audit.citation_precision:.0%}"
         if audit.citation_precision is not None
@@ -186,6 +198,7 @@ def audit_line(report: Report) -> str | None:
         f"Audit ({audit.policy}, {audit.method}): {audit.checked} sentences checked against their "
         f"sources: {audit.supported} supported, {audit.partial} partly, {audit.unsupported} not "
         f"supported; {audit.uncited_factual} factual without a citation; {audit.removed} removed{precision}."
+        + checked
     )
 
 
@@ -207,10 +220,17 @@ def _md_url(url: str) -> str:
 
 def _usage_line(report: Report) -> str:
     usage = report.usage
+    council = usage.by_stage.get("council")
+    of_which = (
+        f" (the council: {council.calls} calls, {council.input_tokens} input and "
+        f"{council.output_tokens} output tokens)"
+        if council is not None and council.calls
+        else ""
+    )
     return (
         f"_Run {report.run_id}: {len(report.sources)} sources cited, "
         f"{len(report.cited_evidence_ids())} verified quotes, {usage.calls} model calls, "
-        f"{usage.input_tokens} input and {usage.output_tokens} output tokens._"
+        f"{usage.input_tokens} input and {usage.output_tokens} output tokens{of_which}._"
     )
 
 
@@ -253,6 +273,8 @@ def to_html(report: Report) -> str:
     summary = audit_line(report)
     if summary:
         body.append(f'<p class="audit-summary">{esc(summary)}</p>')
+    if report.evaluation is not None:
+        body.append(render_eval.to_html(report.evaluation, lambda text: neutralize(text, ok)))
     body.append(f'<p class="usage">{esc(_usage_line(report).strip("_"))}</p>')
     return _PAGE.format(title=esc(report.title), body="\n".join(body))
 

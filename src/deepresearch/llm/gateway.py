@@ -18,6 +18,7 @@ runner can tell the user.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import math
 import os
@@ -166,6 +167,18 @@ class Gateway:
     def disabled(cls) -> Gateway:
         """A gateway with no model for any role: every answer is None (fallbacks)."""
         return cls({}, model_names={}, timeout_s=60.0, max_retries=0)
+
+    def with_role_model(self, role: Role, model: BaseChatModel | None, name: str) -> Gateway:
+        """This gateway with ``role`` answered by another model (a council member, or the
+        judge an evaluation names): the same usage, errors, cache, breakers and fence,
+        so its calls are counted and guarded like every other."""
+        twin = copy.copy(self)
+        twin._models = {**self._models, role: model}
+        twin._names = {**self._names, role: name}
+        vars_ = key_env_vars(name) if ":" in name else ()
+        keys = [os.environ[var] for var in vars_ if os.environ.get(var)]
+        twin._secrets = tuple(dict.fromkeys([*self._secrets, *keys]))
+        return twin
 
     def has_model(self, role: Role) -> bool:
         """Whether ``role`` has a usable model (configured, and not refused for good)."""

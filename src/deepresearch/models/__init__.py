@@ -1,8 +1,11 @@
 """Plain pydantic data shared by every layer. No I/O lives here."""
 
 from deepresearch.models.claims import Claim, ClaimLedger
+from deepresearch.models.council import CouncilProposal, CouncilResult
+from deepresearch.models.evaluation import DimensionScore, EvalResult
 from deepresearch.models.events import EventType, RunEvent
 from deepresearch.models.evidence import Evidence, Verification
+from deepresearch.models.findings import FindingCheck
 from deepresearch.models.plan import Plan, SubQuestion, SubQuestionStatus
 from deepresearch.models.report import (
     Audit,
@@ -25,8 +28,13 @@ __all__ = [
     "AuditVerdict",
     "Claim",
     "ClaimLedger",
+    "CouncilProposal",
+    "CouncilResult",
+    "DimensionScore",
+    "EvalResult",
     "EventType",
     "Evidence",
+    "FindingCheck",
     "ModelCall",
     "Paragraph",
     "Passage",

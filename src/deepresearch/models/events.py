@@ -15,6 +15,7 @@ EventType = Literal[
     "stage_completed",
     "intake_decided",
     "plan_ready",
+    "council_decided",
     "wave_started",
     "search_completed",
     "sources_ranked",
@@ -24,6 +25,7 @@ EventType = Literal[
     "evidence_added",
     "gate_evaluated",
     "reflection",
+    "findings_checked",
     # recipes (seed 000, section 15): a recipe's phases, its tool calls, observations and
     # reasoning, and its routing decisions
     "phase",
@@ -36,6 +38,7 @@ EventType = Literal[
     "warning",
     "report_ready",
     "audit_completed",
+    "eval_completed",
     "run_completed",
     "run_failed",
     "run_cancelled",

@@ -8,11 +8,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from deepresearch.models.claims import ClaimLedger
+from deepresearch.models.evaluation import EvalResult
 from deepresearch.models.evidence import Evidence
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.usage import Usage
 
-ReportKind = Literal["synthesized", "extractive", "abort", "chitchat", "refusal", "clarification"]
+ReportKind = Literal[
+    "synthesized", "extractive", "abort", "chitchat", "refusal", "clarification", "unresearched"
+]
 AuditVerdict = Literal["supported", "partial", "unsupported", "uncited"]
 AuditPolicy = Literal["strict", "mark", "off"]
 SectionKind = Literal["body", "verified_findings", "contradictions"]
@@ -54,6 +57,13 @@ class Audit(BaseModel):
     )
     findings_restored: int = 0
     findings_dropped: int = 0
+    findings_checked: int = Field(
+        default=0, description="verified findings the findings check read against their quote"
+    )
+    findings_partial: int = 0
+    findings_unsupported: int = Field(
+        default=0, description="findings their quote does not support: never shown to the writer"
+    )
     citation_precision: float | None = Field(
         default=None,
         description="share of checked cited sentences whose citations support them (fully or partly)",
@@ -90,6 +100,9 @@ class Report(BaseModel):
         description="claims with supporting and contradicting evidence, and confidence",
     )
     usage: Usage = Field(default_factory=Usage)
+    evaluation: EvalResult | None = Field(
+        default=None, description="the report's evaluation, when it was evaluated"
+    )
     created_at: datetime | None = None
 
     def cited_evidence_ids(self) -> list[str]:

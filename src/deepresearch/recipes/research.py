@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
-from deepresearch.models import Report
+from deepresearch.models import Report, Usage
 from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.settings import Role, Settings
 
@@ -94,8 +94,12 @@ class ResearchRecipe:
         }
 
     def result(self, values: Mapping[str, Any]) -> Report | None:
+        """The report, with the run's usage (the ledger's, recorded after every node)."""
         report = values.get("report")
-        return report if isinstance(report, Report) else None
+        if not isinstance(report, Report):
+            return None
+        usage = values.get("usage")
+        return report.model_copy(update={"usage": usage}) if isinstance(usage, Usage) else report
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
         notes: tuple[str, ...] = ()

@@ -35,10 +35,14 @@ TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
 STAGE_PROGRESS = {
     "intake": 0.02,
     "plan": 0.08,
+    "council": 0.1,  # the plan stage's council, when it sits
     "research": 0.15,
+    "answer": 0.5,  # --search none: the model's answer instead of research
+    "check_findings": 0.72,
     "write": 0.75,
     "abort": 0.75,
     "audit": 0.9,
+    "evaluate": 0.95,
 }
 RESEARCH_END = 0.7
 #: the run graph's nodes: an event of one of them means the run is in it

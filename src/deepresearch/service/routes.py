@@ -11,8 +11,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.ids import run_id_problem
+from deepresearch.errors import ConfigError, DeepResearchError
+from deepresearch.evaluation import evaluate_run
+from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.auth import Caller, caller
+from deepresearch.service.evals import load_evaluation, save_evaluation
 from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
@@ -174,8 +178,45 @@ async def list_jobs(
 
 @router.get("/research/{job_id}", response_model=JobView, responses=PROBLEMS, summary="A job")
 async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
-    """Status, stage, progress (0-1), counts, usage and timestamps."""
-    return JobView.of(await _own_job(request, who, job_id))
+    """Status, stage, progress (0-1), counts, usage, timestamps and, once the report was
+    evaluated, its evaluation."""
+    job = await _own_job(request, who, job_id)
+    view = JobView.of(job)
+    if job.status == "COMPLETED":
+        view.evaluation = await run_in_threadpool(
+            load_evaluation, _state(request).store.engine, job.id
+        )
+    return view
+
+
+@router.post(
+    "/research/{job_id}/eval",
+    response_model=EvalResult,
+    responses={**PROBLEMS, 410: {"model": Problem, "description": "the results have expired"}},
+    summary="Evaluate a finished job's report",
+)
+async def evaluate(job_id: str, request: Request, who: CallerDep) -> EvalResult:
+    """Citation precision and recall and sub-question coverage (computed without a model)
+    and the judge's scores with reasons on DeepResearch Bench's four RACE dimensions
+    (comprehensiveness, insight, instruction following, readability), stored with the job:
+    its view and report show them from then on. Takes as long as one judge call."""
+    state = _state(request)
+    job = await _own_job(request, who, job_id)
+    if job.status == "EXPIRED":
+        raise ApiProblem(410, "the job's results have expired", kind="expired")
+    if job.status != "COMPLETED":
+        raise ApiProblem(
+            409, f"the job is {job.status}; only a finished report is evaluated", kind="not-ready"
+        )
+    settings = job_settings(state.settings, job.recipe, job.options)
+    try:
+        result = await evaluate_run(settings, job.id, models=state.workers.runtime.models)
+    except ConfigError as exc:  # not a research run, a reply rather than a report, no key
+        raise ApiProblem(422, exc.message, kind="cannot-evaluate") from None
+    except DeepResearchError as exc:
+        raise ApiProblem(409, exc.message, kind="cannot-evaluate") from None
+    await run_in_threadpool(save_evaluation, state.store.engine, job.id, result)
+    return result
 
 
 @router.post(
@@ -223,6 +264,12 @@ async def report(
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
     _, document, markdown = found
+    evaluation = await run_in_threadpool(load_evaluation, _state(request).store.engine, job.id)
+    if evaluation is not None and document.get("evaluation") != evaluation:
+        # evaluated after it was stored: rendered again with its evaluation
+        document = {**document, "evaluation": evaluation}
+        recipe = get_recipe(job.recipe)
+        markdown = recipe.render(recipe.result_model.model_validate(document), "md")
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":

@@ -50,6 +50,14 @@ class RunOptions(BaseModel):
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
     min_domains: int | None = Field(default=None, ge=0, le=20)
     min_evidence: int | None = Field(default=None, ge=0, le=100)
+    council: bool | None = Field(
+        default=None,
+        description="several planners propose a brief and the judge scores them "
+        "(default: on at depth deep)",
+    )
+    evaluate: bool | None = Field(
+        default=None, description="evaluate the report when the run ends (see /eval)"
+    )
 
     @field_validator("search")
     @classmethod
@@ -168,6 +176,7 @@ class JobLinks(BaseModel):
     report: str
     sources: str
     cancel: str
+    eval: str
 
 
 class JobView(BaseModel):
@@ -188,6 +197,10 @@ class JobView(BaseModel):
     finished_at: datetime | None
     expires_at: datetime | None
     links: JobLinks
+    evaluation: dict[str, Any] | None = Field(
+        default=None,
+        description="the report's evaluation (GET of one job only; POST .../eval makes one)",
+    )
 
     @classmethod
     def of(cls, job: Job, prefix: str = "/v1/research") -> JobView:
@@ -215,6 +228,7 @@ class JobView(BaseModel):
                 report=f"{base}/report",
                 sources=f"{base}/sources",
                 cancel=f"{base}/cancel",
+                eval=f"{base}/eval",
             ),
         )
 

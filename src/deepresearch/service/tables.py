@@ -140,3 +140,14 @@ research_usage = Table(
     Column("output_tokens", Integer, nullable=False),
     Column("cached", Boolean, nullable=False),
 )
+
+#: a finished job's evaluation (``POST /v1/research/{id}/eval``; ``service/evals.py``)
+research_evals = Table(
+    "research_evals",
+    metadata,
+    Column(
+        "job_id", String(64), ForeignKey("research_jobs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("evaluation", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

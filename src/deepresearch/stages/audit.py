@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from deepresearch.context import RunContext
 from deepresearch.core.audit import apply_audit, cited_passages, is_quote, numbered_sentences
+from deepresearch.core.finding_check import check_counts
 from deepresearch.core.support import check_support, is_factual
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Audit, AuditVerdict, Evidence, Sentence
@@ -41,8 +42,9 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     report = state["report"]
     policy = ctx.settings.audit
+    checked = check_counts(state.get("finding_checks", []))  # the findings check's counts
     if policy == "off" or report.kind not in ("synthesized", "extractive"):
-        return {"report": report.model_copy(update={"audit": Audit(policy=policy)})}
+        return {"report": report.model_copy(update={"audit": Audit(policy=policy, **checked)})}
     ctx.bus.emit(
         "stage_started", stage=STAGE, message="Checking every sentence against its sources"
     )
@@ -76,6 +78,7 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         findings_restored=state.get("findings_restored", 0),
         findings_dropped=state.get("findings_dropped", 0),
         invented_citations=state.get("invented_citations", 0),
+        **checked,
     )
     result = audited.audit
     assert result is not None
@@ -90,10 +93,7 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         **result.model_dump(mode="json"),
     )
     ctx.bus.emit("stage_completed", stage=STAGE)
-    return {
-        "report": audited.model_copy(update={"usage": ctx.usage_snapshot()}),
-        "usage": ctx.usage_snapshot(),
-    }
+    return {"report": audited}
 
 
 async def _check(

@@ -50,13 +50,12 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         suggestions=SUGGESTIONS,
         limitations=list(dict.fromkeys(state.get("warnings", [])))[:5],
         notice="No reliable sources were found, so no findings are reported.",
-        usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
     ctx.bus.emit(
         "report_ready", stage="abort", message="Abort report: nothing reliable found", kind="abort"
     )
-    return {"report": report, "usage": report.usage}
+    return {"report": report}
 
 
 async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
@@ -80,8 +79,7 @@ async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         title=title,
         kind=kind,
         summary=[Sentence(text=reply)] if reply else [],
-        usage=ctx.usage_snapshot(),
         created_at=datetime.now(UTC),
     )
     ctx.bus.emit("report_ready", stage="intake", message=title, kind=kind, reply=reply)
-    return {"report": report, "usage": report.usage}
+    return {"report": report}

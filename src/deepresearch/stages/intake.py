@@ -66,5 +66,5 @@ async def intake(
         **({"reason": problem} if intent == "malicious" and problem else {}),
     )
     ctx.bus.emit("stage_completed", stage=STAGE)
-    update: RunState = {"intent": intent, "intent_reply": reply, "usage": ctx.usage_snapshot()}
+    update: RunState = {"intent": intent, "intent_reply": reply}
     return Command(goto="plan" if intent == "research" else "respond", update=update)

@@ -1,10 +1,16 @@
 """Plan: a research brief and 1-8 sub-questions, each with its search queries (seed 003's
-decomposition rules; seed 001's query expansion with operators where the provider has them)."""
+decomposition rules; seed 001's query expansion with operators where the provider has them).
+With the council on (``--council``, the default at depth deep) several members propose and
+the judge decides (``stages/council.py``). Routes to research, or, when no source can be
+searched (``--search none``) and a writer model is there, to an answer from the model's
+knowledge (``stages/answer.py``)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, Field
+from langgraph.types import Command
 
 from deepresearch.context import RunContext
 from deepresearch.core.planning import (
@@ -15,6 +21,7 @@ from deepresearch.core.planning import (
     usable_queries,
 )
 from deepresearch.models import Plan, SubQuestion
+from deepresearch.stages.council import PlanDraft, convene
 from deepresearch.state import RunState
 
 STAGE = "plan"
@@ -30,17 +37,9 @@ OPERATORS = (
 )
 
 
-class PlannedSubQuestion(BaseModel):
-    question: str
-    queries: list[str] = Field(default_factory=list)
-
-
-class PlanDraft(BaseModel):
-    brief: str
-    sub_questions: list[PlannedSubQuestion]
-
-
-async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+async def plan(
+    state: RunState, runtime: Runtime[RunContext]
+) -> Command[Literal["research", "answer"]]:
     ctx = runtime.context
     settings = ctx.settings
     question = state["question"]
@@ -50,17 +49,17 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx.bus.emit("stage_started", stage=STAGE, message="Planning the research")
 
     draft = None
-    if ctx.gateway.has_model("planner"):
-        user = (
-            f"Question:\n{question}\n\nWrite at most {cap} sub-questions with "
-            f"{per_question} queries each."
-        )
+    council = None
+    system = SYSTEM.format(operators=OPERATORS if operators else "")
+    user = (
+        f"Question:\n{question}\n\nWrite at most {cap} sub-questions with "
+        f"{per_question} queries each."
+    )
+    if settings.council_on:
+        draft, council = await convene(ctx, system=system, user=user, question=question)
+    if council is None and ctx.gateway.has_model("planner"):
         draft = await ctx.gateway.structured(
-            "planner",
-            PlanDraft,
-            system=SYSTEM.format(operators=OPERATORS if operators else ""),
-            user=user,
-            stage=STAGE,
+            "planner", PlanDraft, system=system, user=user, stage=STAGE
         )
 
     model_queries: dict[str, list[str]] = {}
@@ -95,7 +94,7 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         fallback=result.fallback,
     )
     ctx.bus.emit("stage_completed", stage=STAGE)
-    return {
+    update: RunState = {
         "plan": result,
         "sub_questions": sub_questions,
         "wave": 0,
@@ -104,8 +103,13 @@ async def plan(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         "evidence": [],
         "reflections": [],
         "warnings": [],
-        "usage": ctx.usage_snapshot(),
     }
+    if council is not None:
+        update["council"] = council
+    # nothing can be searched: a model answers from what it knows, labelled as such;
+    # without a writer the research runs as ever and ends in the honest abort report
+    unsearched = ctx.search.name == "none" and ctx.gateway.has_model("writer")
+    return Command(goto="answer" if unsearched else "research", update=update)
 
 
 def _key(question: str) -> str:

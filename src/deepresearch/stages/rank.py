@@ -19,12 +19,13 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
-from deepresearch.core.injection import Finding, flag_reason, scan
+from deepresearch.core.injection import Finding, scan
 from deepresearch.core.ranking import judge_problem, rank_and_select
 from deepresearch.core.scoring import ModelDims
 from deepresearch.core.text import clip
 from deepresearch.core.threshold import Selection
 from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.core.waves import drop_flagged
 from deepresearch.models import SearchHit, SubQuestion
 
 STAGE = "rank"
@@ -135,10 +136,7 @@ def _with_dropped(
 ) -> Selection:
     """``selection`` plus the flagged hits, scored for the record and dropped."""
     scored = rank_and_select(flagged, sub_question.text, ctx.domain_rules, now=now, limit=None)
-    dropped = [
-        s.model_copy(update={"decision": "dropped", "reason": flag_reason(findings[s.url])})
-        for s in scored.decisions
-    ]
+    dropped = drop_flagged(scored.decisions, findings)
     return selection.model_copy(update={"decisions": [*selection.decisions, *dropped]})
 
 

@@ -4,8 +4,9 @@ fails (seed 001), marked as not fetched so it is never quoted.
 
 This is the one place a run fetches pages. It fetches only URLs whose provenance it knows
 (a search result, the corpus, the user: ``core.provenance``), and scans what it read, the
-visible and the hidden text, for instructions aimed at a model (``core.injection``): a
-flagged URL is remembered in ``flags`` so the research unit drops it."""
+visible and the hidden text, for instructions aimed at a model (``core.injection``): what
+it found comes back with the source (``Reading.findings``), and the caller drops the page
+(``core.waves.drop_flagged``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from deepresearch.core.gate import domain_of
 from deepresearch.core.ids import source_id
 from deepresearch.core.injection import Finding, scan_page
 from deepresearch.core.provenance import REFUSED, Provenance
+from deepresearch.core.waves import Reading
 from deepresearch.errors import FetchError
 from deepresearch.fetch.extract import extract, truncate
 from deepresearch.models import SearchHit, Source
@@ -24,30 +26,29 @@ STAGE = "research"
 
 
 class SourceReader:
-    """Reads each URL once per run, even when several research units want it at once."""
+    """Reads each URL once per run, even when several research units want it at once:
+    every caller gets the same ``Reading``."""
 
     def __init__(
         self, ctx: RunContext, known: dict[str, Source], provenance: Provenance | None = None
     ) -> None:
         self.ctx = ctx
-        self.known = {source.url: source for source in known.values()}
         self.provenance = provenance if provenance is not None else Provenance()
-        #: url -> what the page tried to make the model do
-        self.flags: dict[str, list[Finding]] = {}
-        self._tasks: dict[str, asyncio.Task[Source]] = {}
+        self._tasks: dict[str, asyncio.Task[Reading]] = {}
+        self._known = {source.url: Reading(source) for source in known.values()}
 
-    async def read(self, hit: SearchHit) -> Source:
-        if hit.url in self.known:
-            return self.known[hit.url]
+    async def read(self, hit: SearchHit) -> Reading:
+        if hit.url in self._known:
+            return self._known[hit.url]
         task = self._tasks.get(hit.url)
         if task is None:
             task = asyncio.create_task(self._read(hit))
             self._tasks[hit.url] = task
-        source = await task
-        self.known[hit.url] = source
-        return source
+        reading = await task
+        self._known[hit.url] = reading
+        return reading
 
-    async def _read(self, hit: SearchHit) -> Source:
+    async def _read(self, hit: SearchHit) -> Reading:
         settings = self.ctx.settings
         base = Source(
             id=source_id(hit.url),
@@ -61,8 +62,7 @@ class SourceReader:
             text = truncate(hit.content.strip(), settings.max_text_chars)
             source = base.model_copy(update={"text": text, "kind": "text"})
             self._emit_fetched(source, cached=True)
-            self._screen(source, hit.content)
-            return source
+            return Reading(source, self._screen(source, hit.content))
         if not self.provenance.allows(hit.url):
             self.ctx.bus.emit(
                 "warning",
@@ -71,16 +71,16 @@ class SourceReader:
                 url=hit.url,
                 code="fetch_refused",
             )
-            return self._snippet(base, hit, REFUSED)
+            return Reading(self._snippet(base, hit, REFUSED))
         try:
             async with self.ctx.fetch_semaphore:
                 self.ctx.fetches += 1
                 page = await self.ctx.fetcher.fetch(hit.url)
             doc = await asyncio.to_thread(extract, page, max_chars=settings.max_text_chars)
         except FetchError as exc:
-            return self._snippet(base, hit, exc.message)
+            return Reading(self._snippet(base, hit, exc.message))
         if not doc.text.strip():
-            return self._snippet(base, hit, "no readable text on the page")
+            return Reading(self._snippet(base, hit, "no readable text on the page"))
         source = base.model_copy(
             update={
                 "text": doc.text,
@@ -90,14 +90,13 @@ class SourceReader:
             }
         )
         self._emit_fetched(source, cached=False)
-        self._screen(source, doc.text, doc.hidden_text)
-        return source
+        return Reading(source, self._screen(source, doc.text, doc.hidden_text))
 
-    def _screen(self, source: Source, text: str, hidden: str = "") -> None:
+    def _screen(self, source: Source, text: str, hidden: str = "") -> tuple[Finding, ...]:
+        """What the page tries to make a model do, with a warning when it tries anything."""
         findings = scan_page(text, hidden)
         if not findings:
-            return
-        self.flags[source.url] = findings
+            return ()
         first = findings[0]
         self.ctx.bus.emit(
             "warning",
@@ -110,6 +109,7 @@ class SourceReader:
             kinds=", ".join(sorted({finding.kind for finding in findings})),
             hidden=any(finding.hidden for finding in findings),
         )
+        return tuple(findings)
 
     def _snippet(self, base: Source, hit: SearchHit, reason: str) -> Source:
         self.ctx.bus.emit(

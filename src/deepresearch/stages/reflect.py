@@ -52,7 +52,7 @@ class Reflection(BaseModel):
 
 async def reflect(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["research", "write", "abort"]]:
+) -> Command[Literal["research", "check_findings", "abort"]]:
     ctx = runtime.context
     settings = ctx.settings
     wave = state.get("wave", 0)
@@ -157,9 +157,9 @@ async def reflect(
         "reflections": notes,
         "leads": followed,
         "open_leads": open_leads if route != "research" else [],
-        "usage": ctx.usage_snapshot(),
     }
-    return Command(goto=route, update=update)
+    # writing starts with the findings check (``stages/check.py``)
+    return Command(goto="check_findings" if route == "write" else route, update=update)
 
 
 def _stop_empty(

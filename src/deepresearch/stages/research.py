@@ -1,5 +1,6 @@
 """The research wave: every pending sub-question runs as a research unit, in parallel up
-to ``max_concurrent_units``, within the run's cap on units. Results merge into state."""
+to ``max_concurrent_units``, within the run's cap on units. Results merge into state
+through ``core.waves.merge_wave``."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import asyncio
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
-from deepresearch.core.injection import flag_reason
 from deepresearch.core.provenance import Provenance
-from deepresearch.errors import ConfigError, ProviderAuthError
-from deepresearch.models import Evidence, Source, SubQuestion
+from deepresearch.core.waves import UnitResult, WaveState, merge_wave, search_failure
+from deepresearch.errors import ConfigError
+from deepresearch.models import Source, SubQuestion
 from deepresearch.stages.reading import SourceReader
-from deepresearch.stages.unit import UnitResult, run_unit
+from deepresearch.stages.unit import run_unit
 from deepresearch.state import RunState
 
 STAGE = "research"
@@ -66,50 +67,19 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     results = await asyncio.gather(*(bounded(sq) for sq in pending))
     _raise_if_search_is_broken(results, first_wave=wave == 1)
 
-    evidence: list[Evidence] = list(state.get("evidence", []))
-    known_ids = {item.id for item in evidence}
-    warnings = list(state.get("warnings", []))
-    considered = dict(state.get("considered", {}))
-    done: dict[str, SubQuestion] = {}
-    for result in results:
-        for source in result.sources:
-            previous = sources.get(source.id)
-            if previous is not None:
-                source = source.model_copy(
-                    update={
-                        "sub_question_ids": sorted(
-                            {*previous.sub_question_ids, *source.sub_question_ids}
-                        ),
-                        "summary": previous.summary or source.summary,
-                    }
-                )
-            sources[source.id] = source
-        for item in result.evidence:
-            if item.id not in known_ids:
-                known_ids.add(item.id)
-                evidence.append(item)
-        warnings.extend(result.warnings)
-        for scores in result.considered:
-            known = considered.get(scores.url)
-            if known is None or known.decision != "read":  # a read decision is never undone
-                considered[scores.url] = scores
-        sq = result.sub_question
-        enough = result.evidence and result.passing >= settings.min_passing_sources
-        status = "covered" if enough else "weak"
-        done[sq.id] = sq.model_copy(
-            update={
-                "status": status,
-                "wave": wave,
-                "attempts": sq.attempts + 1,
-                "passing": result.passing,
-            }
-        )
-    for url, findings in reader.flags.items():  # a page that tried to instruct the model is dropped
-        if url in considered:
-            considered[url] = considered[url].model_copy(
-                update={"decision": "dropped", "reason": flag_reason(findings)}
-            )
-    updated = [done.get(sq.id, sq) for sq in sub_questions]
+    merged = merge_wave(
+        WaveState(
+            sub_questions=sub_questions,
+            sources=sources,
+            evidence=list(state.get("evidence", [])),
+            considered=dict(state.get("considered", {})),
+            warnings=list(state.get("warnings", [])),
+        ),
+        results,
+        wave=wave,
+        min_passing=settings.min_passing_sources,
+    )
+    sources, evidence = merged.sources, merged.evidence
     ctx.bus.emit(
         "stage_completed",
         stage=STAGE,
@@ -122,22 +92,18 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     return {
         "wave": wave,
         "units_used": units_used + len(pending),
-        "sub_questions": updated,
+        "sub_questions": merged.sub_questions,
         "sources": sources,
         "evidence": evidence,
-        "warnings": warnings,
-        "considered": considered,
-        "usage": ctx.usage_snapshot(),
+        "warnings": merged.warnings,
+        "considered": merged.considered,
     }
 
 
 def _raise_if_search_is_broken(results: list[UnitResult], *, first_wave: bool) -> None:
     """A refused key, or a provider that failed every query of the first wave, is a
     configuration problem: stop with a clear message instead of an empty report."""
-    errors = [error for result in results for error in result.errors]
-    auth = next((error for error in errors if isinstance(error, ProviderAuthError)), None)
-    nothing = sum(result.hits for result in results) == 0
-    culprit = auth or (errors[0] if errors and first_wave and nothing else None)
+    culprit = search_failure(results, first_wave=first_wave)
     if culprit is not None:
         raise ConfigError(
             culprit.message,

@@ -4,17 +4,15 @@ passages -> summaries and verified evidence. Runs in parallel with the wave's ot
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 
 from deepresearch.context import RunContext
 from deepresearch.core.fusion import provider_counts
-from deepresearch.core.injection import flag_reason
 from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.questions import QuestionProfile, analyze_question
+from deepresearch.core.waves import UnitResult, screen_reads, with_unit
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
-from deepresearch.models.scores import SourceScores
 from deepresearch.stages.compress import CANDIDATES_PER_SOURCE, digest_source
 from deepresearch.stages.rank import rank_candidates
 from deepresearch.stages.reading import SourceReader
@@ -23,19 +21,6 @@ STAGE = "research"
 EVIDENCE_PER_SOURCE = 3
 LEAD_SOURCES = 2  # sources a lead's unit reads: the lead's page and one in case it is not first
 RELEVANT_RATIO = 0.3  # of the best answer-aware score: the no-model evidence floor
-
-
-@dataclass
-class UnitResult:
-    sub_question: SubQuestion
-    sources: list[Source] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
-    searched: int = 0
-    hits: int = 0
-    warnings: list[str] = field(default_factory=list)
-    errors: list[ProviderError] = field(default_factory=list)
-    considered: list[SourceScores] = field(default_factory=list)
-    passing: int = 0
 
 
 async def run_unit(
@@ -86,55 +71,28 @@ async def run_unit(
         ],
         dropped=len(selection.dropped),
     )
-    read = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
+    readings = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
     # a page that tries to instruct the model is dropped: never summarized, quoted or cited
-    decided = {
-        scores.url: scores.model_copy(
-            update={"decision": "dropped", "reason": flag_reason(reader.flags[scores.url])}
-        )
-        if scores.url in reader.flags
-        else scores
-        for scores in selection.decisions
-    }
-    result.considered = list(decided.values())
-    result.passing = sum(
-        1
-        for _, s in chosen
-        if s.url not in reader.flags and s.threshold is not None and s.final >= s.threshold
-    )
-    sources = [
-        source.model_copy(
-            update={
-                "rank_score": max(source.rank_score, scores.final),
-                "scores": decided.get(scores.url, scores),
-            }
-        )
-        for source, (_, scores) in zip(read, chosen, strict=True)
-    ]
+    reads = screen_reads(selection.decisions, [scores for _, scores in chosen], readings)
+    result.flagged = reads.flagged
+    result.considered = reads.decisions
+    result.passing = reads.passing
     budget = settings.preset.evidence_per_question
-    readable = [s for s in sources if s.fetched and s.text and s.url not in reader.flags]
+    readable = [s for s in reads.usable if s.fetched and s.text]
     profile = analyze_question(question)
     candidates, relevant = _candidates(readable, sub_question, profile)
     digests = await asyncio.gather(
         *(
             _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
-            if source.url not in reader.flags
-            else _dropped()
-            for source in sources
+            for source in reads.usable
         )
     )
-    for source, (summary, _) in zip(sources, digests, strict=True):
-        updated = source.model_copy(
-            update={
-                "sub_question_ids": sorted({*source.sub_question_ids, sub_question.id}),
-                "summary": source.summary or summary,
-            }
-        )
-        result.sources.append(updated)
+    summaries = {s.id: summary for s, (summary, _) in zip(reads.usable, digests, strict=True)}
+    result.sources = [with_unit(s, sub_question.id, summaries.get(s.id)) for s in reads.sources]
     # the unit's budget goes to its best evidence, whichever source it came from
     found = [item for _, evidence in digests for item in evidence]
     must_cover = [*profile.options, *([sub_question.lead] if sub_question.lead else [])]
-    titles = {source.id: source.title for source in sources}
+    titles = {source.id: source.title for source in reads.sources}
     result.evidence = choose_evidence(profile, found, titles, must_cover, budget)
     return result
 
@@ -171,11 +129,6 @@ def _candidates(
         for sid, passages in groups.items()
     }
     return candidates, relevant
-
-
-async def _dropped() -> tuple[str | None, list[Evidence]]:
-    """The digest of a page that tried to instruct the model: nothing."""
-    return None, []
 
 
 async def _search_all(

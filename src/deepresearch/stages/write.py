@@ -15,25 +15,19 @@ from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
 from deepresearch.core.assemble import (
+    Written,
+    assemble_report,
     best_evidence,
     extractive_sections,
-    limitations,
-    number_sources,
 )
-from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import HEADING as FINDINGS_HEADING
-from deepresearch.core.findings import (
-    MAX_FINDINGS,
-    contradictions_section,
-    enforce_findings,
-    findings_section,
-    quote_text,
-)
+from deepresearch.core.findings import MAX_FINDINGS, quote_text
 from deepresearch.core.passages import rank_evidence
 from deepresearch.core.questions import analyze_question
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
-from deepresearch.models import Evidence, Paragraph, Report, Section, Sentence
+from deepresearch.models import Evidence, Paragraph, Section, Sentence
+from deepresearch.models.report import ReportKind
 from deepresearch.state import RunState
 
 STAGE = "write"
@@ -87,11 +81,11 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx.bus.emit("stage_started", stage=STAGE, message="Writing the report")
     evidence = [item for item in state.get("evidence", []) if item.verified]
     sources = state.get("sources", {})
-    by_id = {item.id: item for item in evidence}
 
     draft, notes, picks = await _draft_and_findings(ctx, state, evidence)
 
     invented = 0
+    kind: ReportKind
     summary: list[Sentence] = []
     sections: list[Section] = []
     if draft is not None:
@@ -121,50 +115,21 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             order=reading_order(state, evidence),
         )
         kind, title, notice = "extractive", state["question"], EXTRACTIVE_NOTICE
-    if picks:
-        sections = [findings_section(picks), *sections]
-    sections, restored, lost = enforce_findings(sections, by_id)
-    disagreements = detect_contradictions(evidence)
-    ledger = build_ledger(
-        evidence,
-        {sid: source.rank_score for sid, source in sources.items()},
-        contradictions=disagreements,
-    )
-    contradictions = contradictions_section(disagreements, by_id)
-    if contradictions is not None:
-        sections.append(contradictions)
-
-    all_sentences = [
-        *summary,
-        *(s for sec in sections for p in sec.paragraphs for s in p.sentences),
-    ]
-    refs = number_sources(all_sentences, by_id, sources)
-    cited = {cid for sentence in all_sentences for cid in sentence.citations}
-    report = Report(
+    done = assemble_report(
+        Written(kind, title, notice, summary, sections, picks),
         run_id=state["run_id"],
         question=state["question"],
-        title=title,
-        kind=kind,
-        summary=summary,
-        sections=sections,
-        sources=refs,
-        evidence=[item for item in evidence if item.id in cited],
-        limitations=limitations(
-            gate=state.get("gate"),
-            sub_questions=state["sub_questions"],
-            sources=sources,
-            model_errors=ctx.gateway.errors,
-            answered={item.sub_question_id for item in evidence},
-            open_leads=state.get("open_leads", []),
-        ),
-        notice=notice,
-        claims=ledger,
-        considered=sorted(
-            state.get("considered", {}).values(), key=lambda s: (s.decision != "read", -s.final)
-        ),
-        usage=ctx.usage_snapshot(),
+        evidence=evidence,
+        sources=sources,
+        considered=state.get("considered", {}).values(),
+        gate=state.get("gate"),
+        sub_questions=state["sub_questions"],
+        model_errors=ctx.gateway.errors,
+        open_leads=state.get("open_leads", []),
         created_at=datetime.now(UTC),
     )
+    report = done.report
+    refs, cited = report.sources, report.cited_evidence_ids()
     ctx.bus.emit(
         "report_ready",
         stage=STAGE,
@@ -177,9 +142,8 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx.bus.emit("stage_completed", stage=STAGE)
     return {
         "report": report,
-        "usage": report.usage,
-        "findings_restored": restored,
-        "findings_dropped": lost,
+        "findings_restored": done.findings_restored,
+        "findings_dropped": done.findings_dropped,
         "invented_citations": invented,
     }
 

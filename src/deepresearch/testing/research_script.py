@@ -19,7 +19,19 @@ from deepresearch.core.lexical import overlap
 from deepresearch.core.planning import fallback_queries
 from deepresearch.core.support import check_support
 from deepresearch.core.text import keywords
-from deepresearch.stages import audit, compress, intake, plan, rank, reflect, write
+from deepresearch.stages import (
+    answer,
+    audit,
+    check,
+    compress,
+    council,
+    evaluate,
+    intake,
+    plan,
+    rank,
+    reflect,
+    write,
+)
 
 # a data block as a model sees it: ``<passage-«run marker» id="P1">`` ... ``</passage-…>``
 _PASSAGE = re.compile(r"<passage(?:-[^\s>]+)? ([^>]*)>\n(.*?)\n</passage(?:-[^\s>]+)?>", re.S)
@@ -62,6 +74,14 @@ def research_script(
             return _rate(user)
         if system.startswith(_first_line(audit.SYSTEM)):
             return _judge(user)
+        if system.startswith(_first_line(check.SYSTEM)):
+            return _check_findings(user)
+        if system.startswith(_first_line(council.JUDGE_SYSTEM)):
+            return _score_plan(user)
+        if system.startswith(_first_line(evaluate.SYSTEM)):
+            return _evaluate(user)
+        if system.startswith(_first_line(answer.SYSTEM)):
+            return _answer(user)
         if system.startswith(_first_line(write.FINDINGS_SYSTEM)):
             return _findings(user, alter=alter_findings)
         if system.startswith(_first_line(write.SYSTEM)):
@@ -159,3 +179,65 @@ def _rate(user: str) -> str:
             {"id": int(number), "relevance": covered, "quality": 0.7, "usefulness": covered}
         )
     return json.dumps({"ratings": ratings})
+
+
+def _check_findings(user: str) -> str:
+    """A careful judge of findings: each claim read against its own quote by the
+    deterministic support check."""
+    verdicts = []
+    for attrs, body in _SOURCE.findall(user):
+        label = dict(_ATTR.findall(attrs)).get("label", "")
+        claim, _, quote = body.removeprefix("Claim: ").partition("\nQuote: ")
+        checked = check_support(claim, [quote])
+        verdicts.append(
+            {"label": label, "verdict": checked.verdict, "note": "; ".join(checked.reasons)}
+        )
+    return json.dumps({"findings": verdicts})
+
+
+def _score_plan(user: str) -> str:
+    """A plan's score: half for being a plan at all, half for how much of the question its
+    sub-questions name."""
+    question = _field(user, "Question")
+    plans = [body for _, body in _SOURCE.findall(user)]
+    covered = overlap(question, plans[0]) if plans else 0.0
+    return json.dumps(
+        {"score": round(0.5 + covered / 2, 2), "reason": f"covers {covered:.0%} of the question"}
+    )
+
+
+def _evaluate(user: str) -> str:
+    """RACE scores from what can be counted in the report: its sections, citations and
+    length, each reason naming the count."""
+    report = next((body for attrs, body in _SOURCE.findall(user) if 'kind="report"' in attrs), "")
+    sections = report.count("\n## ")
+    citations = len(re.findall(r"\[\d+\]", report))
+    words = len(report.split())
+
+    def scored(value: float, reason: str) -> dict[str, object]:
+        return {"score": round(min(10.0, value), 1), "reason": reason}
+
+    return json.dumps(
+        {
+            "comprehensiveness": scored(2 + sections, f"{sections} sections"),
+            "insight": scored(1 + citations / 4, f"{citations} citations"),
+            "instruction_following": scored(7, "answers the question asked"),
+            "readability": scored(4 + min(words, 1500) / 500, f"{words} words"),
+        }
+    )
+
+
+def _answer(user: str) -> str:
+    """An answer from "knowledge": the brief restated, one section per point to cover."""
+    question = _field(user, "Question")
+    points = [line[2:].strip() for line in user.splitlines() if line.startswith("- ")]
+    return json.dumps(
+        {
+            "title": f"What is known about: {question}",
+            "summary": [f"From general knowledge, {question.rstrip('?')} is a matter of record."],
+            "sections": [
+                {"heading": point, "paragraphs": [f"General knowledge bears on: {point}"]}
+                for point in points
+            ],
+        }
+    )

@@ -215,14 +215,15 @@ async def search_once(
     kept = preprocess(hits, limit=max(len(hits), 1)).hits
     allowed = [hit for hit in kept if tier_for(hit.url, ctx.domain_rules) != "FLAGGED"]
     chosen = allowed[:sources_per_query]
-    read = await asyncio.gather(*(reader.read(hit) for hit in chosen))
+    readings = await asyncio.gather(*(reader.read(hit) for hit in chosen))
     usable: list[Source] = []
-    for source in read:
+    for reading in readings:
+        source = reading.source
         library.sources.setdefault(source.url, source)
         if not source.fetched or not source.text or source.url in library.dropped:
             continue  # unreadable, or dropped by an earlier attempt
-        if source.url in reader.flags:  # the reader warned: it tries to instruct the model
-            library.dropped[source.url] = flag_reason(reader.flags[source.url])
+        if reading.findings:  # the reader warned: it tries to instruct the model
+            library.dropped[source.url] = flag_reason(list(reading.findings))
             continue
         if require_company and not names_company(source.text, library.company):
             continue

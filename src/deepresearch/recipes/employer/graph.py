@@ -14,6 +14,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from deepresearch.context import RunContext
+from deepresearch.ledger import recorded
 from deepresearch.recipes.employer import nodes
 from deepresearch.recipes.employer.state import EmployerContext, EmployerRunState
 
@@ -53,14 +55,19 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
 ) -> CompiledStateGraph[EmployerRunState, EmployerContext, EmployerRunState, EmployerRunState]:
     graph = StateGraph(EmployerRunState, context_schema=EmployerContext)
-    graph.add_node(nodes.CONNECTING, nodes.connecting)
-    graph.add_node(nodes.RESEARCH, nodes.deep_research)
-    graph.add_node(nodes.RERANKER, nodes.research_reranker)
-    graph.add_node(nodes.ROUTE, nodes.route)
-    graph.add_node(nodes.RESULT, nodes.result)
+    # every node records the run's ledger (usage, fetches, model errors) in its update
+    graph.add_node(nodes.CONNECTING, recorded(nodes.connecting, _run))
+    graph.add_node(nodes.RESEARCH, recorded(nodes.deep_research, _run))
+    graph.add_node(nodes.RERANKER, recorded(nodes.research_reranker, _run))
+    graph.add_node(nodes.ROUTE, recorded(nodes.route, _run))
+    graph.add_node(nodes.RESULT, recorded(nodes.result, _run))
     graph.add_edge(START, nodes.CONNECTING)
     graph.add_edge(nodes.CONNECTING, nodes.RESEARCH)
     graph.add_edge(nodes.RESEARCH, nodes.RERANKER)
     graph.add_edge(nodes.RERANKER, nodes.ROUTE)
     graph.add_edge(nodes.RESULT, END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def _run(context: EmployerContext) -> RunContext:
+    return context.run

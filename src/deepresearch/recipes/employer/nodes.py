@@ -209,7 +209,6 @@ async def result(state: EmployerRunState, runtime: Runtime[EmployerContext]) -> 
         warnings=list(progress.get("warnings", [])),
         model=ctx.gateway.model_name("researcher"),
         search=ctx.search.name,
-        usage=ctx.usage_snapshot(),
     )
     ctx.bus.emit(
         "report_ready",
@@ -250,10 +249,11 @@ def _library_state(library: Library) -> EmployerRunState:
 
 
 def _progress(ctx: RunContext, state: EmployerRunState) -> EmployerRunState:
-    """Usage so far, and the gateway's warnings added to those of earlier processes."""
+    """The gateway's warnings (this run's, earlier processes' restored on resume) added
+    to the run's warnings. Usage is the ledger's (``deepresearch/ledger.py``)."""
     warnings = list(state.get("warnings", []))
     warnings += [message for message in ctx.gateway.errors if message not in warnings]
-    return {"usage": ctx.usage_snapshot(), "warnings": warnings}
+    return {"warnings": warnings}
 
 
 # phase 1 -----------------------------------------------------------------------------------

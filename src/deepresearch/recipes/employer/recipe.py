@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from deepresearch.errors import ConfigError
+from deepresearch.models import Usage
 from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
@@ -107,7 +108,12 @@ class EmployerRecipe:
 
     def result(self, values: Mapping[str, Any]) -> EmployerResult | None:
         document = values.get("result")
-        return document if isinstance(document, EmployerResult) else None
+        if not isinstance(document, EmployerResult):
+            return None
+        usage = values.get("usage")  # the run's, the ledger's (recorded after every node)
+        return (
+            document.model_copy(update={"usage": usage}) if isinstance(usage, Usage) else document
+        )
 
     def completion(self, result: EmployerResult, *, fetches: int) -> Completion:
         early = result.early_exit

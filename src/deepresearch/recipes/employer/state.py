@@ -48,5 +48,8 @@ class EmployerRunState(TypedDict, total=False):
     attempts: list[Attempt]
     trace: list[RoutingStep]
     warnings: list[str]
+    # the ledger (``deepresearch/ledger.py``), recorded after every node, restored on resume
     usage: Usage
+    fetches: int
+    model_errors: list[str]
     result: EmployerResult

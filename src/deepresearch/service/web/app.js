@@ -148,6 +148,9 @@ async function submitQuestion(event) {
     if (value) options[name] = value;
   }
   if (model) options.model = model;
+  // the council is sent only when chosen here: otherwise the server's default (on at deep)
+  if ($("council").dataset.touched) options.council = $("council").checked;
+  if ($("evaluate").checked) options.evaluate = true;
   const body = { question, options };
   if ($("recipe").value) body.recipe = $("recipe").value;
   const button = $("ask-submit");
@@ -396,7 +399,14 @@ async function loadReport(current, job) {
       api(`${base}/sources`),
     ]);
     if (current.closed) return;
-    current.report = new ReportView(read, current.id, { download: downloadReport });
+    current.report = new ReportView(read, current.id, {
+      download: downloadReport,
+      evaluate: async () => {
+        await api(`${base}/eval`, { method: "POST" });
+        if (!current.closed) await loadReport(current, job);
+        announce("The report was evaluated");
+      },
+    });
     current.report.render(report, sources.sources);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -440,6 +450,10 @@ function start() {
   $("key-form").addEventListener("submit", submitKey);
   $("history-more").addEventListener("click", () => loadHistory(true));
   $("recipe").addEventListener("change", describeRecipe);
+  $("council").addEventListener("change", () => { $("council").dataset.touched = "true"; });
+  $("depth").addEventListener("change", () => {
+    if (!$("council").dataset.touched) $("council").checked = $("depth").value === "deep";
+  });
   $("forget-key").addEventListener("click", () => {
     auth.clear();
     closeRun();

@@ -4,9 +4,18 @@
 // source considered (GET .../sources) with every score and the reason it was read or dropped.
 
 import {
-  fmtInt, fmtPercent, fmtScore, h, newId, safeUrl, shortUrl, sourceLink,
+  fmtInt, fmtPercent, fmtScore, h, newId, safeUrl, shortUrl, sourceLink, text,
 } from "./dom.js";
 import { tierName } from "./watch.js";
+
+const DIMENSIONS = {
+  comprehensiveness: "Comprehensiveness",
+  insight: "Insight",
+  instruction_following: "Instruction following",
+  readability: "Readability",
+};
+/** Report kinds that are a reply to the user, not a report: nothing to evaluate. */
+const REPLIES = new Set(["chitchat", "refusal", "clarification"]);
 
 const VERDICT_FLAGS = {
   partial: "partly supported",
@@ -46,10 +55,11 @@ export function normalizeReport(raw) {
 }
 
 export class ReportView {
-  constructor(root, jobId, { download } = {}) {
+  constructor(root, jobId, { download, evaluate } = {}) {
     this.root = root;
     this.jobId = jobId;
     this.download = download;
+    this.evaluate = evaluate;
     this.open = null; // the citation whose quote is showing
     this.onDocClick = (event) => {
       if (this.open && !this.open.wrap.contains(event.target)) this.hide(this.open);
@@ -77,6 +87,7 @@ export class ReportView {
       this.listSection("Suggestions", report.suggestions, "suggestions"),
       this.citedSources(report),
       this.considered(sources),
+      this.evaluation(report),
       this.usage(report));
     this.root.replaceChildren(article);
   }
@@ -331,6 +342,52 @@ export class ReportView {
             h("td", {}, allScores(row.scores))))))));
   }
 
+  /** The report's evaluation (figures and the judge's scores), or a button to make one. */
+  evaluation(report) {
+    const ev = report.evaluation && typeof report.evaluation === "object" ? report.evaluation : null;
+    if (!ev && (!this.evaluate || REPLIES.has(report.kind))) return null;
+    const box = h("section", { class: "evaluation", "aria-labelledby": "evaluation-heading", "data-el": "evaluation" },
+      h("h3", { id: "evaluation-heading" }, "Evaluation"));
+    if (!ev) {
+      const status = h("p", { class: "help", role: "status" },
+        "Citation precision and recall, sub-question coverage, and a judge's scores on DeepResearch Bench's four dimensions.");
+      const button = h("button", { type: "button", "data-el": "evaluate" }, "Evaluate this report");
+      button.addEventListener("click", async () => {
+        button.disabled = true;
+        text(status, "Evaluating the report…");
+        try {
+          await this.evaluate();
+        } catch (error) {
+          button.disabled = false;
+          text(status, `The evaluation failed: ${error && error.detail ? error.detail : "try again"}`);
+        }
+      });
+      box.append(status, button);
+      return box;
+    }
+    const pct = (value) => (value === null || value === undefined ? "n/a" : fmtPercent(value));
+    const covered = arr(ev.covered).length;
+    box.append(h("dl", { class: "eval-facts" },
+      fact("Citation precision", `${pct(ev.citation_precision)} (${fmtInt(ev.supported_cited)} of ${fmtInt(ev.cited_sentences)} cited sentences supported)`),
+      fact("Citation recall", `${pct(ev.citation_recall)} (${fmtInt(ev.factual_supported)} of ${fmtInt(ev.factual_sentences)} factual sentences cited and supported)`),
+      fact("Sub-question coverage", `${pct(ev.coverage)} (${fmtInt(covered)} of ${fmtInt(ev.sub_questions)})`)));
+    const scores = arr(ev.scores).filter((s) => s && DIMENSIONS[s.dimension]);
+    if (!scores.length) {
+      box.append(h("p", { class: "judge-note" }, String(ev.judge_note || "No judge scores.")));
+      return box;
+    }
+    box.append(
+      h("p", { class: "judge" }, `Judge (${String(ev.judge_model || "model")}), 0–10: overall ${fmtScore1(ev.overall)}`),
+      h("table", { class: "eval-scores" },
+        h("thead", {}, h("tr", {},
+          h("th", { scope: "col" }, "Dimension"), h("th", { scope: "col", class: "num" }, "Score"), h("th", { scope: "col" }, "Reason"))),
+        h("tbody", {}, scores.map((s) => h("tr", { "data-dimension": s.dimension },
+          h("th", { scope: "row" }, DIMENSIONS[s.dimension]),
+          h("td", { class: "num" }, fmtScore1(s.score)),
+          h("td", { class: "reason" }, String(s.reason || "")))))));
+    return box;
+  }
+
   usage(report) {
     const usage = report.usage;
     return h("p", { class: "usage" },
@@ -338,6 +395,10 @@ export class ReportView {
       + `${fmtInt(usage.calls)} model calls, ${fmtInt(usage.input_tokens)} input and `
       + `${fmtInt(usage.output_tokens)} output tokens.`);
   }
+}
+
+function fmtScore1(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value.toFixed(1) : "–";
 }
 
 function fact(label, value) {

@@ -1,0 +1,116 @@
+"""Evaluating a stored research run (``deepresearch eval RUN_ID``, the library's
+``evaluate``, the API's ``POST /v1/research/{id}/eval``): the run's report and plan are read
+from its checkpoint, evaluated (``stages.evaluate.evaluate_report``) and the evaluation is
+stored with the run, in its checkpoint, so the report renders with it from then on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+
+from deepresearch.checkpoints import describe, open_checkpointer
+from deepresearch.core.ids import check_run_id
+from deepresearch.errors import InvalidInput, MissingKeyError, RunError, RunNotFound
+from deepresearch.graph import build_graph
+from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.gateway import Gateway
+from deepresearch.llm.providers import build_chat_model
+from deepresearch.models import EvalResult, Report
+from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
+from deepresearch.settings import Role, Settings
+from deepresearch.stages.evaluate import REPLIES, evaluate_report
+
+NODE = "evaluate"
+
+
+async def evaluate_run(
+    settings: Settings,
+    run_id: str,
+    *,
+    judge_model: str | None = None,
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+) -> EvalResult:
+    """Evaluate finished research run ``run_id`` and store the evaluation with it.
+
+    The judge is ``models["judge"]`` when given (tests, the service's own components),
+    else ``judge_model`` (a ``provider:model`` spec, ``none`` for no judge scores), else
+    the settings' judge model."""
+    check_run_id(run_id)
+    model, name = _judge(settings, judge_model, models)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
+    gateway = Gateway(
+        {"judge": model},
+        model_names={"judge": name},
+        timeout_s=settings.model_timeout_s,
+        max_retries=settings.model_max_retries,
+        secrets=settings.secrets(),
+        cache=cache,  # an evaluation asked again is not paid twice
+    )
+    try:
+        async with open_checkpointer(settings, checkpoint_types()) as saver:
+            graph = build_graph(saver)
+            config: RunnableConfig = {"configurable": {"thread_id": run_id}}
+            snapshot = await graph.aget_state(config)
+            values = snapshot.values
+            if not values:
+                raise RunNotFound(
+                    f"no run {run_id!r} in {describe(settings)}",
+                    hint="check the run id, and that DEEPRESEARCH_DATA_DIR is the one it used",
+                )
+            recipe = values.get("recipe") or DEFAULT_RECIPE
+            if recipe != DEFAULT_RECIPE:
+                raise InvalidInput(
+                    f"run {run_id!r} is a {recipe!r} run; only research reports are evaluated"
+                )
+            report = values.get("report")
+            if snapshot.next or not isinstance(report, Report):
+                raise RunError(
+                    f"run {run_id!r} has not finished",
+                    hint=f"resume it with: deepresearch run --resume {run_id}",
+                )
+            if report.kind in REPLIES:
+                raise InvalidInput(
+                    f"run {run_id!r} ended with a {report.kind}, not a report: nothing to evaluate"
+                )
+            plan = values.get("plan")
+            result = await evaluate_report(
+                report,
+                plan.sub_questions if plan is not None else [],
+                values.get("sub_questions", []),
+                gateway,
+            )
+            await graph.aupdate_state(
+                config, {"report": report.model_copy(update={"evaluation": result})}, as_node=NODE
+            )
+            return result
+    finally:
+        cache.close()
+
+
+def _judge(
+    settings: Settings,
+    judge_model: str | None,
+    models: Mapping[Role, BaseChatModel | None] | None,
+) -> tuple[BaseChatModel | None, str]:
+    """The judge's model and its name."""
+    if models is not None and judge_model is None:
+        model = models.get("judge")
+        name = "none" if model is None else str(getattr(model, "model_name", "") or "judge")
+        return model, name
+    name = judge_model or settings.model_for("judge")
+    try:
+        model = build_chat_model(
+            name,
+            base_url=settings.model_base_url,
+            api_key=settings.model_api_key,
+            timeout_s=settings.model_timeout_s,
+            temperature=settings.temperature_for("judge"),
+        )
+    except MissingKeyError as exc:
+        raise MissingKeyError(
+            exc.message, hint="set the key, or pass --judge-model none for the figures only"
+        ) from None
+    return model, name

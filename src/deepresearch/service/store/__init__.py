@@ -1,0 +1,56 @@
+"""Every query the service makes. Synchronous SQLAlchemy Core; the async parts of the
+service call it from worker threads or, for short writes, inline.
+
+``JobStore`` is one object made of the parts, one module each, sharing the engine, the
+clock and the transaction helpers of ``base.py``:
+
+- ``keys.py``: API keys (stored hashed);
+- ``submissions.py``: submitting, with Idempotency-Key replays, attaching to the owner's
+  active run and the rate limit;
+- ``jobs.py``: reading jobs;
+- ``leases.py``: claims, leases, cancelling, finishing and expiry;
+- ``events.py``: appending events (folded into the job's row) and reading them back;
+- ``results.py``: a finished job's document, sources and evidence.
+
+Writes that read-then-write (submissions, claims) are serialised: SQLite transactions
+start with ``BEGIN IMMEDIATE``; PostgreSQL takes a per-owner advisory lock for
+submissions and ``FOR UPDATE SKIP LOCKED`` for claims."""
+
+from __future__ import annotations
+
+from deepresearch.service.store.base import Clock, StoreBase, utcnow
+from deepresearch.service.store.events import EventQueries, StoredEvent
+from deepresearch.service.store.jobs import JobQueries
+from deepresearch.service.store.keys import ApiKey, KeyQueries, hash_token
+from deepresearch.service.store.leases import LeaseQueries
+from deepresearch.service.store.results import ResultQueries
+from deepresearch.service.store.submissions import (
+    IdempotencyInFlight,
+    IdempotencyMismatch,
+    Limits,
+    StoreError,
+    SubmissionQueries,
+    SubmissionRateLimited,
+)
+
+
+class JobStore(
+    KeyQueries, SubmissionQueries, JobQueries, LeaseQueries, EventQueries, ResultQueries
+):
+    """The service's store: ``JobStore(engine, clock)``; see the module docstring."""
+
+
+__all__ = [
+    "ApiKey",
+    "Clock",
+    "IdempotencyInFlight",
+    "IdempotencyMismatch",
+    "JobStore",
+    "Limits",
+    "StoreBase",
+    "StoreError",
+    "StoredEvent",
+    "SubmissionRateLimited",
+    "hash_token",
+    "utcnow",
+]

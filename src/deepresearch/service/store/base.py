@@ -1,0 +1,84 @@
+"""The store's plumbing, shared by every part of it: the engine, the clock, transactions
+that read then write without losing a race (SQLite ``BEGIN IMMEDIATE``), and a job row
+read back as a ``Job``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, select
+
+from deepresearch.service import tables as t
+from deepresearch.service.jobs import Job
+
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; everything here is UTC."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+class StoreBase:
+    """The engine and clock every part of ``JobStore`` queries through."""
+
+    def __init__(self, engine: Engine, clock: Clock = utcnow) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.sqlite = engine.dialect.name == "sqlite"
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """A transaction that may read and then write without losing a race."""
+        engine = (
+            self.engine.execution_options(sqlite_immediate=True) if self.sqlite else self.engine
+        )
+        with engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            yield conn
+
+
+def get_job(conn: Connection, job_id: str) -> Job | None:
+    row = conn.execute(select(t.research_jobs).where(t.research_jobs.c.id == job_id)).first()
+    return job_from_row(row) if row else None
+
+
+def job_from_row(row: Row[Any]) -> Job:
+    m = row._mapping
+    return Job(
+        id=m["id"],
+        owner=m["owner"],
+        status=m["status"],
+        stage=m["stage"],
+        progress=float(m["progress"]),
+        question=m["question"],
+        recipe=m["recipe"],
+        options=dict(m["options"] or {}),
+        idempotency_key=m["idempotency_key"],
+        request_hash=m["request_hash"],
+        created_at=aware(m["created_at"]) or utcnow(),
+        started_at=aware(m["started_at"]),
+        finished_at=aware(m["finished_at"]),
+        expires_at=aware(m["expires_at"]),
+        updated_at=aware(m["updated_at"]) or utcnow(),
+        attempts=int(m["attempts"]),
+        lease_owner=m["lease_owner"],
+        lease_expires_at=aware(m["lease_expires_at"]),
+        cancel_requested=bool(m["cancel_requested"]),
+        error=m["error"],
+        counts=dict(m["counts"] or {}),
+        usage=dict(m["usage"] or {}),
+    )

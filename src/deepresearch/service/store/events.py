@@ -1,0 +1,173 @@
+"""A job's events: stored with the job's next sequence number, folded into the job's row
+(stage, progress, counts, usage; each model call also a usage row), and read back after a
+sequence number (the event stream's resume point)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from deepresearch.models import RunEvent
+from deepresearch.service import tables as t
+from deepresearch.service.jobs import count_updates, progress_after, stage_after
+from deepresearch.service.store.base import StoreBase, aware, get_job
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    seq: int
+    event: RunEvent
+
+
+class EventQueries(StoreBase):
+    def append_event(self, job_id: str, run_event: RunEvent) -> int:
+        """Store one event; its sequence number."""
+        return self.append_events([(job_id, run_event)])[0]
+
+    def append_events(self, items: Sequence[tuple[str, RunEvent]]) -> list[int]:
+        """Store runs' events in one transaction, each with its job's next sequence number,
+        in the order given; fold them into each job's stage, progress, counts and usage."""
+        seqs: list[int] = []
+        with self._write() as conn:
+            next_seq: dict[str, int] = {}
+            jobs: dict[str, dict[str, Any]] = {}
+            events: list[dict[str, Any]] = []
+            usage_rows: list[dict[str, Any]] = []
+            for job_id, run_event in items:
+                if job_id not in next_seq:
+                    job = get_job(conn, job_id)
+                    if job is None:
+                        raise KeyError(job_id)
+                    next_seq[job_id] = last_seq(conn, job_id) + 1
+                    jobs[job_id] = {
+                        "stage": job.stage,
+                        "progress": job.progress,
+                        "counts": dict(job.counts),
+                        "usage": dict(job.usage),
+                    }
+                seq = next_seq[job_id]
+                next_seq[job_id] = seq + 1
+                seqs.append(seq)
+                events.append(_event_row(job_id, seq, run_event))
+                _fold(jobs[job_id], run_event)
+                if run_event.type == "model_call":
+                    usage_rows.append(_usage_row(job_id, seq, run_event.data))
+            if events:
+                conn.execute(insert(t.job_events), events)
+            if usage_rows:
+                conn.execute(insert(t.research_usage), usage_rows)
+            now = self.clock()
+            for job_id, values in jobs.items():
+                conn.execute(
+                    update(t.research_jobs)
+                    .where(t.research_jobs.c.id == job_id)
+                    .values(updated_at=now, **values)
+                )
+        return seqs
+
+    def last_event_seq(self, job_id: str) -> int:
+        """The id of the job's latest stored event; 0 before its first."""
+        with self._read() as conn:
+            return last_seq(conn, job_id)
+
+    def events_after(self, job_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
+        with self._read() as conn:
+            rows = conn.execute(
+                select(t.job_events)
+                .where(t.job_events.c.job_id == job_id, t.job_events.c.seq > after)
+                .order_by(t.job_events.c.seq)
+                .limit(limit)
+            ).all()
+        return [
+            StoredEvent(
+                row.seq,
+                RunEvent(
+                    run_id=job_id,
+                    seq=row.seq,
+                    ts=aware(row.ts) or self.clock(),
+                    type=row.type,
+                    stage=row.stage,
+                    message=row.message,
+                    data=row.data,
+                ),
+            )
+            for row in rows
+        ]
+
+
+def last_seq(conn: Connection, job_id: str) -> int:
+    last = conn.execute(
+        select(func.max(t.job_events.c.seq)).where(t.job_events.c.job_id == job_id)
+    ).scalar_one()
+    return int(last or 0)
+
+
+def append_row(
+    conn: Connection,
+    job_id: str,
+    kind: str,
+    stage: str | None,
+    message: str,
+    data: dict[str, Any],
+    ts: datetime,
+) -> int:
+    """Store one event the store itself writes (cancelled, a terminal event) inside the
+    caller's transaction; its sequence number."""
+    seq = last_seq(conn, job_id) + 1
+    conn.execute(
+        insert(t.job_events).values(
+            job_id=job_id,
+            seq=seq,
+            ts=ts,
+            type=kind,
+            stage=stage,
+            message=message,
+            data=data,
+        )
+    )
+    return seq
+
+
+def _event_row(job_id: str, seq: int, run_event: RunEvent) -> dict[str, Any]:
+    return {
+        "job_id": job_id,
+        "seq": seq,
+        "ts": run_event.ts,
+        "type": run_event.type,
+        "stage": run_event.stage,
+        "message": run_event.message,
+        "data": run_event.data,
+    }
+
+
+def _fold(job: dict[str, Any], run_event: RunEvent) -> None:
+    """What an event changes in its job's row: stage, progress, counts, usage."""
+    job["stage"] = stage_after(run_event.type, run_event.stage, job["stage"])
+    job["progress"] = progress_after(
+        run_event.type, run_event.stage, run_event.data, job["progress"]
+    )
+    for key, n in count_updates(run_event.type, run_event.data).items():
+        job["counts"][key] = job["counts"].get(key, 0) + n
+    if run_event.type == "model_call":
+        usage = job["usage"]
+        usage["calls"] = usage.get("calls", 0) + 1
+        for key in ("input_tokens", "output_tokens"):
+            value = run_event.data.get(key)
+            usage[key] = usage.get(key, 0) + (value if isinstance(value, int) else 0)
+
+
+def _usage_row(job_id: str, seq: int, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "job_id": job_id,
+        "seq": seq,
+        "stage": data.get("stage"),
+        "role": str(data.get("role", "")),
+        "model": str(data.get("model", "")),
+        "input_tokens": int(data.get("input_tokens") or 0),
+        "output_tokens": int(data.get("output_tokens") or 0),
+        "cached": bool(data.get("cached", False)),
+    }

@@ -1,0 +1,99 @@
+"""``evaluate`` (``run --eval``): the report of a run is evaluated when the run ends, and
+the evaluation travels with it (JSON, markdown, HTML). With a judge: the four RACE scores
+with reasons; without a model: the figures only, saying the judge scores were skipped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from deepresearch.core.evaluate import citation_figures
+from deepresearch.core.render import render
+from deepresearch.models import RunEvent
+from deepresearch.runner import run_research
+from deepresearch.settings import ROLES
+from deepresearch.testing.research_script import research_script
+from deepresearch.testing.scripted import ScriptedChatModel
+from deepresearch.testing.web import OfflineWeb
+
+from .helpers import offline_settings
+
+
+async def test_a_run_with_eval_carries_its_evaluation(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    model = ScriptedChatModel(research_script())
+    events: list[RunEvent] = []
+    settings = offline_settings(offline_web, tmp_path, evaluate=True)
+    report = await run_research(
+        hotpot_question, settings, models=dict.fromkeys(ROLES, model), sinks=[events.append]
+    )
+    assert report is not None and report.kind == "synthesized"
+    result = report.evaluation
+    assert result is not None
+    figures = citation_figures(report.model_copy(update={"evaluation": None}))
+    assert (result.citation_precision, result.citation_recall) == (
+        figures.precision,
+        figures.recall,
+    )
+    assert result.cited_sentences > 0 and result.coverage is not None
+    assert [s.dimension for s in result.scores] == [
+        "comprehensiveness",
+        "insight",
+        "instruction_following",
+        "readability",
+    ]
+    assert all(s.reason for s in result.scores) and result.overall is not None
+    assert result.usage.calls == 1 and report.usage.by_stage["evaluate"].calls == 1
+    (done,) = [e for e in events if e.type == "eval_completed"]
+    assert done.data["citation_precision"] == result.citation_precision
+    assert "## Evaluation" in render(report, "md")
+    assert '<section class="evaluation">' in render(report, "html")
+    assert json.loads(render(report, "json"))["evaluation"]["overall"] == result.overall
+
+
+async def test_without_a_model_the_figures_are_computed_and_the_judge_skipped(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    settings = offline_settings(offline_web, tmp_path, model="none", evaluate=True)
+    report = await run_research(hotpot_question, settings)
+    assert report is not None and report.kind == "extractive"
+    result = report.evaluation
+    assert result is not None and result.scores == [] and result.overall is None
+    assert result.judge_note.startswith("judge scores skipped: no judge model")
+    # an extractive report quotes its sources: every cited sentence is its quote
+    assert result.citation_precision == 1.0
+    assert result.sub_questions >= 1
+    assert len(result.covered) + len(result.uncovered) == result.sub_questions
+    assert "Judge scores skipped: no judge model" in render(report, "md")
+
+
+async def test_a_run_without_eval_is_not_evaluated(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    events: list[RunEvent] = []
+    settings = offline_settings(offline_web, tmp_path, model="none")
+    report = await run_research(hotpot_question, settings, sinks=[events.append])
+    assert report is not None and report.evaluation is None
+    assert not [e for e in events if e.type == "eval_completed"]
+    assert "## Evaluation" not in render(report, "md")
+
+
+async def test_the_library_evaluates_a_stored_run_and_keeps_it_with_the_run(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    import deepresearch
+    from deepresearch.runner import load_report
+
+    settings = offline_settings(offline_web, tmp_path, model="none")
+    report = await run_research(hotpot_question, settings)
+    assert report is not None and report.evaluation is None
+    result = await deepresearch.evaluate_async(report.run_id, settings=settings)
+    figures = citation_figures(report)
+    assert (result.citation_precision, result.citation_recall) == (
+        figures.precision,
+        figures.recall,
+    )
+    assert result.scores == [] and "no judge model" in result.judge_note
+    stored = await load_report(settings, report.run_id)
+    assert stored is not None and stored.evaluation == result
