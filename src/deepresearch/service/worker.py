@@ -206,9 +206,12 @@ class WorkerPool:
         settings = job_settings(self.settings, job.recipe, job.options)
 
         def store(event: RunEvent) -> None:
-            running = self._running.get(job.id)
-            if event.type in _HELD_BACK and running is not None:
-                running.held.append(event)
+            if event.type in _HELD_BACK:
+                # only finish() stores a terminal event, under the lease; an attempt no
+                # longer supervised here (its lease lost) must not store one of its own
+                running = self._running.get(job.id)
+                if running is not None and running.job.attempts == job.attempts:
+                    running.held.append(event)
                 return
             assert self.writer is not None
             self.writer.put(job.id, event)
@@ -277,7 +280,10 @@ class WorkerPool:
             await self._end(running, "FAILED", f"Research failed: {message}", error=message)
         finally:
             keeper.cancel()
-            self._running.pop(job.id, None)
+            # this process may have claimed the job again (its lease had lapsed): the
+            # newer attempt's entry stays
+            if self._running.get(job.id) is running:
+                del self._running[job.id]
             self.notifier.publish(job.id)
             self._wake.set()
 
