@@ -18,6 +18,8 @@ from datetime import datetime
 from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import contradictions_section, enforce_findings, findings_section
 from deepresearch.core.gate import GateResult
+from deepresearch.core.keyfacts import key_facts
+from deepresearch.core.questions import analyze_question
 from deepresearch.models import (
     Evidence,
     Paragraph,
@@ -114,10 +116,12 @@ def limitations(
     model_errors: Sequence[str],
     answered: Collection[str] | None = None,
     open_leads: Sequence[str] = (),
+    search_errors: Sequence[str] = (),
 ) -> list[str]:
     """What the run could not do. ``answered``: ids of sub-questions with verified
     evidence (else a sub-question's status decides); ``open_leads``: leads the verified
-    quotes revealed that the run had no wave or unit left to follow."""
+    quotes revealed that the run had no wave or unit left to follow; ``search_errors``:
+    search providers that failed while the others answered ("provider: problem")."""
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
@@ -135,6 +139,12 @@ def limitations(
         out.append(
             "Leads found in the evidence but not followed (no research wave or unit left): "
             + "; ".join(open_leads)
+            + "."
+        )
+    if search_errors:
+        out.append(
+            "Search problems (the other providers' results were used): "
+            + "; ".join(sorted(set(search_errors))[:3])
             + "."
         )
     if model_errors:
@@ -175,6 +185,7 @@ def assemble_report(
     model_errors: Sequence[str],
     open_leads: Sequence[str],
     created_at: datetime,
+    search_errors: Sequence[str] = (),
 ) -> Assembled:
     """The report (its usage is the run's, added when it is read: the recipe's
     ``result``). ``evidence``: the verified evidence; the report carries the cited."""
@@ -198,6 +209,8 @@ def assemble_report(
     ]
     refs = number_sources(all_sentences, by_id, sources)
     cited = {cid for sentence in all_sentences for cid in sentence.citations}
+    if written.kind == "extractive":
+        sections = with_key_facts(question, sections, all_sentences, by_id)
     report = Report(
         run_id=run_id,
         question=question,
@@ -214,10 +227,32 @@ def assemble_report(
             model_errors=model_errors,
             answered={item.sub_question_id for item in evidence},
             open_leads=open_leads,
+            search_errors=search_errors,
         ),
         notice=written.notice,
         claims=ledger,
-        considered=sorted(considered, key=lambda s: (s.decision != "read", -s.final)),
+        considered=considered_order(considered),
         created_at=created_at,
     )
     return Assembled(report, restored, lost)
+
+
+def considered_order(considered: Iterable[SourceScores]) -> list[SourceScores]:
+    """The "Sources considered" list of a report: the sources read first, best first."""
+    return sorted(considered, key=lambda s: (s.decision != "read", -s.final))
+
+
+def with_key_facts(
+    question: str,
+    sections: list[Section],
+    sentences: Sequence[Sentence],
+    by_id: Mapping[str, Evidence],
+) -> list[Section]:
+    """``sections`` with the key facts of the cited evidence (``core.keyfacts``, in the
+    order the report cites it) after the Verified Findings, when the quotes state any."""
+    order = dict.fromkeys(cid for sentence in sentences for cid in sentence.citations)
+    facts = key_facts(analyze_question(question), [by_id[cid] for cid in order if cid in by_id])
+    if facts is None:
+        return sections
+    at = 1 if sections and sections[0].kind == "verified_findings" else 0
+    return [*sections[:at], facts, *sections[at:]]
