@@ -328,6 +328,11 @@ class Settings(BaseSettings):
     serve_host: str = "127.0.0.1"
     serve_port: int = Field(default=8000, ge=0, le=65535)
     max_concurrent_jobs: int = Field(default=3, ge=1, le=64, description="runs at once")
+    run_workers: bool = Field(
+        default=True,
+        description="serve runs jobs itself; false: an API only, 'deepresearch worker' "
+        "processes sharing its database run them",
+    )
     job_ttl_s: float = Field(default=86_400, gt=0, description="results expire after this")
     job_lease_s: float = Field(
         default=30.0, ge=1.0, description="a running job unclaimed this long is taken over"

@@ -36,6 +36,8 @@ TINY = [
     "--startup-runs", "1",
     "--wide-topics", "1",
     "--wide-events", "0",
+    "--worker-processes", "1,2",
+    "--worker-jobs", "2",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -115,6 +117,7 @@ POSITIVE = {
         "cost_50.spend_ratio_max",
         "time_50.wall_ratio_max",
     ],
+    "workers": ["w1.jobs_per_min", "w1.speedup", "w2.jobs_per_min", "w2.run_s"],
 }
 
 

@@ -31,6 +31,7 @@ from deepresearch.cli.report import report
 from deepresearch.cli.run import run
 from deepresearch.cli.runs import runs
 from deepresearch.cli.serve import serve
+from deepresearch.cli.worker import worker
 from deepresearch.errors import DeepResearchError
 
 app = typer.Typer(
@@ -83,6 +84,7 @@ app.command(name="eval")(evaluate)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)
 app.command(name="mcp")(mcp)
+app.command(name="worker")(worker)
 app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
 app.add_typer(runs, name="runs")

@@ -54,7 +54,7 @@ def create_app(
         workers = WorkerPool(store, settings, notifier, runtime)
         preflight = Preflight(workers.runtime)
         app.state.service = ServiceState(settings, store, notifier, workers, preflight)
-        if start_workers:
+        if start_workers and settings.run_workers:
             await workers.start()
         try:
             async with mcp.running() if mcp is not None else contextlib.nullcontext():

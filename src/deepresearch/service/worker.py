@@ -57,6 +57,14 @@ def job_settings(settings: Settings, recipe: str, options: Mapping[str, Any]) ->
     return settings.model_copy(update=run_options)
 
 
+def _without(event_type: str, sink: Sink) -> Sink:
+    def forward(event: RunEvent) -> None:
+        if event.type != event_type:
+            sink(event)
+
+    return forward
+
+
 @dataclass
 class Runtime:
     """Components a job uses instead of the ones Settings would build (tests, benchmarks,
@@ -99,6 +107,9 @@ class WorkerPool:
         self._stopping = False
         self._loop_task: asyncio.Task[None] | None = None
         self.writer: EventWriter | None = None
+        #: loop time of the last claim round or lease check that reached the database
+        #: (``deepresearch worker --health-file`` reads it)
+        self.healthy_at = float("-inf")
 
     # lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
@@ -153,9 +164,12 @@ class WorkerPool:
             try:
                 if loop.time() >= next_expiry:
                     await asyncio.to_thread(self.store.expire)
+                    self.healthy_at = loop.time()
                     next_expiry = loop.time() + expire_every_s
                 while len(self._running) < self.settings.max_concurrent_jobs:
-                    if not await asyncio.to_thread(self.store.has_claimable):
+                    claimable = await asyncio.to_thread(self.store.has_claimable)
+                    self.healthy_at = loop.time()
+                    if not claimable:
                         break  # a read; the claim below is a write
                     job = await asyncio.to_thread(
                         self.store.claim, self.worker_id, self.settings.job_lease_s
@@ -193,16 +207,24 @@ class WorkerPool:
         settings = job_settings(self.settings, job.recipe, job.options)
 
         def store(event: RunEvent) -> None:
-            running = self._running.get(job.id)
-            if event.type in _HELD_BACK and running is not None:
-                running.held.append(event)
+            if event.type in _HELD_BACK:
+                # only finish() stores a terminal event, under the lease; an attempt no
+                # longer supervised here (its lease lost) must not store one of its own
+                running = self._running.get(job.id)
+                if running is not None and running.job.attempts == job.attempts:
+                    running.held.append(event)
                 return
             assert self.writer is not None
             self.writer.put(job.id, event)
 
         sink: Sink = store
         if job.attempts > 1:  # what earlier attempts announced is not announced again
-            sink = once_per_fact(store, await asyncio.to_thread(self._announced, job.id))
+            announced = await asyncio.to_thread(self._announced, job.id)
+            sink = once_per_fact(store, announced)
+            if any(event.type == "run_started" for event in announced):
+                # an attempt that died before the run's first checkpoint starts it afresh:
+                # its stream already says the run started
+                sink = _without("run_started", sink)
         common: dict[str, Any] = {
             "sinks": [sink],
             "models": self.runtime.models,
@@ -260,7 +282,10 @@ class WorkerPool:
             await self._end(running, "FAILED", f"Research failed: {message}", error=message)
         finally:
             keeper.cancel()
-            self._running.pop(job.id, None)
+            # this process may have claimed the job again (its lease had lapsed): the
+            # newer attempt's entry stays
+            if self._running.get(job.id) is running:
+                del self._running[job.id]
             self.notifier.publish(job.id)
             self._wake.set()
 
@@ -333,6 +358,7 @@ class WorkerPool:
                     job = await asyncio.to_thread(self.store.get, running.job.id)
                     if job is not None and job.lease_owner != self.worker_id:
                         job = None
+                self.healthy_at = loop.time()
             except Exception:
                 log.exception("checking the lease of %s failed", running.job.id)
                 continue
