@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from deepresearch.api import (
         evaluate,
         evaluate_async,
+        reply,
+        reply_async,
         research,
         research_async,
         research_employer,
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = [
     "evaluate",
     "evaluate_async",
+    "reply",
+    "reply_async",
     "research",
     "research_async",
     "research_employer",

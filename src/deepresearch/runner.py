@@ -31,6 +31,7 @@ from deepresearch.errors import (
 from deepresearch.events import EventBus, Sink
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Role, Settings
 
@@ -65,9 +66,11 @@ async def run_research(
     search: SearchProvider | None = None,
     fetcher: Fetcher | None = None,
     stop_after: str | None = None,
-) -> Report | None:
+    reply: Any = None,
+) -> Report | InputRequest | None:
     """Run (or resume) one research run and return its report: :func:`run_recipe` with
-    the research recipe.
+    the research recipe; an ``InputRequest`` when it waits for a person (answer it with
+    ``resume=True, reply=...``).
 
     ``models``, ``search`` and ``fetcher`` replace the ones Settings would build (tests,
     benchmarks, library users with their own components). ``stop_after`` pauses the run
@@ -86,6 +89,7 @@ async def run_research(
         search=search,
         fetcher=fetcher,
         stop_after=stop_after,
+        reply=reply,
     )
 
 
@@ -102,11 +106,21 @@ async def run_recipe(
     fetcher: Fetcher | None = None,
     resources: Mapping[str, Any] | None = None,
     stop_after: str | None = None,
-) -> R | None:
+    reply: Any = None,
+    reply_to: str | None = None,
+) -> R | InputRequest | None:
     """Run ``recipe`` on ``request`` (from ``recipe.request``), or resume run ``run_id``
     (``request`` None), and return its document; None when ``stop_after`` paused it.
     ``resources`` are the recipe's own (``recipe.resources``); the recipe's per-role
-    temperatures apply unless ``settings`` set a temperature."""
+    temperatures apply unless ``settings`` set a temperature.
+
+    A run that needs a person (a LangGraph interrupt: a clarifying question, a plan to
+    review) is checkpointed where it stands and returns an ``InputRequest``, after an
+    ``input_requested`` event: that is not a failure. ``resume=True`` with ``reply``
+    continues it with the answer (checked for what was asked: ``core.review``); a run
+    that is not waiting refuses a reply, unless ``reply_to`` names the pause it answers
+    and the run is already past it (a service worker taking the job over again): then
+    it just resumes."""
     if resume and not run_id:
         raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
     # checked before anything is opened or written: a bad id starts nothing (the
@@ -152,7 +166,18 @@ async def run_recipe(
         ctx = await open_context(stack, settings, bus, models, search, fetcher)
         gateway = ctx.gateway
 
-        start: dict[str, Any] | None
+        start: Any
+        waiting = _waiting(run_id, snapshot.interrupts)
+        if reply is not None:
+            if not resume:
+                raise RunError("a reply continues a waiting run", hint="pass resume=True")
+            if waiting is None and reply_to is None:
+                raise ConfigError(
+                    f"run {run_id!r} is not waiting for input",
+                    hint=f"see how it stands with: deepresearch report {run_id}",
+                )
+            if waiting is not None and reply_to not in (None, waiting.id):
+                raise ConfigError(f"run {run_id!r} is waiting for another answer")
         if resume:
             from deepresearch.ledger import restore  # LangGraph: loaded only to run
 
@@ -170,6 +195,12 @@ async def run_recipe(
                 next=list(snapshot.next),
             )
             start = None
+            if reply is not None and waiting is not None:
+                from langgraph.types import Command
+
+                from deepresearch.core.review import check_reply
+
+                start = Command(resume=check_reply(waiting.kind, reply))
         else:
             assert request is not None
             start = recipe.initial_state(request, run_id)
@@ -196,6 +227,17 @@ async def run_recipe(
             raise RunError(message, hint=f"resume it with --resume {run_id}") from exc
 
         final = await graph.aget_state(config)
+        request_ = _waiting(run_id, final.interrupts)
+        if request_ is not None:  # a person's turn: checkpointed, not failed
+            bus.emit(
+                "input_requested",
+                stage=next(iter(final.next), None),
+                message=request_.question
+                if request_.kind == "clarification"
+                else "Review the plan: approve or edit it",
+                **request_.event_data(),
+            )
+            return request_
         document = recipe.result(final.values)
         if document is None or final.next:
             bus.emit("warning", message=f"Run paused after {stop_after}", next=list(final.next))
@@ -203,6 +245,32 @@ async def run_recipe(
         completion = recipe.completion(document, fetches=ctx.fetches)
         bus.emit("run_completed", message=completion.message, **completion.completed_event)
         return document
+
+
+def _waiting(run_id: str, interrupts: Sequence[Any]) -> InputRequest | None:
+    """What a paused run asks (its first pending interrupt), or None."""
+    for pending in interrupts:
+        value = pending.value
+        if isinstance(value, dict) and value.get("kind") in ("clarification", "plan"):
+            return InputRequest(run_id=run_id, id=str(pending.id), **value)
+    return None
+
+
+async def pending_input(settings: Settings, run_id: str) -> InputRequest | None:
+    """What run ``run_id`` waits for, from its checkpoint; None when it waits for nothing."""
+    from deepresearch.checkpoints import open_checkpointer
+
+    check_run_id(run_id)
+    if not settings.database_url and not checkpoint_path(settings).is_file():
+        raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        recipe = await _recipe_of(saver, run_id)
+        if recipe is None:
+            raise RunNotFound(f"no run {run_id!r} in {settings.data_dir}", hint="check the run id")
+        snapshot = await recipe.build_graph(saver).aget_state(
+            {"configurable": {"thread_id": run_id}}
+        )
+    return _waiting(run_id, snapshot.interrupts)
 
 
 def _check_owner(recipe: Recipe[Any, Any], values: Mapping[str, Any], run_id: str) -> None:

@@ -26,6 +26,9 @@ EventType = Literal[
     "gate_evaluated",
     "reflection",
     "findings_checked",
+    # a run that waits for a person (issue 15): what it asks, and the answer arriving
+    "input_requested",
+    "input_received",
     # recipes (seed 000, section 15): a recipe's phases, its tool calls, observations and
     # reasoning, and its routing decisions
     "phase",
