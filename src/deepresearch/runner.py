@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from deepresearch.core.ids import check_run_id, new_run_id
+from deepresearch.core.review import check_reply
 from deepresearch.errors import (
     ConfigError,
     DeepResearchError,
@@ -163,9 +164,6 @@ async def run_recipe(
             )
         if values:
             _check_owner(recipe, values, run_id)
-        ctx = await open_context(stack, settings, bus, models, search, fetcher)
-        gateway = ctx.gateway
-
         start: Any
         waiting = _waiting(run_id, snapshot.interrupts)
         if reply is not None:
@@ -176,8 +174,14 @@ async def run_recipe(
                     f"run {run_id!r} is not waiting for input",
                     hint=f"see how it stands with: deepresearch report {run_id}",
                 )
-            if waiting is not None and reply_to not in (None, waiting.id):
-                raise ConfigError(f"run {run_id!r} is waiting for another answer")
+        # an answer to another pause (the run went past it, or asked again since a worker
+        # stored it) is not applied: the run resumes and asks what it asks now
+        answer: Any = None
+        if reply is not None and waiting is not None and reply_to in (None, waiting.id):
+            answer = check_reply(waiting.kind, reply)  # a bad answer changes nothing
+        ctx = await open_context(stack, settings, bus, models, search, fetcher)
+        gateway = ctx.gateway
+
         if resume:
             from deepresearch.ledger import restore  # LangGraph: loaded only to run
 
@@ -195,12 +199,10 @@ async def run_recipe(
                 next=list(snapshot.next),
             )
             start = None
-            if reply is not None and waiting is not None:
+            if answer is not None:
                 from langgraph.types import Command
 
-                from deepresearch.core.review import check_reply
-
-                start = Command(resume=check_reply(waiting.kind, reply))
+                start = Command(resume=answer)
         else:
             assert request is not None
             start = recipe.initial_state(request, run_id)

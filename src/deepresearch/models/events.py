@@ -45,6 +45,7 @@ EventType = Literal[
     "run_completed",
     "run_failed",
     "run_cancelled",
+    "run_expired",
 ]
 
 

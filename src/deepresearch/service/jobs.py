@@ -11,15 +11,20 @@ from typing import Any, Literal
 
 from deepresearch.models import Evidence, Report
 
-JobStatus = Literal["QUEUED", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "EXPIRED"]
+JobStatus = Literal[
+    "QUEUED", "RUNNING", "AWAITING_INPUT", "COMPLETED", "FAILED", "CANCELLED", "EXPIRED"
+]
 STATUSES: tuple[JobStatus, ...] = (
     "QUEUED",
     "RUNNING",
+    "AWAITING_INPUT",
     "COMPLETED",
     "FAILED",
     "CANCELLED",
     "EXPIRED",
 )
+#: a job AWAITING_INPUT (a person's answer) is neither: it holds no worker slot and no
+#: lease, and does not count against its key's active runs; an answer queues it again
 ACTIVE: frozenset[str] = frozenset({"QUEUED", "RUNNING"})
 TERMINAL: frozenset[str] = frozenset({"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"})
 TERMINAL_EVENT = {
@@ -27,7 +32,8 @@ TERMINAL_EVENT = {
     "FAILED": "run_failed",
     "CANCELLED": "run_cancelled",
 }
-TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
+#: ``run_expired``: a job that waited for input longer than ``input_timeout_s``
+TERMINAL_EVENTS: frozenset[str] = frozenset({*TERMINAL_EVENT.values(), "run_expired"})
 
 #: how far along a run is when a stage starts (seed 003's progress 0-1); the research
 #: stage moves on from its start as its waves' units finish (``research_progress``), and

@@ -11,7 +11,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.ids import run_id_problem
-from deepresearch.errors import ConfigError, DeepResearchError
+from deepresearch.core.review import check_reply
+from deepresearch.errors import ConfigError, DeepResearchError, InvalidInput
 from deepresearch.evaluation import evaluate_run
 from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import get_recipe
@@ -20,6 +21,7 @@ from deepresearch.service.evals import load_evaluation, save_evaluation
 from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
+    InputReply,
     JobPage,
     JobView,
     Problem,
@@ -182,6 +184,8 @@ async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
     evaluated, its evaluation."""
     job = await _own_job(request, who, job_id)
     view = JobView.of(job)
+    if job.status == "AWAITING_INPUT":
+        view.input_request = await run_in_threadpool(_state(request).store.pending_input, job.id)
     if job.status == "COMPLETED":
         view.evaluation = await run_in_threadpool(
             load_evaluation, _state(request).store.engine, job.id
@@ -237,6 +241,70 @@ async def cancel(job_id: str, request: Request, who: CallerDep) -> JobView:
     state.notifier.publish(job_id)
     assert updated is not None
     return JobView.of(updated)
+
+
+@router.post(
+    "/research/{job_id}/input",
+    response_model=JobView,
+    responses={200: {"model": JobView, "description": "the same answer again"}, **PROBLEMS},
+    status_code=202,
+    summary="Answer what a waiting job asks",
+)
+async def answer_input(
+    job_id: str, body: InputReply, request: Request, response: Response, who: CallerDep
+) -> JobView:
+    """A job AWAITING_INPUT asks a clarifying question (``{"answer": "..."}``) or shows its
+    plan (``{"action": "approve"}``, ``{"action": "edit", "brief": ..., "sub_questions":
+    [...]}``, or ``{"action": "cancel"}``). The answer is checked (422 says what is wrong;
+    the job keeps waiting), queues the job again (202) and the run continues with it. The
+    same answer again is harmless (200); another answer to a question already answered, or
+    an answer to a job that asks nothing, is a conflict (409)."""
+    state = _state(request)
+    job = await _own_job(request, who, job_id)
+    if body.action == "cancel":
+        if job.status != "AWAITING_INPUT":
+            raise ApiProblem(409, f"the job is {job.status}; it asks nothing", kind="not-waiting")
+        updated = await run_in_threadpool(state.store.request_cancel, job_id, who.owner)
+        state.notifier.publish(job_id)
+        assert updated is not None
+        response.status_code = 200
+        return JobView.of(updated)
+    pending = await run_in_threadpool(state.store.pending_input, job_id)
+    asked = (
+        (pending.id, pending.kind)
+        if pending is not None
+        else await run_in_threadpool(state.store.last_request, job_id)
+    )
+    if asked is None:
+        raise ApiProblem(409, f"the job is {job.status}; it asks nothing", kind="not-waiting")
+    request_id, kind = asked
+    try:
+        reply = check_reply(kind, body.reply())  # type: ignore[arg-type]
+    except InvalidInput as exc:
+        raise ApiProblem(
+            422, f"{exc.message} ({exc.hint})" if exc.hint else exc.message, kind="invalid-input"
+        ) from None
+    try:
+        answered = await run_in_threadpool(
+            lambda: state.store.answer(job_id, who.owner, request_id, reply, state.limits)
+        )
+    except SubmissionRateLimited as exc:
+        wait = math.ceil(exc.retry_after_s)
+        raise ApiProblem(
+            429,
+            f"at most {state.settings.submissions_per_window} answers per "
+            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
+            headers={"Retry-After": str(wait)},
+            kind="rate-limited",
+        ) from None
+    if answered.outcome == "conflict" or answered.job is None:
+        raise ApiProblem(409, answered.reason, kind="input-conflict")
+    if answered.outcome == "repeated":
+        response.status_code = 200
+    else:
+        state.workers.wake()
+        state.notifier.publish(job_id)
+    return JobView.of(answered.job)
 
 
 @router.get(

@@ -102,7 +102,7 @@ class LeaseQueries(StoreBase):
             job = get_job(conn, job_id)
             if job is None or job.owner != owner:
                 return None
-            if job.status == "QUEUED":
+            if job.status in ("QUEUED", "AWAITING_INPUT"):  # no worker runs it: at once
                 conn.execute(
                     update(t.research_jobs)
                     .where(t.research_jobs.c.id == job_id)
@@ -113,9 +113,12 @@ class LeaseQueries(StoreBase):
                         updated_at=now,
                     )
                 )
-                append_row(
-                    conn, job_id, "run_cancelled", None, "Cancelled before it started", {}, now
+                message = (
+                    "Cancelled before it started"
+                    if job.status == "QUEUED"
+                    else "Cancelled while waiting for input"
                 )
+                append_row(conn, job_id, "run_cancelled", None, message, {}, now)
             elif job.status == "RUNNING":
                 conn.execute(
                     update(t.research_jobs)
@@ -163,9 +166,34 @@ class LeaseQueries(StoreBase):
         return True
 
     def expire(self) -> int:
-        """Jobs past their time-to-live become EXPIRED and their results are deleted."""
+        """Jobs past their time-to-live become EXPIRED and their results are deleted; a
+        job that waited for a person's answer past ``input_timeout_s`` too, saying so
+        (its error, and a ``run_expired`` event that ends its stream)."""
         now = self.clock()
         with self._write() as conn:
+            waited = [
+                row.id
+                for row in conn.execute(
+                    select(t.research_jobs.c.id).where(
+                        t.research_jobs.c.expires_at < now,
+                        t.research_jobs.c.status == "AWAITING_INPUT",
+                    )
+                ).all()
+            ]
+            message = "Expired: no answer came within the time a job waits for input"
+            for job_id in waited:
+                conn.execute(
+                    update(t.research_jobs)
+                    .where(t.research_jobs.c.id == job_id)
+                    .values(
+                        status="EXPIRED",
+                        error=message + " (input_timeout_s)",
+                        finished_at=now,
+                        expires_at=now,
+                        updated_at=now,
+                    )
+                )
+                append_row(conn, job_id, "run_expired", None, message, {}, now)
             ids = [
                 row.id
                 for row in conn.execute(
@@ -178,11 +206,11 @@ class LeaseQueries(StoreBase):
                 ).all()
             ]
             if not ids:
-                return 0
+                return len(waited)
             delete_results(conn, ids)
             conn.execute(
                 update(t.research_jobs)
                 .where(t.research_jobs.c.id.in_(ids))
                 .values(status="EXPIRED", updated_at=now)
             )
-        return len(ids)
+        return len(ids) + len(waited)
