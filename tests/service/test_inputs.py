@@ -226,3 +226,23 @@ def test_plan_review_cancel_action_cancels_the_job(
         service.wait_for(job_id, "AWAITING_INPUT")
         cancelled = service.client.post(f"/v1/research/{job_id}/input", json={"action": "cancel"})
         assert cancelled.status_code == 200 and cancelled.json()["status"] == "CANCELLED"
+
+
+def test_jobs_watch_stops_at_the_question_with_exit_code_4(
+    service_web: OfflineWeb, questions: list[str], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from deepresearch.cli.app import app
+
+    settings = service_settings(service_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
+    with running_service(settings, model=clarifying_model()) as service:
+        job_id = service.submit(questions[0]).json()["id"]
+        watched = CliRunner().invoke(
+            app,
+            ["jobs", "watch", job_id, "--server", service.url, "--json-events"],
+            env={"DEEPRESEARCH_SERVER": None, "DEEPRESEARCH_API_KEY": None},
+        )
+        assert watched.exit_code == 4, watched.output
+        assert f"POST /v1/research/{job_id}/input" in watched.output
+        assert '"type":"input_requested"' in watched.output.replace(" ", "")
