@@ -40,7 +40,9 @@ TERMINAL_EVENTS: frozenset[str] = frozenset({*TERMINAL_EVENT.values(), "run_expi
 #: the gate and reflection between waves keep where the last wave got to
 STAGE_PROGRESS = {
     "intake": 0.02,
+    "clarify": 0.02,  # waiting for the answer to intake's question
     "plan": 0.08,
+    "review_plan": 0.1,  # waiting for the plan's review
     "council": 0.1,  # the plan stage's council, when it sits
     "research": 0.15,
     "answer": 0.5,  # --search none: the model's answer instead of research

@@ -18,6 +18,7 @@ from deepresearch.models.pause import InputRequest
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import Job
 from deepresearch.service.store.base import StoreBase, aware, get_job
+from deepresearch.service.store.events import append_row
 from deepresearch.service.store.submissions import Limits, SubmissionRateLimited
 
 
@@ -46,6 +47,22 @@ class InputQueries(StoreBase):
         ``timeout_s`` from now. False when the worker had lost the job."""
         now = self.clock()
         with self._write() as conn:
+            job = get_job(conn, job_id)
+            if job is not None and job.cancel_requested and job.lease_owner == worker:
+                # cancelled as it paused: it ends here rather than wait for nobody
+                conn.execute(
+                    update(t.research_jobs)
+                    .where(t.research_jobs.c.id == job_id)
+                    .values(
+                        status="CANCELLED",
+                        lease_owner=None,
+                        lease_expires_at=None,
+                        finished_at=now,
+                        updated_at=now,
+                    )
+                )
+                append_row(conn, job_id, "run_cancelled", None, "Cancelled", {}, now)
+                return True
             result = conn.execute(
                 update(t.research_jobs)
                 .where(t.research_jobs.c.id == job_id, t.research_jobs.c.lease_owner == worker)
