@@ -68,6 +68,7 @@ async def run_research(
     fetcher: Fetcher | None = None,
     stop_after: str | None = None,
     reply: Any = None,
+    reply_to: str | None = None,
 ) -> Report | InputRequest | None:
     """Run (or resume) one research run and return its report: :func:`run_recipe` with
     the research recipe; an ``InputRequest`` when it waits for a person (answer it with
@@ -91,6 +92,7 @@ async def run_research(
         fetcher=fetcher,
         stop_after=stop_after,
         reply=reply,
+        reply_to=reply_to,
     )
 
 

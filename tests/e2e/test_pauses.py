@@ -247,3 +247,27 @@ async def test_an_approved_plan_is_researched_as_planned(
     assert [u["text"] for u in wave_one.data["units"]] == [  # type: ignore[index]
         item.text for item in request.sub_questions
     ]
+
+
+async def test_an_answer_the_run_is_already_past_is_not_applied_again(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    """A service worker that takes an answered job over resumes it with the answer and the
+    pause it answers (``reply_to``): a run already past that pause just goes on."""
+    model = clarifying_model()
+    models = dict.fromkeys(ROLES, model)
+    settings = offline_settings(offline_web, tmp_path)
+    asked = await run_research(hotpot_question, settings, run_id="past-1", models=models)
+    assert isinstance(asked, InputRequest)
+    events: list[RunEvent] = []
+    stopped = await run_research(
+        None, settings, run_id="past-1", resume=True, reply=ANSWER, reply_to=asked.id,
+        models=models, stop_after="plan", sinks=[events.append],
+    )  # fmt: skip
+    assert stopped is None  # past the pause, stopped after planning (a crash, say)
+    report = await run_research(
+        None, settings, run_id="past-1", resume=True, reply=ANSWER, reply_to=asked.id,
+        models=models, sinks=[events.append],
+    )  # fmt: skip
+    assert isinstance(report, Report) and report.kind == "synthesized"
+    assert [e.type for e in events].count("input_received") == 1
