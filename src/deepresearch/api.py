@@ -37,7 +37,7 @@ from langchain_core.language_models import BaseChatModel
 
 from deepresearch.core.ids import check_run_id
 from deepresearch.core.sanitize import normalize_question
-from deepresearch.errors import InputRequired
+from deepresearch.errors import InputRequired, InvalidInput
 from deepresearch.evaluation import evaluate_run
 from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
@@ -179,7 +179,7 @@ class research_events:
         """Answer the ``input_requested`` event just yielded; checked when the run goes
         on (a bad answer raises ``InvalidInput`` from the loop)."""
         if answer is None:
-            raise InputRequired(None, message="a reply needs an answer")
+            raise InvalidInput("a reply needs an answer", hint="pass the text, or a plan decision")
         self._answer = answer
 
     async def __aiter__(self) -> AsyncIterator[RunEvent]:
