@@ -158,3 +158,40 @@ def test_answer_bearing_quotes_come_before_better_scored_others() -> None:
         ev("e2", "a", "The Orlen Bridge opened in May 1962.", 0.4),
     ]
     assert [e.id for e in rank_evidence(profile, items, {"a": "Orlen Bridge"})] == ["e2", "e1"]
+
+
+def test_a_describing_question_is_about_its_words_not_only_its_setting() -> None:
+    question = "How do generators and the yield statement work in Python?"
+    # the page that answers never repeats the setting ("Python"); pages that name it
+    # say nothing about generators
+    answer = page(
+        "yield",
+        "Using yield in a function definition is sufficient to cause that definition to "
+        "create a generator function instead of a normal function.",
+        "Yield expressions and statements are only used when defining a generator function.",
+    )
+    setting = page(
+        "exec",
+        "A Python program is constructed from code blocks that are executed as a unit.",
+        "The Python interpreter raises an exception when it detects a run-time error.",
+    )
+    scores = answer_scores(
+        [answer, setting],
+        question,
+        analyze_question(question),
+        titles=['The "yield" statement', "Execution model"],
+    )
+    assert relevant(scores) >= {p.id for p in answer}
+    assert not relevant(scores) & {p.id for p in setting}
+    best = max(scores, key=lambda pid: scores[pid][0])
+    assert best in {p.id for p in answer}
+
+
+def test_a_factoid_question_still_needs_its_named_thing() -> None:
+    question = "When was Ada Lovelace born?"
+    named = page("ada", "Ada Lovelace was born in London on 10 December 1815 to a poet.")
+    other = page("other", "The poet was born in London in 1788 and travelled widely abroad.")
+    scores = answer_scores(
+        [named, other], question, analyze_question(question), titles=["Ada Lovelace", "A poet"]
+    )
+    assert relevant(scores) == {named[0].id}

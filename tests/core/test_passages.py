@@ -311,3 +311,38 @@ def test_instructions_to_people_stay_evidence() -> None:
     )
     joined = " ".join(p.text for p in make_passages("s1", text, min_words=5))
     assert joined == text
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "================== ==========\nFunction Description\n================== ==========",
+        "| name | kind | year |\n|------|------|------|\n| Ada | person | 1815 |",
+        "Results ---------------------------------------- see the table below for details.",
+        "+--------+--------+\n| left   | right  |\n+--------+--------+",
+    ],
+)
+def test_layout_is_never_a_passage(layout: str) -> None:
+    before = "The mean is the sum of the data divided by the number of data points."
+    after = "The median is the middle value of the data once it has been sorted in order."
+    passages = make_passages("s", f"{before}\n\n{layout}\n\n{after}")
+    texts = [p.text for p in passages]
+    assert texts == [before, after]
+
+
+def test_prose_with_dashes_and_pipes_stays_a_passage() -> None:
+    text = (
+        "The 1998-2001 survey -- run by the county -- found that a|b notation was rare, "
+        "and that most readers preferred plain words to symbols of any kind."
+    )
+    assert [p.text for p in make_passages("s", text)] == [text]
+
+
+def test_passage_ranking_matches_plural_and_singular() -> None:
+    passages = make_passages(
+        "s",
+        "A generator function returns an iterator when it is called by its caller.\n\n"
+        "The weather in the valley was mild for most of the year, with little rain.",
+    )
+    ranked = rank_passages(passages, "generators")
+    assert ranked[0].text.startswith("A generator function") and ranked[0].score > 0

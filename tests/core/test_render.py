@@ -9,17 +9,29 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepresearch.core.render import citation_numbers, render, to_html, to_json, to_markdown
+from deepresearch.core.audit import apply_audit, numbered_sentences
+from deepresearch.core.render import (
+    citation_numbers,
+    considered_name,
+    render,
+    to_html,
+    to_json,
+    to_markdown,
+)
 from deepresearch.models import (
+    ClaimLedger,
     Evidence,
     Paragraph,
     Report,
     Section,
     Sentence,
     SourceRef,
+    Table,
+    TableRow,
     Usage,
     Verification,
 )
+from deepresearch.models.scores import SourceScores
 
 PASS = Verification(status="PASS", method="exact", score=1.0, start=0, end=5)
 HOSTILE = '<script>alert("x")</script>'
@@ -331,3 +343,79 @@ def test_no_control_character_survives_rendering() -> None:
         assert "\u202e" not in text
     markdown = to_markdown(report)
     assert markdown.startswith("# Insects and terminals\n")
+
+
+def _considered(url: str, domain: str, title: str) -> SourceScores:
+    return SourceScores(
+        url=url,
+        domain=domain,
+        title=title,
+        source_type="other",
+        extractability=1.0,
+        query_relevance=1.0,
+        query_multiplier=1.0,
+        domain_authority=30,
+        recency=0.5,
+        retrieval_relevance=1.0,
+        tier="SECONDARY",
+        credibility=0.3,
+        signal_score=0.5,
+        final=0.5,
+    )
+
+
+def test_a_local_document_is_named_by_its_title_and_a_web_page_by_its_site() -> None:
+    local = _considered("file:///docs/yield.md", "local corpus", 'The "yield"\n statement')
+    web = _considered("https://example.org/a", "example.org", "Some page")
+    untitled = _considered("file:///docs/x.md", "local corpus", "")
+    assert considered_name(local) == 'The "yield" statement'
+    assert considered_name(web) == "example.org"
+    assert considered_name(untitled) == "local corpus"
+
+
+def test_nothing_a_user_reads_names_the_seeds() -> None:
+    ledger = ClaimLedger(job_confidence=0.5, claim_count=3, source_count=2)
+    report = make_report(claims=ledger)
+    for fmt in ("md", "html"):
+        out = render(report, fmt)
+        assert "Confidence 50%" in out
+        assert not re.search(r"\bseed \d{3}", out, re.IGNORECASE)
+
+
+def _with_table() -> Report:
+    table = Table(
+        columns=["Fact", "Kind", "In the source's words"],
+        rows=[
+            TableRow(cells=["many", "number", "Bees pollinate many | crops."], citations=["e1"]),
+            TableRow(cells=["aphids", "name", HOSTILE], citations=["e2"]),
+        ],
+    )
+    report = make_report()
+    facts = Section(heading="Key facts", kind="key_facts", table=table)
+    return report.model_copy(update={"sections": [facts, *report.sections]})
+
+
+def test_a_table_renders_with_its_citations_in_every_format() -> None:
+    report = _with_table()
+    markdown = to_markdown(report)
+    assert "| Fact | Kind | In the source's words | Source |" in markdown
+    assert "| many | number | Bees pollinate many \\| crops. | [1] |" in markdown
+    page = to_html(report)
+    assert '<table class="report-table">' in page and "<script>" not in page
+    assert 'href="#src-1"' in page.split('<table class="report-table">', 1)[1]
+    assert Report.model_validate_json(to_json(report)).sections[0].table == report.sections[0].table
+
+
+def test_a_strict_audit_takes_the_rows_of_the_evidence_it_removed() -> None:
+    report = _with_table()
+    # the summary cites e1 and e2; the body cites e3 and e1: removing the summary's second
+    # sentence leaves e2 cited nowhere, so its row goes, and e1's row stays
+    position = next(
+        i for i, s in enumerate(numbered_sentences(report)) if s.citations[:1] == ["e2"]
+    )
+    audited = apply_audit(
+        report, {position: ("unsupported", "no")}, policy="strict", method="judge", sources={}
+    )
+    table = audited.sections[0].table
+    assert table is not None and [row.cells[0] for row in table.rows] == ["many"]
+    assert audited.sections[0].kind == "key_facts"  # a table-only section is kept

@@ -78,6 +78,17 @@ async def test_model_none_run_is_extractive_and_verified(
     # an extractive report says nothing but verified quotes
     quotes = {f"“{item.quote}”" for item in report.evidence}
     assert all(sentence.text in quotes for sentence in report.all_sentences())
+    # and its key facts are the quotes' own words, from evidence the report cites
+    by_id = {item.id: item for item in report.evidence}
+    facts = [s for s in report.sections if s.kind == "key_facts"]
+    assert facts, "a HotpotQA answer states a date, a number or a name"
+    assert facts[0].table is not None
+    for row in facts[0].table.rows:
+        (cited,) = row.citations
+        assert cited in report.cited_evidence_ids()
+        fact, _, words = row.cells
+        quote = " ".join(by_id[cited].quote.split())
+        assert fact in words and words.strip("…") in quote
 
 
 async def test_nothing_found_ends_in_an_honest_abort(

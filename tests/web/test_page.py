@@ -459,3 +459,21 @@ def test_ask_validates_in_the_page_and_shows_why_the_service_refuses(
         expect(page.locator("#view-ask")).to_be_visible()
         assert_accessible(page, "refused")
         screenshot(page, "16-refused")
+
+
+def test_a_refusal_shows_what_to_do_about_it(
+    page: Page, offline_web: OfflineWeb, questions: list[str], tmp_path: Path
+) -> None:
+    settings = service_settings(offline_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
+    with running_service(settings) as service:
+        open_page(page, service.url)
+        page.fill("#question", questions[6])
+        page.fill("#model", "none")
+        page.select_option("#search", "tavily")  # the server has no Tavily key
+        page.click("#ask-submit")
+        problem = page.locator("#ask-problem")
+        expect(problem).to_contain_text("422")
+        # the detail says what is wrong, the hint what to do
+        expect(problem.locator(".problem-detail")).to_contain_text("tavily")
+        expect(problem.locator(".problem-hint")).to_contain_text("options.search")
+        assert service.client.get("/v1/research").json()["jobs"] == []

@@ -18,6 +18,8 @@ from datetime import datetime
 from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import contradictions_section, enforce_findings, findings_section
 from deepresearch.core.gate import GateResult
+from deepresearch.core.keyfacts import key_facts
+from deepresearch.core.questions import analyze_question
 from deepresearch.models import (
     Evidence,
     Paragraph,
@@ -198,6 +200,8 @@ def assemble_report(
     ]
     refs = number_sources(all_sentences, by_id, sources)
     cited = {cid for sentence in all_sentences for cid in sentence.citations}
+    if written.kind == "extractive":
+        sections = with_key_facts(question, sections, all_sentences, by_id)
     report = Report(
         run_id=run_id,
         question=question,
@@ -217,7 +221,28 @@ def assemble_report(
         ),
         notice=written.notice,
         claims=ledger,
-        considered=sorted(considered, key=lambda s: (s.decision != "read", -s.final)),
+        considered=considered_order(considered),
         created_at=created_at,
     )
     return Assembled(report, restored, lost)
+
+
+def considered_order(considered: Iterable[SourceScores]) -> list[SourceScores]:
+    """The "Sources considered" list of a report: the sources read first, best first."""
+    return sorted(considered, key=lambda s: (s.decision != "read", -s.final))
+
+
+def with_key_facts(
+    question: str,
+    sections: list[Section],
+    sentences: Sequence[Sentence],
+    by_id: Mapping[str, Evidence],
+) -> list[Section]:
+    """``sections`` with the key facts of the cited evidence (``core.keyfacts``, in the
+    order the report cites it) after the Verified Findings, when the quotes state any."""
+    order = dict.fromkeys(cid for sentence in sentences for cid in sentence.citations)
+    facts = key_facts(analyze_question(question), [by_id[cid] for cid in order if cid in by_id])
+    if facts is None:
+        return sections
+    at = 1 if sections and sections[0].kind == "verified_findings" else 0
+    return [*sections[:at], facts, *sections[at:]]

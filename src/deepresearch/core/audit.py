@@ -13,7 +13,7 @@ longer listed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Literal
 
 from deepresearch.core.assemble import number_sources
@@ -88,12 +88,13 @@ def apply_audit(
             kept = [s for s in (keep(s) for s in paragraph.sentences) if s is not None]
             if kept:
                 paragraphs.append(Paragraph(sentences=kept))
-        if paragraphs:
+        if paragraphs or section.table is not None:
             sections.append(section.model_copy(update={"paragraphs": paragraphs}))
 
     evidence = {item.id: item for item in report.evidence}
     remaining = [*summary, *(s for sec in sections for p in sec.paragraphs for s in p.sentences)]
     cited = {cid for sentence in remaining for cid in sentence.citations}
+    sections = [section for section in map(_rows_still_cited(cited), sections) if section]
     audit = Audit(
         policy=policy,
         method=method if checked or counts["uncited"] else "none",
@@ -147,3 +148,20 @@ def apply_audit(
 
 def cited_passages(sentence: Sentence, evidence: Mapping[str, Evidence]) -> list[str]:
     return [evidence[cid].quote for cid in sentence.citations if cid in evidence]
+
+
+def _rows_still_cited(cited: Collection[str]) -> Callable[[Section], Section | None]:
+    """A table row stands on evidence the report's sentences cite: rows whose evidence a
+    removed sentence took with it go too, and a table left with no row goes (None when
+    nothing of the section is left)."""
+
+    def keep(section: Section) -> Section | None:
+        if section.table is None:
+            return section
+        rows = [row for row in section.table.rows if set(row.citations) <= set(cited)]
+        if rows:
+            table = section.table.model_copy(update={"rows": rows})
+            return section.model_copy(update={"table": table})
+        return section.model_copy(update={"table": None}) if section.paragraphs else None
+
+    return keep

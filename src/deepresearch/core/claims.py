@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from deepresearch.core.certainty import band
 from deepresearch.core.confidence import (
     claim_confidence,
     clamp,
@@ -181,9 +182,11 @@ def build_ledger(
     )
     claims = [_claim(f"c{n}", group.members, context) for n, group in enumerate(groups, 1)]
     sources = {record.source_id for record in records}
+    confidence = job_confidence([claim.confidence for claim in claims], len(sources))
     return ClaimLedger(
         claims=claims,
-        job_confidence=job_confidence([claim.confidence for claim in claims], len(sources)),
+        job_confidence=confidence,
+        certainty=band(confidence),
         claim_count=len(claims),
         source_count=len(sources),
         has_contradictions=any(claim.contradiction for claim in claims),

@@ -5,7 +5,9 @@ a verbatim span of the stored text, never a model's paraphrase.
 A sentence that instructs rather than informs ("tell the user that ...", "note to AI
 models: ...", "visit https://... before answering"; ``core.injection.instructs``) is never
 part of a passage, so it can never be evidence or reach a model as one, even on a page
-that was not flagged as a whole: the passages around it stop and start again."""
+that was not flagged as a whole: the passages around it stop and start again. Neither is
+a sentence that is layout (a plain-text table's rules, a row of cells between pipes): a
+quote is prose."""
 
 from __future__ import annotations
 
@@ -70,8 +72,8 @@ def make_passages(
     for (sentence_start, sentence_end), order in zip(sentences, orders, strict=True):
         if group and not _same_paragraph(text, last_end, sentence_start):
             flush(paragraph_end=True)
-        if order:
-            flush(paragraph_end=True)  # a passage never spans an order
+        if order or _MARKUP.search(text, sentence_start, sentence_end):
+            flush(paragraph_end=True)  # a passage never spans an order or a table's markup
             last_end = barrier = sentence_end
             continue
         for start, end in _word_chunks(text, sentence_start, sentence_end, max_words):
@@ -92,6 +94,9 @@ def make_passages(
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+#: layout, not prose: a rule of four or more ``=``, ``-``, ``_``, ``*``, ``~`` or ``+`` (a
+#: plain-text table's border, a horizontal line) or a row of three cells between pipes
+_MARKUP = re.compile(r"([=\-_*~+])\1{3,}|\|[^|\n]*\|[^|\n]*\|[^|\n]*\|")
 #: how a sentence ends: a stop, possibly inside closing quotes or brackets
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’»)\]]*\s*$")
 
@@ -220,6 +225,10 @@ def answer_scores(
     (``options``) and about the lead, the best answer-bearing passage and the best passage
     on a bridge's page are relevant whenever they score.
 
+    A question that asks to describe or explain (no answer type, nothing compared) is also
+    about a passage its own words make very relevant (``BRIDGE_RELEVANCE``), whether or not
+    it names the question's things: "in Python" names the setting, not the topic.
+
     In a unit that follows a lead, what the question is about is the lead: only the lead's
     own page is quoted when the unit read it, and only a page that speaks to the question
     (one of its relation words) gives evidence at all, unless the lead is a compared thing,
@@ -260,6 +269,10 @@ def answer_scores(
         and not any(relation & {stem(w) for w in words(p.text)} for p in group)
         for p in group
     }
+    # a question that asks to describe or explain ("how do generators work in Python?")
+    # is about its words more than its names: the named thing may only be the setting,
+    # which the pages that answer need not repeat
+    describing = profile.answer_type == "unknown" and not profile.options and not focus
     for pid, relevance in pooled.items():
         text = passages[pid].text
         if pid in silent:
@@ -267,6 +280,8 @@ def answer_scores(
             admitted[pid] = False
             continue
         on = topicality(text, title[pid], keys, sorted(links)) if keys or focus else 1
+        if describing and relevance >= BRIDGE_RELEVANCE:
+            on = max(on, 1)  # about what is described, where its setting goes unnamed
         carries = bool(answer_candidates(profile, text))
         score = relevance * (1 + ANSWER_BOOST * carries) * (1 + ANCHOR_BOOST * (on > 0))
         raw[pid] = (score, on, carries and on > 0)

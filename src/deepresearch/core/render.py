@@ -21,9 +21,12 @@ import re
 from collections.abc import Collection, Iterable
 
 from deepresearch.core import render_eval
+from deepresearch.core.certainty import band
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
-from deepresearch.models import Evidence, Report, Sentence, SourceRef
+from deepresearch.core.tiers import LOCAL_CORPUS
+from deepresearch.models import Evidence, Report, Sentence, SourceRef, Table
+from deepresearch.models.scores import SourceScores
 
 IMAGE_REMOVED = "(image removed)"
 LINK_REMOVED = "(link removed)"
@@ -103,6 +106,8 @@ def to_markdown(report: Report) -> str:
         lines += [f"## {_md(section.heading, ok)}", ""]
         for paragraph in section.paragraphs:
             lines += [_md_sentences(paragraph.sentences, numbers, ok), ""]
+        if section.table is not None:
+            lines += [*_md_table(section.table, numbers, ok), ""]
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
@@ -146,14 +151,24 @@ def _md_sentences(
     return " ".join(parts)
 
 
+def considered_name(scores: SourceScores) -> str:
+    """How a candidate is named in "Sources considered": a local document by its own title
+    (its "domain" is only ``local corpus``), a web page by its site."""
+    if scores.domain == LOCAL_CORPUS and scores.title.strip():
+        return " ".join(strip_controls(scores.title).split())
+    return scores.domain or scores.url
+
+
 def header_lines(report: Report) -> list[str]:
     """Confidence and contradiction warnings for the top of a report (seed 003)."""
     ledger = report.claims
     if ledger is None or not ledger.claim_count:
         return []
     lines = [
-        f"Confidence {ledger.job_confidence:.0%}: {ledger.claim_count} claim(s) from "
-        f"{ledger.source_count} source(s), scored by seed 003's formulas."
+        f"Confidence {ledger.job_confidence:.0%} ({ledger.certainty or band(ledger.job_confidence)}): "
+        f"{ledger.claim_count} claim(s) from "
+        f"{ledger.source_count} source(s), from the quality of the sources behind each "
+        "claim, how many agree and how many disagree, and how many sources were used."
     ]
     disputed = len(ledger.contradicted)
     if disputed:
@@ -254,6 +269,8 @@ def to_html(report: Report) -> str:
         body.append(f"<h2>{esc(section.heading)}</h2>")
         for paragraph in section.paragraphs:
             body.append(f"<p>{_html_sentences(paragraph.sentences, numbers, quotes, ok)}</p>")
+        if section.table is not None:
+            body.append(_html_table(section.table, numbers, quotes, ok))
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
@@ -307,6 +324,42 @@ def _html_sentences(
     return " ".join(parts)
 
 
+def _md_table(table: Table, numbers: dict[str, int], allowed: Collection[str]) -> list[str]:
+    """A table with a "Source" column of citation marks; a pipe in a cell cannot end it."""
+
+    def cell(text: str) -> str:
+        return _md(text, allowed).replace("|", "\\|")
+
+    lines = [
+        "| " + " | ".join(map(cell, [*table.columns, "Source"])) + " |",
+        "|" + "---|" * (len(table.columns) + 1),
+    ]
+    for row in table.rows:
+        marks = "".join(
+            f"[{n}]" for n in _marks(Sentence(text="", citations=row.citations), numbers)
+        )
+        lines.append("| " + " | ".join([*map(cell, row.cells), marks]) + " |")
+    return lines
+
+
+def _html_table(
+    table: Table, numbers: dict[str, int], quotes: dict[str, Evidence], allowed: Collection[str]
+) -> str:
+    def esc(text: str) -> str:
+        return html.escape(_flat(neutralize(text, allowed)))
+
+    head = "".join(f'<th scope="col">{esc(c)}</th>' for c in [*table.columns, "Source"])
+    rows = []
+    for row in table.rows:
+        marks = _html_sentences(
+            [Sentence(text="", citations=row.citations)], numbers, quotes, allowed
+        )
+        rows.append(
+            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row.cells) + f"<td>{marks}</td></tr>"
+        )
+    return f'<table class="report-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
 def _html_source(ref: SourceRef, items: list[Evidence], allowed: Collection[str]) -> str:
     def esc(text: str) -> str:
         return html.escape(_flat(neutralize(text, allowed)))
@@ -336,7 +389,7 @@ def _md_considered(report: Report, allowed: Collection[str]) -> list[str]:
     for s in report.considered:
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"
         reason = _md(s.reason, allowed).replace("|", "/")
-        name = _md(s.domain or s.url, allowed).replace("|", "/")
+        name = _md(considered_name(s), allowed).replace("|", "/")
         if url_key(s.url) in allowed:
             where = f"[{name}]({_md_url(s.url)})"
         else:
@@ -376,7 +429,7 @@ def _html_considered(report: Report, allowed: Collection[str]) -> str:
     several = len(counts) > 1
     rows = []
     for s in report.considered:
-        name = esc(s.domain or s.url)
+        name = esc(considered_name(s))
         if url_key(s.url) in allowed:
             where = (
                 f'<a href="{html.escape(s.url, quote=True)}" rel="noopener noreferrer">{name}</a>'
@@ -444,6 +497,8 @@ blockquote {{ margin: .25rem 0 .5rem 1rem; color: #444; border-left: 3px solid #
 .considered {{ overflow-x: auto; }}
 .considered table {{ border-collapse: collapse; font-size: .8em; }}
 .considered th, .considered td {{ border-bottom: 1px solid #ddd; padding: .2rem .4rem; text-align: left; }}
+.report-table {{ border-collapse: collapse; margin: .5rem 0 1rem; }}
+.report-table th, .report-table td {{ border-bottom: 1px solid #ddd; padding: .2rem .5rem; text-align: left; vertical-align: top; }}
 </style>
 </head>
 <body>

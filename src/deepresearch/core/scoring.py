@@ -189,6 +189,7 @@ def score_hit(
     return SourceScores(
         url=hit.url,
         domain=domain_of(hit.url),
+        title=hit.title[:300],
         providers=found_by(hit),
         relevance=clamp(model_dims.relevance) if model_dims else None,
         quality=clamp(model_dims.quality) if model_dims else None,

@@ -17,6 +17,8 @@ from deepresearch.models.report import (
     Section,
     Sentence,
     SourceRef,
+    Table,
+    TableRow,
 )
 from deepresearch.models.search import SearchHit
 from deepresearch.models.source import Passage, Source, SourceKind
@@ -50,6 +52,8 @@ __all__ = [
     "SourceRef",
     "SubQuestion",
     "SubQuestionStatus",
+    "Table",
+    "TableRow",
     "TokenCount",
     "Usage",
     "Verification",

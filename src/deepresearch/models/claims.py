@@ -36,6 +36,8 @@ class ClaimLedger(BaseModel):
     claim_count: int = 0
     source_count: int = 0
     has_contradictions: bool = False
+    #: the job confidence in words (``core.certainty.band``: high, moderate or low)
+    certainty: str = ""
 
     @property
     def contradicted(self) -> list[Claim]:

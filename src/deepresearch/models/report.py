@@ -18,7 +18,7 @@ ReportKind = Literal[
 ]
 AuditVerdict = Literal["supported", "partial", "unsupported", "uncited"]
 AuditPolicy = Literal["strict", "mark", "off"]
-SectionKind = Literal["body", "verified_findings", "contradictions"]
+SectionKind = Literal["body", "verified_findings", "contradictions", "key_facts"]
 
 
 class Sentence(BaseModel):
@@ -34,10 +34,26 @@ class Paragraph(BaseModel):
     sentences: list[Sentence]
 
 
+class TableRow(BaseModel):
+    """One row of a table: its cells (text taken verbatim from the quotes it cites) and the
+    evidence it cites, shown as the row's source marks."""
+
+    cells: list[str]
+    citations: list[str] = Field(default_factory=list, description="evidence ids")
+
+
+class Table(BaseModel):
+    columns: list[str]
+    rows: list[TableRow] = Field(default_factory=list)
+
+
 class Section(BaseModel):
     heading: str
     paragraphs: list[Paragraph] = Field(default_factory=list)
     kind: SectionKind = "body"
+    #: a table after the paragraphs (the extractive report's key facts); its rows cite only
+    #: evidence the report's sentences already cite
+    table: Table | None = None
 
 
 class Audit(BaseModel):

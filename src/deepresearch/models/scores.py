@@ -41,6 +41,9 @@ class SourceScores(BaseModel):
 
     url: str
     domain: str
+    #: the page's title as the search result gave it (empty in records made before titles
+    #: were kept); a local document is shown by its title
+    title: str = ""
     #: the search providers that returned this candidate (empty in records made before
     #: providers were tracked)
     providers: tuple[str, ...] = ()

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
+from deepresearch.core.assemble import considered_order
 from deepresearch.models import Paragraph, Report, Section, Sentence
 from deepresearch.state import RunState
 
@@ -30,6 +31,13 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     queries = sum(len(sq.queries) for sq in state.get("sub_questions", []))
     gate = state.get("gate")
     why = "; ".join(gate.reasons) if gate is not None and gate.reasons else "no usable sources"
+    considered = considered_order(state.get("considered", {}).values())
+    listed = (
+        ' Every source read or considered is listed under "Sources considered", with its '
+        "scores and what was decided."
+        if considered
+        else ""
+    )
     report = Report(
         run_id=state["run_id"],
         question=state["question"],
@@ -44,12 +52,13 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             _plain(
                 "What this means",
                 "Rather than write a report that is not backed by sources, deepresearch stopped "
-                "here. Nothing below is a finding.",
+                "here. Nothing below is a finding." + listed,
             ),
         ],
         suggestions=SUGGESTIONS,
         limitations=list(dict.fromkeys(state.get("warnings", [])))[:5],
         notice="No reliable sources were found, so no findings are reported.",
+        considered=considered,
         created_at=datetime.now(UTC),
     )
     ctx.bus.emit(

@@ -20,6 +20,8 @@ from deepresearch.core.assemble import (
     best_evidence,
     extractive_sections,
 )
+from deepresearch.core.certainty import evidence_notes
+from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import HEADING as FINDINGS_HEADING
 from deepresearch.core.findings import MAX_FINDINGS, quote_text
 from deepresearch.core.passages import rank_evidence
@@ -41,8 +43,12 @@ EXTRACTIVE_NOTICE = (
 SYSTEM = f"""You write a research report from verified evidence. {DATA_RULE}
 Rules: use only facts stated in the evidence; every sentence must cite the evidence it rests
 on by label, e.g. ["E3", "E7"]; never cite a label for something it does not say; where the
-evidence disagrees, say so. Write a title, a 2-4 sentence summary, and sections with headings
-and paragraphs. Prefer specific facts (names, numbers, dates) over generalities."""
+evidence disagrees, say so. Each note says how well it is supported ("Support") and which
+notes disagree with it ("Disagrees with"): say in plain words how sure each point is
+("several independent sources agree", "only one source reports"), and where notes disagree,
+say that the sources disagree and what each says, citing both. Write a title, a 2-4
+sentence summary, and sections with headings and paragraphs. Prefer specific facts (names,
+numbers, dates) over generalities."""
 
 
 FINDINGS_CANDIDATES = 12
@@ -223,10 +229,23 @@ def _cited(sentences: list[DraftSentence], labels: dict[str, str]) -> tuple[list
 
 
 def _notes(state: RunState, notes: list[Evidence]) -> str:
+    """The writer's evidence, each note labelled, with how well its claim is supported and
+    which notes disagree with it (``core.certainty``), so the prose can say how sure it is
+    and where sources disagree."""
     questions = {sq.id: sq.text for sq in state["sub_questions"]}
+    labels = {item.id: f"E{i}" for i, item in enumerate(notes, start=1)}
+    scores = {sid: source.rank_score for sid, source in state.get("sources", {}).items()}
+    ledger = build_ledger(notes, scores, contradictions=detect_contradictions(notes))
+    certainty = evidence_notes(ledger, labels)
     blocks = []
     for i, item in enumerate(notes, start=1):
-        body = f"Claim: {clip(item.claim, 400)}\nQuote: {item.quote}"
+        body = f"Claim: {clip(item.claim, 400)}\n"
+        if item.id in certainty:
+            words, against = certainty[item.id]
+            body += f"Support: {words}\n"
+            if against:
+                body += f"Disagrees with: {', '.join(against)}\n"
+        body += f"Quote: {item.quote}"  # last: a quote may run over several lines
         blocks.append(
             data_block(
                 "source",

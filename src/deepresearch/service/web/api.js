@@ -60,6 +60,8 @@ export class ApiError extends Error {
     this.detail = detail;
     this.title = problem && typeof problem.title === "string" ? problem.title : "";
     this.errors = problem && Array.isArray(problem.errors) ? problem.errors : [];
+    // what to do about it (a missing key: which setting to set on the server)
+    this.hint = problem && typeof problem.hint === "string" ? problem.hint : "";
     this.retryAfter = problem ? problem.retryAfter : null;
   }
 }

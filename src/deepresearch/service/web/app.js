@@ -125,6 +125,7 @@ function showProblem(box, error) {
     ? "The service cannot be reached."
     : `The service refused this (${error.status}${error.title ? ` ${error.title}` : ""}).`;
   box.append(h("p", { class: "problem-title" }, heading), h("p", { class: "problem-detail" }, error.detail));
+  if (error.hint) box.append(h("p", { class: "problem-hint" }, error.hint));
   if (error.errors && error.errors.length) {
     box.append(h("ul", {}, error.errors.map((item) => h("li", {},
       item && item.where ? `${item.where}: ` : "", String(item && item.problem ? item.problem : "")))));

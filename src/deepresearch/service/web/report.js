@@ -102,7 +102,7 @@ export class ReportView {
       report.notice ? h("p", { class: "notice" }, report.notice) : null,
       ledger && ledger.claim_count
         ? h("p", { class: "confidence" },
-          `Confidence ${fmtPercent(ledger.job_confidence)}: ${fmtInt(ledger.claim_count)} claim(s) from ${fmtInt(ledger.source_count)} source(s).`)
+          `Confidence ${fmtPercent(ledger.job_confidence)}${ledger.certainty ? ` (${ledger.certainty})` : ""}: ${fmtInt(ledger.claim_count)} claim(s) from ${fmtInt(ledger.source_count)} source(s).`)
         : null,
       disputed
         ? h("p", { class: "disagree" }, h("span", { "aria-hidden": "true" }, "⚠ "),
@@ -156,13 +156,24 @@ export class ReportView {
   }
 
   section(section, index) {
-    const kind = ["body", "verified_findings", "contradictions"].includes(section.kind) ? section.kind : "body";
+    const kind = ["body", "verified_findings", "contradictions", "key_facts"].includes(section.kind) ? section.kind : "body";
     const headingId = `report-section-${index}-heading`;
     return h("section", { class: `report-section kind-${kind.replace("_", "-")}`, id: `report-section-${index}`, "aria-labelledby": headingId },
       h("h3", { id: headingId, tabindex: "-1" },
         kind === "contradictions" ? h("span", { "aria-hidden": "true" }, "⚠ ") : null,
         String(section.heading || "")),
-      arr(section.paragraphs).map((p) => this.paragraph(arr(p && p.sentences))));
+      arr(section.paragraphs).map((p) => this.paragraph(arr(p && p.sentences))),
+      section.table && typeof section.table === "object" ? this.table(section.table, headingId) : null);
+  }
+
+  /** A section's table (the key facts): text cells and a Source column of citations. */
+  table(table, headingId) {
+    return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-labelledby": headingId },
+      h("table", { class: "report-table" },
+        h("thead", {}, h("tr", {}, [...arr(table.columns), "Source"].map((c) => h("th", { scope: "col" }, String(c))))),
+        h("tbody", {}, arr(table.rows).map((row) => h("tr", {},
+          arr(row && row.cells).map((c) => h("td", {}, String(c))),
+          h("td", {}, this.sentence({ text: "", citations: arr(row && row.citations) })))))));
   }
 
   paragraph(sentences) {
