@@ -46,7 +46,7 @@ def test_kill_9_while_waiting_then_restart_and_answer_completes_the_job(
 
     monkeypatch.setattr(chat_server.RequestHandlerClass, "script", staticmethod(script))
     data_dir = tmp_path / "data"
-    with serve(web_process, chat_server, database_url, data_dir, lease_s=2) as (proc, url):
+    with serve(web_process, chat_server, database_url, data_dir) as (proc, url):
         job_id = httpx.post(f"{url}/v1/research", json={"question": QUESTION}).json()["id"]
         job = wait_for_status(url, job_id, "AWAITING_INPUT", "FAILED", "COMPLETED")
         assert job["status"] == "AWAITING_INPUT", job
@@ -55,8 +55,8 @@ def test_kill_9_while_waiting_then_restart_and_answer_completes_the_job(
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
 
-    with serve(web_process, chat_server, database_url, data_dir, lease_s=2) as (_, url):
-        time.sleep(3)  # longer than a lease: a job that held one would be taken over now
+    with serve(web_process, chat_server, database_url, data_dir) as (_, url):
+        time.sleep(7)  # longer than a lease (6 s): a job that held one would be taken over now
         job = httpx.get(f"{url}/v1/research/{job_id}").json()
         assert job["status"] == "AWAITING_INPUT" and job["attempts"] == 1, job
         assert job["input_request"]["question"] == ASKED
