@@ -31,6 +31,9 @@ class RunContext:
     council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
     #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
     fetches: int = 0
+    #: search providers that failed while others answered, "provider: problem" (the
+    #: report's limitations name them; restored on resume)
+    search_errors: list[str] = field(default_factory=list)
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)

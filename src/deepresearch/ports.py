@@ -20,6 +20,7 @@ from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
+from deepresearch.fetch.extract_pool import refuse_in_worker_start
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.council import build_council_models
@@ -42,13 +43,17 @@ async def open_context(
     fetcher: Fetcher | None,
 ) -> RunContext:
     """The run's ports; everything opened is closed with ``stack``."""
+    refuse_in_worker_start()  # a script without a main guard, re-imported by a worker
     client = await stack.enter_async_context(
         httpx.AsyncClient(
             headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s
         )
     )
+    search_errors: list[str] = []  # the run's: RunContext.search_errors
     if search is None:
-        search = build_search_provider(settings, client, on_failure=_search_warnings(bus))
+        search = build_search_provider(
+            settings, client, on_failure=_search_warnings(bus, search_errors)
+        )
     if settings.debug_log is not None:
         stack.enter_context(fetch_debug_log(settings.debug_log))
     if fetcher is None:  # its own pinned client: never the shared one above
@@ -116,18 +121,21 @@ async def open_context(
         fetcher=fetcher,
         bus=bus,
         council_models=build_council_models(settings),
+        search_errors=search_errors,
     )
 
 
-def _search_warnings(bus: EventBus) -> OnFailure:
+def _search_warnings(bus: EventBus, failures: list[str]) -> OnFailure:
     """A warning event when one of several search providers fails while the others answer:
-    once per provider and problem, not once per query."""
+    once per provider and problem, not once per query; each is also added to ``failures``
+    (the run's ``search_errors``, which the report's limitations name)."""
     warned: set[tuple[str, str]] = set()
 
     def on_failure(error: ProviderError) -> None:
         if (error.provider, error.message) in warned:
             return
         warned.add((error.provider, error.message))
+        failures.append(f"{error.provider}: {error.message}")
         bus.emit(
             "warning",
             stage="research",

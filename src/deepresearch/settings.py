@@ -233,6 +233,12 @@ class Settings(BaseSettings):
     )
     max_page_bytes: int = Field(default=5_000_000, ge=1_000)
     max_text_chars: int = Field(default=8_000, ge=500)
+    extract_workers: int = Field(
+        default_factory=lambda: min(os.cpu_count() or 1, 4),
+        ge=0,
+        le=32,
+        description="processes that extract fetched pages (0: a thread of the run)",
+    )
     user_agent: str = "deepresearch/0.1 (+https://github.com/deepresearch/deepresearch)"
     debug_log: Path | None = Field(
         default=None,

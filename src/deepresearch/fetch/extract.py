@@ -266,6 +266,7 @@ _OVERFLOW_HIDDEN = re.compile(r"overflow\s*:\s*hidden", re.I)
 _DECLARATION = re.compile(r"(?<![\w-])([a-z-]+)\s*:\s*([^;]+)", re.I)
 _WHITE = frozenset({"#fff", "#ffffff", "white", "rgb(255,255,255)", "rgba(255,255,255,1)"})
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_BRACE = re.compile(r"[{}]")
 _SIMPLE_SELECTOR = re.compile(r"^\s*([.#])([\w-]+)\s*$")
 # utility classes that hide text in common CSS frameworks (Bootstrap, WordPress, Tailwind)
 _HIDING_CLASSES = frozenset(
@@ -284,7 +285,7 @@ def strip_hidden(html: str) -> tuple[str, str]:
     """``html`` without the elements a browser would not show, and the hidden text: those
     elements' text, comments, ``alt`` / ``title`` / ``aria-label`` attributes and Unicode
     tag characters. Unparsable HTML comes back unchanged, with only its tag characters."""
-    tags = decode_tags(html)
+    tags = decode_tags(html) if _has_astral(html) else ""  # tag characters are astral
     try:
         root = lxml.html.document_fromstring(html)
     except (etree.ParserError, ValueError):
@@ -306,6 +307,12 @@ def strip_hidden(html: str) -> tuple[str, str]:
     if not hidden:
         return html, ""
     return lxml.html.tostring(root, encoding="unicode"), hidden[:MAX_HIDDEN_CHARS]
+
+
+def _has_astral(text: str) -> bool:
+    """True when ``text`` has a character beyond U+FFFF (two UTF-16 units each): a C-speed
+    test that spares most pages the scan for Unicode tag characters."""
+    return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
 
 
 def _block_text(element: Any) -> str:
@@ -364,11 +371,12 @@ def _hidden_selectors(root: Any) -> tuple[set[str], set[str]]:
     classes, ids = set(_HIDING_CLASSES), set[str]()
     for style in root.iter("style"):
         for selectors, body in _top_level_rules(style.text or ""):
-            if "@" in selectors or not _hides(body):
+            if "@" in selectors:
                 continue
-            for selector in selectors.split(","):
-                match = _SIMPLE_SELECTOR.match(selector)
-                if match:
+            # the cheap test first: most rules have no plain selector to learn from
+            simple = [match for match in map(_SIMPLE_SELECTOR.match, selectors.split(",")) if match]
+            if simple and _hides(body):
+                for match in simple:
                     (classes if match.group(1) == "." else ids).add(match.group(2))
     return classes, ids
 
@@ -377,7 +385,9 @@ def _top_level_rules(css: str) -> Iterator[tuple[str, str]]:
     """(selectors, declarations) of each top-level rule; an ``@media`` block is one rule."""
     css = _CSS_COMMENT.sub("", css)
     depth, selector_start, body_start = 0, 0, 0
-    for index, char in enumerate(css):
+    # jump from brace to brace: a style sheet can be hundreds of kilobytes
+    for brace in _BRACE.finditer(css):
+        index, char = brace.start(), brace.group()
         if char == "{":
             if depth == 0:
                 body_start = index + 1

@@ -14,6 +14,7 @@ from sqlalchemy import Engine, text
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch import __version__
+from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.service import problems
 from deepresearch.service.db import open_database
 from deepresearch.service.middleware import BodyCap, HeadAsGet, SecurityHeaders
@@ -49,6 +50,7 @@ def create_app(
             yield
         finally:
             await workers.stop()
+            await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             if engine is None:
                 db.dispose()
 

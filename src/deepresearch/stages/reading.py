@@ -19,7 +19,8 @@ from deepresearch.core.injection import Finding, scan_page
 from deepresearch.core.provenance import REFUSED, Provenance
 from deepresearch.core.waves import Reading
 from deepresearch.errors import FetchError
-from deepresearch.fetch.extract import extract, truncate
+from deepresearch.fetch.extract import truncate
+from deepresearch.fetch.extract_pool import extract_page
 from deepresearch.models import SearchHit, Source
 
 STAGE = "research"
@@ -76,7 +77,9 @@ class SourceReader:
             async with self.ctx.fetch_semaphore:
                 self.ctx.fetches += 1
                 page = await self.ctx.fetcher.fetch(hit.url)
-            doc = await asyncio.to_thread(extract, page, max_chars=settings.max_text_chars)
+            doc = await extract_page(
+                page, max_chars=settings.max_text_chars, workers=settings.extract_workers
+            )
         except FetchError as exc:
             return Reading(self._snippet(base, hit, exc.message))
         if not doc.text.strip():
