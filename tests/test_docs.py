@@ -25,6 +25,9 @@ def test_readme_library_example_runs(
     out = capsys.readouterr().out
     assert out.startswith("extractive ")
     assert "file://" in out  # evidence lines name the document they quote
+    # "Steering a run": the plan review's example paused, was edited and researched
+    assert "\nplan ['What does the quality gate check before a report is written?']\n" in out
+    assert re.search(r"^extractive [1-9]\d* quotes$", out, re.M)
 
 
 def test_readme_starts_with_demo_and_test() -> None:

@@ -16,27 +16,43 @@ characters removed, whitespace collapsed, at most 4,000 characters) and a bad on
 >>> more = deepresearch.ask(report.run_id, "And what about Y?", model="none")  # a follow-up
 
 Recipes are looked up in the registry (``deepresearch.recipes.registry``) by name.
+
+A run may pause for a person (issue 15): a clarifying question, or its plan with
+``review_plan=True``. ``research_events`` yields an ``input_requested`` event; answer it
+with ``stream.reply(...)`` inside the loop and the same run goes on. ``research`` takes an
+``on_input`` function that answers, or raises ``InputRequired`` (with ``.request``) and
+the run waits, checkpointed, until ``deepresearch.reply(run_id, answer)``:
+
+>>> report = deepresearch.research("Tell me about Mercury", on_input=lambda asked: "the planet")
+>>> report = deepresearch.reply(run_id, {"action": "edit", "sub_questions": ["..."]})
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.core.ids import check_run_id
 from deepresearch.core.sanitize import normalize_question
+from deepresearch.errors import InputRequired, InvalidInput
 from deepresearch.evaluation import evaluate_run
 from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.models import EvalResult, Report, RunEvent
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe as _run_recipe
 from deepresearch.runner import run_research
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Role, Settings, load_settings
+
+#: answers what a paused run asks: text for a clarification, a plan decision
+#: (``{"action": "approve"}``, or ``"edit"`` with ``brief`` / ``sub_questions``) for a plan
+OnInput = Callable[[InputRequest], Any | Awaitable[Any]]
 
 
 async def research_async(
@@ -47,15 +63,18 @@ async def research_async(
     search_provider: SearchProvider | None = None,
     fetcher: Fetcher | None = None,
     run_id: str | None = None,
+    on_input: OnInput | None = None,
     **options: Any,
 ) -> Report:
     """Research ``question`` and return the report. ``options`` are Settings fields
-    (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``...);
-    ``run_id`` names the run (default: a new id)."""
+    (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``,
+    ``review_plan=True``...); ``run_id`` names the run (default: a new id). When the run
+    asks something, ``on_input`` answers it; without one, ``InputRequired`` is raised and
+    the run waits for :func:`reply_async`."""
     question = normalize_question(question)
     run_id = check_run_id(run_id) if run_id is not None else None
     resolved = settings or load_settings(**options)
-    report = await run_research(
+    result = await run_research(
         question,
         resolved,
         run_id=run_id,
@@ -63,8 +82,7 @@ async def research_async(
         search=search_provider,
         fetcher=fetcher,
     )
-    assert report is not None  # only stop_after pauses a run
-    return report
+    return await _answered(result, resolved, models, search_provider, fetcher, on_input)
 
 
 def research(question: str, **kwargs: Any) -> Report:
@@ -72,9 +90,82 @@ def research(question: str, **kwargs: Any) -> Report:
     return asyncio.run(research_async(question, **kwargs))
 
 
+async def reply_async(
+    run_id: str,
+    answer: Any,
+    *,
+    settings: Settings | None = None,
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+    search_provider: SearchProvider | None = None,
+    fetcher: Fetcher | None = None,
+    on_input: OnInput | None = None,
+    **options: Any,
+) -> Report:
+    """Answer what run ``run_id`` waits for and continue it to its report: text for a
+    clarifying question, ``{"action": "approve"}`` or ``{"action": "edit", "brief": ...,
+    "sub_questions": [...]}`` for a plan. A bad answer raises ``InvalidInput`` and the
+    run keeps waiting; a run that waits for nothing raises ``ConfigError``."""
+    resolved = settings or load_settings(**options)
+    result = await run_research(
+        None,
+        resolved,
+        run_id=check_run_id(run_id),
+        resume=True,
+        reply=answer,
+        models=models,
+        search=search_provider,
+        fetcher=fetcher,
+    )
+    return await _answered(result, resolved, models, search_provider, fetcher, on_input)
+
+
+def reply(run_id: str, answer: Any, **kwargs: Any) -> Report:
+    """Blocking variant of :func:`reply_async`."""
+    return asyncio.run(reply_async(run_id, answer, **kwargs))
+
+
+async def _answered(
+    result: Report | InputRequest | None,
+    settings: Settings,
+    models: Mapping[Role, BaseChatModel | None] | None,
+    search_provider: SearchProvider | None,
+    fetcher: Fetcher | None,
+    on_input: OnInput | None,
+) -> Report:
+    """The report, once ``on_input`` answered every pause; ``InputRequired`` without it."""
+    while isinstance(result, InputRequest):
+        if on_input is None:
+            raise InputRequired(
+                result,
+                message=f"run {result.run_id} waits for your input ({result.kind})",
+                hint=f"answer with deepresearch.reply({result.run_id!r}, ...)",
+            )
+        answer = on_input(result)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        result = await run_research(
+            None,
+            settings,
+            run_id=result.run_id,
+            resume=True,
+            reply=answer,
+            models=models,
+            search=search_provider,
+            fetcher=fetcher,
+        )
+    assert result is not None  # only stop_after pauses a run without asking
+    return result
+
+
 class research_events:
     """Research ``question`` while yielding its RunEvents as they happen; the report is
-    on ``.report`` once iteration ends."""
+    on ``.report`` once iteration ends.
+
+    When the run asks something it yields an ``input_requested`` event (``data``: kind,
+    question, or brief and sub_questions); call ``.reply(answer)`` before the next step
+    of the loop and the same run goes on, its events in the same stream. Unanswered, the
+    iteration ends with ``.waiting`` set (the ``InputRequest``) and ``.report`` None; the
+    run waits, checkpointed, for ``deepresearch.reply(run_id, answer)``."""
 
     def __init__(self, question: str, *, run_id: str | None = None, **kwargs: Any) -> None:
         # checked here, so a bad question fails when the stream is made, not mid-loop
@@ -82,6 +173,15 @@ class research_events:
         self.run_id = check_run_id(run_id) if run_id is not None else None
         self.kwargs = kwargs
         self.report: Report | None = None
+        self.waiting: InputRequest | None = None
+        self._answer: Any = None
+
+    def reply(self, answer: Any) -> None:
+        """Answer the ``input_requested`` event just yielded; checked when the run goes
+        on (a bad answer raises ``InvalidInput`` from the loop)."""
+        if answer is None:
+            raise InvalidInput("a reply needs an answer", hint="pass the text, or a plan decision")
+        self._answer = answer
 
     async def __aiter__(self) -> AsyncIterator[RunEvent]:
         queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
@@ -91,12 +191,14 @@ class research_events:
         fetcher = self.kwargs.pop("fetcher", None)
         resolved = settings or load_settings(**self.kwargs)
 
-        async def run() -> Report | None:
+        async def run(answer: Any = None) -> Report | InputRequest | None:
             try:
                 return await run_research(
-                    self.question,
+                    None if answer is not None else self.question,
                     resolved,
                     run_id=self.run_id,
+                    resume=answer is not None,
+                    reply=answer,
                     sinks=[queue.put_nowait],
                     models=models,
                     search=search_provider,
@@ -105,10 +207,19 @@ class research_events:
             finally:
                 queue.put_nowait(None)
 
-        task = asyncio.create_task(run())
-        while (event := await queue.get()) is not None:
-            yield event
-        self.report = await task
+        answer: Any = None
+        while True:
+            task = asyncio.create_task(run(answer))
+            while (event := await queue.get()) is not None:
+                yield event
+            result = await task
+            if not isinstance(result, InputRequest):
+                self.report, self.waiting = result, None
+                return
+            self.run_id, self.waiting = result.run_id, result
+            answer, self._answer = self._answer, None
+            if answer is None:  # not answered in the loop: the run waits
+                return
 
 
 async def run_recipe_async(

@@ -8,6 +8,7 @@ nothing downstream inspects error strings.
     │   ├── InvalidInput            a question, run id or output path that cannot be used
     │   │                           (also a ValueError, so pydantic validators may raise it)
     │   └── RunNotFound             --resume or report named a run that has no checkpoint
+    ├── InputRequired               not a failure: the run waits for a person's answer
     └── RunError                    something failed while running
         ├── ProviderError           a search provider or model service failed
         │   ├── ProviderUnavailable     unreachable, timed out, 5xx after retries
@@ -54,6 +55,16 @@ class SuspiciousInput(ConfigError):
 class InvalidInput(ConfigError, ValueError):
     """A value given to us cannot be used as it is: an empty or too long question, a run
     id that is not one, an output path that cannot be written. Nothing was started."""
+
+
+class InputRequired(DeepResearchError):
+    """Not a failure: the run is checkpointed and waits for a person's answer (a
+    clarifying question, a plan to review). ``request`` says what it asks; a reply
+    continues it (``deepresearch.reply``, ``deepresearch reply``)."""
+
+    def __init__(self, request: object, *, message: str, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.request = request
 
 
 class RunError(DeepResearchError):

@@ -1,8 +1,9 @@
 """The one run path, wired (``followup`` first: a no-op unless the run follows up another). No logic lives here: routing comes from the stages' Command
 return types and the static edges below.
 
-    intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal, clarification)
-       └────► plan ─► research ─► gate ─► reflect ─► research (next wave)  │
+    intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal)
+       ├────► clarify (a pause: the person answers) ─► plan             │
+       └────► plan ─► [review_plan (a pause, --review-plan)] ─► research ─► gate ─► reflect ─► research (next wave)  │
                │                             ├──► check_findings ─► write ─► audit ─► evaluate ─► END
                │                             │          └──► abort ─────┘
                │                             └──► abort ────────────────┘
@@ -29,6 +30,7 @@ from deepresearch.stages.finish import abort, respond
 from deepresearch.stages.followup import followup
 from deepresearch.stages.gate import gate
 from deepresearch.stages.intake import intake
+from deepresearch.stages.pause import clarify, review_plan
 from deepresearch.stages.plan import plan
 from deepresearch.stages.reflect import reflect
 from deepresearch.stages.research import research
@@ -74,7 +76,9 @@ def build_graph(
     graph.add_node("followup", recorded(followup, _run))
     graph.add_node("intake", recorded(intake, _run))
     graph.add_node("respond", recorded(respond, _run))
+    graph.add_node("clarify", recorded(clarify, _run))
     graph.add_node("plan", recorded(plan, _run))
+    graph.add_node("review_plan", recorded(review_plan, _run))
     graph.add_node("research", recorded(research, _run))
     graph.add_node("gate", recorded(gate, _run))
     graph.add_node("reflect", recorded(reflect, _run))

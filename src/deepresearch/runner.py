@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from deepresearch.core.ids import check_run_id, new_run_id
+from deepresearch.core.review import check_reply
 from deepresearch.errors import (
     ConfigError,
     DeepResearchError,
@@ -32,7 +33,9 @@ from deepresearch.errors import (
 from deepresearch.events import EventBus, Sink
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report
+from deepresearch.models.event_pauses import InputRequested
 from deepresearch.models.event_payloads import RunFailed, RunPausedWarning, RunResumed
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Role, Settings
 
@@ -67,9 +70,12 @@ async def run_research(
     search: SearchProvider | None = None,
     fetcher: Fetcher | None = None,
     stop_after: str | None = None,
-) -> Report | None:
+    reply: Any = None,
+    reply_to: str | None = None,
+) -> Report | InputRequest | None:
     """Run (or resume) one research run and return its report: :func:`run_recipe` with
-    the research recipe.
+    the research recipe; an ``InputRequest`` when it waits for a person (answer it with
+    ``resume=True, reply=...``).
 
     ``models``, ``search`` and ``fetcher`` replace the ones Settings would build (tests,
     benchmarks, library users with their own components). ``stop_after`` pauses the run
@@ -88,6 +94,8 @@ async def run_research(
         search=search,
         fetcher=fetcher,
         stop_after=stop_after,
+        reply=reply,
+        reply_to=reply_to,
     )
 
 
@@ -104,11 +112,21 @@ async def run_recipe(
     fetcher: Fetcher | None = None,
     resources: Mapping[str, Any] | None = None,
     stop_after: str | None = None,
-) -> R | None:
+    reply: Any = None,
+    reply_to: str | None = None,
+) -> R | InputRequest | None:
     """Run ``recipe`` on ``request`` (from ``recipe.request``), or resume run ``run_id``
     (``request`` None), and return its document; None when ``stop_after`` paused it.
     ``resources`` are the recipe's own (``recipe.resources``); the recipe's per-role
-    temperatures apply unless ``settings`` set a temperature."""
+    temperatures apply unless ``settings`` set a temperature.
+
+    A run that needs a person (a LangGraph interrupt: a clarifying question, a plan to
+    review) is checkpointed where it stands and returns an ``InputRequest``, after an
+    ``input_requested`` event: that is not a failure. ``resume=True`` with ``reply``
+    continues it with the answer (checked for what was asked: ``core.review``); a run
+    that is not waiting refuses a reply, unless ``reply_to`` names the pause it answers
+    and the run is already past it (a service worker taking the job over again): then
+    it just resumes."""
     if resume and not run_id:
         raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
     # checked before anything is opened or written: a bad id starts nothing (the
@@ -152,11 +170,25 @@ async def run_recipe(
             )
         if values:
             _check_owner(recipe, values, run_id)
+        start: Any
+        waiting = _waiting(run_id, snapshot.interrupts)
+        if reply is not None:
+            if not resume:
+                raise RunError("a reply continues a waiting run", hint="pass resume=True")
+            if waiting is None and reply_to is None:
+                raise ConfigError(
+                    f"run {run_id!r} is not waiting for input",
+                    hint=f"see how it stands with: deepresearch report {run_id}",
+                )
+        # an answer to another pause (the run went past it, or asked again since a worker
+        # stored it) is not applied: the run resumes and asks what it asks now
+        answer: Any = None
+        if reply is not None and waiting is not None and reply_to in (None, waiting.id):
+            answer = check_reply(waiting.kind, reply)  # a bad answer changes nothing
         ctx = await open_context(stack, settings, bus, models, search, fetcher)
         gateway = ctx.gateway
         gateway.budget.started = began  # --max-time counts from the run's start
 
-        start: dict[str, Any] | None
         if resume:
             from deepresearch.ledger import restore  # LangGraph: loaded only to run
 
@@ -172,6 +204,10 @@ async def run_recipe(
                 message=f"Resuming at {', '.join(snapshot.next)}",
             )
             start = None
+            if answer is not None:
+                from langgraph.types import Command
+
+                start = Command(resume=answer)
         else:
             assert request is not None
             start = recipe.initial_state(request, run_id)
@@ -198,6 +234,16 @@ async def run_recipe(
             raise RunError(message, hint=f"resume it with --resume {run_id}") from exc
 
         final = await graph.aget_state(config)
+        request_ = _waiting(run_id, final.interrupts)
+        if request_ is not None:  # a person's turn: checkpointed, not failed
+            bus.emit(
+                InputRequested.model_validate(request_.event_data()),
+                stage=next(iter(final.next), None),
+                message=request_.question
+                if request_.kind == "clarification"
+                else "Review the plan: approve or edit it",
+            )
+            return request_
         document = recipe.result(final.values)
         if document is None or final.next:
             bus.emit(
@@ -214,6 +260,32 @@ async def run_recipe(
             )
         bus.emit(completed, message=completion.message)
         return document
+
+
+def _waiting(run_id: str, interrupts: Sequence[Any]) -> InputRequest | None:
+    """What a paused run asks (its first pending interrupt), or None."""
+    for pending in interrupts:
+        value = pending.value
+        if isinstance(value, dict) and value.get("kind") in ("clarification", "plan"):
+            return InputRequest(run_id=run_id, id=str(pending.id), **value)
+    return None
+
+
+async def pending_input(settings: Settings, run_id: str) -> InputRequest | None:
+    """What run ``run_id`` waits for, from its checkpoint; None when it waits for nothing."""
+    from deepresearch.checkpoints import open_checkpointer
+
+    check_run_id(run_id)
+    if not settings.database_url and not checkpoint_path(settings).is_file():
+        raise RunNotFound(f"no runs in {settings.data_dir}", hint="check DEEPRESEARCH_DATA_DIR")
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        recipe = await _recipe_of(saver, run_id)
+        if recipe is None:
+            raise RunNotFound(f"no run {run_id!r} in {settings.data_dir}", hint="check the run id")
+        snapshot = await recipe.build_graph(saver).aget_state(
+            {"configurable": {"thread_id": run_id}}
+        )
+    return _waiting(run_id, snapshot.interrupts)
 
 
 def _check_owner(recipe: Recipe[Any, Any], values: Mapping[str, Any], run_id: str) -> None:

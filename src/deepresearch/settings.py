@@ -255,6 +255,9 @@ class Settings(BaseSettings):
     # the run
     depth: Depth = "standard"
     no_clarify: bool = False
+    review_plan: bool = Field(
+        default=False, description="pause after planning so a person approves or edits the plan"
+    )
     audit: Literal["strict", "mark", "off"] = "strict"
     domain_rules_file: Path | None = Field(
         default=None, description="a TOML file of your own trusted, blocked and tiered domains"
@@ -336,6 +339,12 @@ class Settings(BaseSettings):
     job_ttl_s: float = Field(default=86_400, gt=0, description="results expire after this")
     job_lease_s: float = Field(
         default=30.0, ge=1.0, description="a running job unclaimed this long is taken over"
+    )
+    input_timeout_s: float = Field(
+        default=86_400,
+        gt=0,
+        description="a job waiting for a person's answer (a clarification, a plan review) "
+        "this long expires",
     )
     submissions_per_window: int = Field(default=10, ge=1, description="per key")
     submission_window_s: float = Field(default=900.0, gt=0)

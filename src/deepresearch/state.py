@@ -36,6 +36,8 @@ class RunState(TypedDict, total=False):
     thread_turns: list[Turn]
     intent: Intent
     intent_reply: str
+    #: the clarifying question intake asked and the person's answer (``stages/pause.py``)
+    clarification: dict[str, str]
     plan: Plan
     #: the council's proposals, scores and decision, when a council planned the run
     council: CouncilResult

@@ -89,9 +89,10 @@ def test_the_table_and_the_code_agree() -> None:
         common.EXIT_FAILED,
         common.EXIT_USAGE,
         common.EXIT_ABORT,
+        common.EXIT_WAITING,
         common.EXIT_INTERRUPTED,
     }
-    assert set(README) == constants == {0, 1, 2, 3, 130}
+    assert set(README) == constants == {0, 1, 2, 3, 4, 130}
     for code in constants:  # the module docstring carries the same table
         assert re.search(rf"^    {code} ", common.__doc__ or "", re.M)
 
@@ -155,7 +156,26 @@ def _interrupted(tmp_path: Path, silent: str) -> None:
     assert not (tmp_path / "r.md").exists()
 
 
-WALKS: dict[int, Callable[..., None]] = {0: _ok, 1: _failed, 2: _usage, 3: _abort}
+def _waiting(tmp_path: Path, corpus: Path) -> None:
+    done = cli(
+        "run", "What are generators?", *LOCAL, "--corpus", str(corpus),
+        "--review-plan", "--run-id", "plan", "--out", "r.md",
+    )  # fmt: skip
+    assert done.returncode == 4, done.stderr
+    assert "deepresearch reply plan --approve" in done.stderr
+    assert not (tmp_path / "r.md").exists()
+    approved = cli("reply", "plan", "--approve")
+    assert approved.returncode == 0, approved.stderr
+    assert (tmp_path / "r.md").read_text().startswith("# What are generators?")
+
+
+WALKS: dict[int, Callable[..., None]] = {
+    0: _ok,
+    1: _failed,
+    2: _usage,
+    3: _abort,
+    4: _waiting,
+}
 
 
 @pytest.mark.parametrize("code", sorted(README))

@@ -1,5 +1,5 @@
-"""The intake routes: chitchat, refusal and clarification end the run with a direct
-answer; ``no_clarify`` turns clarification into research."""
+"""The intake routes: chitchat and refusal end the run with a direct answer, a
+clarifying question pauses it; ``no_clarify`` turns clarification into research."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage
 
+from deepresearch.models.pause import InputRequest
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, load_settings
 from deepresearch.stages import intake
@@ -47,13 +48,14 @@ def _clarifying_model() -> ScriptedChatModel:
     return ScriptedChatModel(reply)
 
 
-async def test_ambiguous_question_gets_a_clarifying_question(tmp_path: Path) -> None:
+async def test_ambiguous_question_pauses_with_a_clarifying_question(tmp_path: Path) -> None:
     model = _clarifying_model()
-    report = await run_research(
+    asked = await run_research(
         "Tell me about Mercury", _settings(tmp_path), models=dict.fromkeys(ROLES, model)
     )
-    assert report is not None and report.kind == "clarification"
-    assert report.summary[0].text == "Which Mercury: the planet or the element?"
+    # the run waits for the answer (tests/e2e/test_pauses.py continues it)
+    assert isinstance(asked, InputRequest) and asked.kind == "clarification"
+    assert asked.question == "Which Mercury: the planet or the element?"
 
 
 async def test_no_clarify_researches_anyway(tmp_path: Path) -> None:

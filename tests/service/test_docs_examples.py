@@ -14,15 +14,18 @@ import pytest
 from deepresearch.testing.web import OfflineWeb
 
 from ..export.reading import pdf_text
-from .helpers import running_service, service_settings
+from .helpers import read_sse, running_service, service_settings
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "service.md"
 EXAMPLE_ID = "run-8c2e41f0a7d3"
 
 
-def curl_commands() -> list[str]:
+def curl_commands(*, steering: bool = False) -> list[str]:
+    """The curl commands of the first example, or of "Steering a job"'s (``steering``)."""
     blocks = re.findall(r"```bash\n(.*?)```", DOC.read_text(), re.S)
-    text = "\n".join(block for block in blocks if "curl" in block)
+    text = "\n".join(
+        block for block in blocks if "curl" in block and ("/input" in block) == steering
+    )
     return [
         " ".join(cmd.split())
         for cmd in re.split(r"\n(?=curl )", text.replace("\\\n", " "))
@@ -53,3 +56,34 @@ def test_service_doc_curl_examples_run(service_web: OfflineWeb, tmp_path: Path) 
         # curl -OJ saved the PDF under the name the service gave it
         title = outputs[2].splitlines()[0].removeprefix("# ").replace("\\", "")
         assert title in pdf_text(tmp_path / f"{job_id}.pdf")
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_service_doc_steering_examples_run(service_web: OfflineWeb, tmp_path: Path) -> None:
+    """Submit with review_plan, read the waiting job, answer with an edited plan: the job
+    researches the edited sub-questions."""
+    commands = curl_commands(steering=True)
+    assert len(commands) == 3
+    settings = service_settings(service_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
+    with running_service(settings) as service:
+        netloc = service.url.removeprefix("http://")
+        outputs = []
+        job_id = EXAMPLE_ID
+        for command in commands:
+            command = command.replace("localhost:8000", netloc).replace(EXAMPLE_ID, job_id)
+            done = subprocess.run(
+                command, shell=True, capture_output=True, text=True, timeout=120, check=True
+            )
+            outputs.append(done.stdout)
+            if job_id == EXAMPLE_ID:
+                job_id = json.loads(done.stdout)["id"]
+                service.wait_for(job_id, "AWAITING_INPUT")
+        assert json.loads(outputs[1])["input_request"]["kind"] == "plan"
+        assert json.loads(outputs[2])["status"] == "QUEUED"
+        service.wait_for(job_id, "COMPLETED")
+        events = [m.json() for m in read_sse(service.client, f"/v1/research/{job_id}/events")]
+        wave = next(e for e in events if e.get("type") == "wave_started")
+        assert [unit["text"] for unit in wave["data"]["units"]] == [
+            "What does yield do?",
+            "When does a generator stop?",
+        ]

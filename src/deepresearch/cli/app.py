@@ -27,6 +27,7 @@ from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
 from deepresearch.cli.mcp import mcp
+from deepresearch.cli.reply import reply
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
 from deepresearch.cli.runs import runs
@@ -77,6 +78,7 @@ def version() -> str:
 app.command(name="init")(init)
 app.command(name="run")(run)
 app.command(name="ask")(ask)
+app.command(name="reply")(reply)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)

@@ -12,6 +12,8 @@ Every command exits with one of these codes (README.md, "Exit codes", is the sam
          unknown or already used run id, an unknown job, an output path that cannot
          be written, a missing or refused key, no service at the URL, a port in use
     3    nothing reliable found: the abort report (employer: the early exit) was written
+    4    the run waits for your answer (a clarifying question, a plan to review):
+         deepresearch reply RUN_ID "..." continues it
     130  interrupted (Ctrl-C); a run resumes with --resume RUN_ID, serve shuts down first
 """
 
@@ -37,6 +39,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_ABORT = 3
+EXIT_WAITING = 4
 EXIT_INTERRUPTED = 130
 
 #: ``--out -``: write to standard output

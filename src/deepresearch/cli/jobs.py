@@ -18,6 +18,7 @@ from deepresearch.cli.common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_WAITING,
     STDOUT,
     check_output,
     error,
@@ -293,6 +294,8 @@ def _watch(client: ServiceClient, job_id: str, *, json_events: bool) -> NoReturn
         with Renderer(json_events=json_events) as renderer:
             for event in stream:
                 renderer(event)
+                if event.type == "input_requested" and _waits(client, job_id):
+                    break
     except KeyboardInterrupt:
         typer.echo(err=True)
         say(f"stopped watching; the job runs on: deepresearch jobs watch {job_id}")
@@ -300,14 +303,27 @@ def _watch(client: ServiceClient, job_id: str, *, json_events: bool) -> NoReturn
     _exit_for(client, job_id, stream.terminal)
 
 
+def _waits(client: ServiceClient, job_id: str) -> bool:
+    """Whether the job waits for a person now (a replayed stream shows past requests too)."""
+    return client.get(job_id).status == "AWAITING_INPUT"
+
+
 def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> NoReturn:
-    """Say how the job ended and exit with ``deepresearch run``'s code for it."""
+    """Say how the job ended and exit with ``deepresearch run``'s code for it; a job that
+    waits for an answer: what it asks, and exit 4."""
+    if terminal is None and _waits(client, job_id):
+        say(f"job {job_id} waits for your answer (see GET /v1/research/{job_id}: input_request)")
+        say(f"answer with POST /v1/research/{job_id}/input (docs/service.md, Steering a job)")
+        raise typer.Exit(EXIT_WAITING)
     if terminal is None:  # it ended without a terminal event: it expired while queued
         job = client.get(job_id)
         say(f"job {job_id} is {job.status}" + (f": {job.error}" if job.error else ""))
         raise typer.Exit(EXIT_OK if job.status == "COMPLETED" else EXIT_FAILED)
     if terminal.type == "run_cancelled":
         say(f"job {job_id} was cancelled")
+        raise typer.Exit(EXIT_FAILED)
+    if terminal.type == "run_expired":
+        say(f"job {job_id} expired: {terminal.message}")
         raise typer.Exit(EXIT_FAILED)
     if terminal.type == "run_failed":
         error(f"job {job_id} failed: {terminal.message}", code=EXIT_FAILED)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -15,6 +16,7 @@ from deepresearch.cli.common import (
     EXIT_ABORT,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_WAITING,
     STDOUT,
     check_output,
     error,
@@ -28,7 +30,7 @@ from deepresearch.cli.common import (
     write_output,
 )
 from deepresearch.core.ids import new_run_id
-from deepresearch.errors import DeepResearchError
+from deepresearch.errors import ConfigError, DeepResearchError
 
 if TYPE_CHECKING:
     from deepresearch.settings import Settings
@@ -94,6 +96,10 @@ def run(
     no_clarify: Annotated[
         bool, typer.Option(help="Never stop to ask a clarifying question.")
     ] = False,
+    review_plan: Annotated[
+        bool,
+        typer.Option("--review-plan", help="Pause after planning: approve or edit the plan first."),
+    ] = False,
     audit: Annotated[
         AuditMode | None,
         typer.Option(help="strict: remove unsupported sentences; mark: flag them; off: no audit."),
@@ -135,14 +141,7 @@ def run(
 ) -> None:
     """Research QUESTION and write a cited report."""
     # the runner (LangGraph, LangChain) and the live view load here, not for --help
-    import asyncio
-
-    from deepresearch.cli.live import Renderer
-    from deepresearch.export.formats import render_bytes
-    from deepresearch.llm.redact import redact
-    from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
-    from deepresearch.records import now
-    from deepresearch.runner import load_run_record, run_research, save_run_record
+    from deepresearch.runner import load_run_record, save_run_record
 
     use_config_file(config)
     # everything the user gave is checked before any work (and before any file is written)
@@ -177,6 +176,7 @@ def run(
         ),
         "depth": depth.value if depth else None,
         "no_clarify": no_clarify or None,
+        "review_plan": review_plan or None,
         "audit": audit.value if audit else None,
         "min_domains": min_domains,
         "min_evidence": min_evidence,
@@ -228,27 +228,114 @@ def run(
         pid=os.getpid(),
     )
 
-    renderer = Renderer(json_events=json_events)
-    try:
-        with renderer:
-            report = asyncio.run(
-                run_research(
-                    question,
-                    settings,
-                    run_id=run_id,
-                    resume=bool(resume),
-                    sinks=[renderer],
-                    stop_after=stop_after,
+    _drive(
+        settings,
+        run_id,
+        question=question,
+        resume=bool(resume),
+        target=target,
+        fmt=fmt,
+        json_events=json_events,
+        remember=remember,
+        stop_after=stop_after,
+    )
+
+
+def resume_with(run_id: str, answer: Any, *, json_events: bool = False) -> None:
+    """``deepresearch reply``: continue waiting run ``run_id`` with ``answer``, with the
+    options, output path and format it was started with."""
+    base = settings_from({})
+    record = load_run_record_or_none(base, run_id)
+    given: dict[str, Any] = {}
+    if record is not None and isinstance(record.get("options"), dict):
+        given = dict(record["options"])
+    fmt = Format.md
+    if record is not None and str(record.get("format")) in Format.__members__:
+        fmt = Format(str(record["format"]))
+    out = Path(str(record["out"])) if record and isinstance(record.get("out"), str) else None
+    target = _check_target(out, fmt, json_events)
+    settings = settings_from(given)
+    remember = partial(_remember, settings, run_id) if record is not None else _forget
+    remember(status="running", pid=os.getpid())
+    _drive(
+        settings,
+        run_id,
+        question=None,
+        resume=True,
+        target=target,
+        fmt=fmt,
+        json_events=json_events,
+        remember=remember,
+        answer=answer,
+    )
+
+
+def load_run_record_or_none(settings: Settings, run_id: str) -> dict[str, Any] | None:
+    from deepresearch.runner import load_run_record
+
+    return load_run_record(settings, run_id)
+
+
+def _drive(
+    settings: Settings,
+    run_id: str,
+    *,
+    question: str | None,
+    resume: bool,
+    target: Path,
+    fmt: Format,
+    json_events: bool,
+    remember: Callable[..., None],
+    stop_after: str | None = None,
+    answer: Any = None,
+) -> NoReturn:
+    """Run (or resume) the run, answer its pauses at a terminal, and write its report."""
+    import asyncio
+
+    from deepresearch.cli.live import Renderer
+    from deepresearch.cli.pause import ask, interactive, show_waiting
+    from deepresearch.export.formats import render_bytes
+    from deepresearch.llm.redact import redact
+    from deepresearch.models.pause import InputRequest
+    from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
+    from deepresearch.records import now
+    from deepresearch.runner import run_research
+
+    while True:
+        renderer = Renderer(json_events=json_events)  # the live view stops while we ask
+        try:
+            with renderer:
+                report = asyncio.run(
+                    run_research(
+                        question,
+                        settings,
+                        run_id=run_id,
+                        resume=resume,
+                        sinks=[renderer],
+                        stop_after=stop_after,
+                        reply=answer,
+                    )
                 )
-            )
-    except DeepResearchError as exc:
-        remember(status="failed", error=redact(exc.message, settings.secrets()), finished=now())
-        fail(exc)
-    except KeyboardInterrupt:
-        remember(status="interrupted", finished=now())
-        typer.echo(err=True)
-        say(f"interrupted; resume with: deepresearch run --resume {run_id}")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        except DeepResearchError as exc:
+            if answer is not None and isinstance(exc, ConfigError):
+                remember(status="awaiting_input")  # a bad answer: the run still waits
+            else:
+                message = redact(exc.message, settings.secrets())
+                remember(status="failed", error=message, finished=now())
+            fail(exc)
+        except KeyboardInterrupt:
+            remember(status="interrupted", finished=now())
+            typer.echo(err=True)
+            say(f"interrupted; resume with: deepresearch run --resume {run_id}")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        if not isinstance(report, InputRequest):
+            break
+        remember(status="awaiting_input")
+        answer = ask(report) if interactive() and not json_events else None
+        if answer is None:
+            show_waiting(report)
+            raise typer.Exit(EXIT_WAITING)
+        question, resume = None, True
     if report is None:
         remember(status="paused", finished=now())
         say(f"paused; resume with: deepresearch run --resume {run_id}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 #: what ``runs list`` says of a run
-Status = Literal["complete", "paused", "failed", "running", "unknown"]
+Status = Literal["complete", "paused", "awaiting_input", "failed", "running", "unknown"]
 #: what a checkpoint says: finished with a report, stopped before the end, or nothing
 CheckpointState = Literal["complete", "pending"] | None
 
@@ -14,7 +14,8 @@ def run_status(recorded: str | None, checkpoint: CheckpointState, *, alive: bool
     """The checkpoint decides whether a run is complete; the record tells a failed run
     (it ended with run_failed) and a running one (``alive``: its process still runs) from
     one that stopped before the end and can be resumed (paused: interrupted, killed, or
-    stopped on purpose). A run with neither a checkpoint nor a recorded failure never
+    stopped on purpose) or waits for a person's answer (``awaiting_input``: ``deepresearch
+    reply`` continues it). A run with neither a checkpoint nor a recorded failure never
     reached its first checkpoint, or its checkpoints are in another data folder: unknown."""
     if checkpoint == "complete":
         return "complete"
@@ -23,5 +24,5 @@ def run_status(recorded: str | None, checkpoint: CheckpointState, *, alive: bool
     if recorded == "failed":
         return "failed"
     if checkpoint == "pending":
-        return "paused"
+        return "awaiting_input" if recorded == "awaiting_input" else "paused"
     return "unknown"

@@ -65,6 +65,9 @@ EventType = Literal[
     "gate_evaluated",
     "reflection",
     "findings_checked",
+    # a run that waits for a person (issue 15): what it asks, and the answer arriving
+    "input_requested",
+    "input_received",
     # recipes (seed 000, section 15): a recipe's phases, its tool calls, observations and
     # reasoning, and its routing decisions
     "phase",
@@ -82,6 +85,7 @@ EventType = Literal[
     "run_completed",
     "run_failed",
     "run_cancelled",
+    "run_expired",
 ]
 EVENT_TYPES: tuple[EventType, ...] = get_args(EventType)
 
@@ -203,6 +207,7 @@ def _load_all() -> None:
         _loaded = True  # set first: a look-up during the imports below does not recurse
         importlib.import_module("deepresearch.models.event_payloads")
         importlib.import_module("deepresearch.models.event_checks")
+        importlib.import_module("deepresearch.models.event_pauses")
         registry = importlib.import_module("deepresearch.recipes.registry")
         registry.all_recipes()
 

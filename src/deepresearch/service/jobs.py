@@ -21,15 +21,20 @@ from deepresearch.models.event_payloads import (
 )
 from deepresearch.models.events import Payload
 
-JobStatus = Literal["QUEUED", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "EXPIRED"]
+JobStatus = Literal[
+    "QUEUED", "RUNNING", "AWAITING_INPUT", "COMPLETED", "FAILED", "CANCELLED", "EXPIRED"
+]
 STATUSES: tuple[JobStatus, ...] = (
     "QUEUED",
     "RUNNING",
+    "AWAITING_INPUT",
     "COMPLETED",
     "FAILED",
     "CANCELLED",
     "EXPIRED",
 )
+#: a job AWAITING_INPUT (a person's answer) is neither: it holds no worker slot and no
+#: lease, and does not count against its key's active runs; an answer queues it again
 ACTIVE: frozenset[str] = frozenset({"QUEUED", "RUNNING"})
 TERMINAL: frozenset[str] = frozenset({"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"})
 TERMINAL_EVENT = {
@@ -37,7 +42,8 @@ TERMINAL_EVENT = {
     "FAILED": "run_failed",
     "CANCELLED": "run_cancelled",
 }
-TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
+#: ``run_expired``: a job that waited for input longer than ``input_timeout_s``
+TERMINAL_EVENTS: frozenset[str] = frozenset({*TERMINAL_EVENT.values(), "run_expired"})
 
 #: how far along a run is when a stage starts (seed 003's progress 0-1); the research
 #: stage moves on from its start as its waves' units finish (``research_progress``), and
@@ -45,7 +51,9 @@ TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
 STAGE_PROGRESS = {
     "followup": 0.01,  # a follow-up reads its thread first
     "intake": 0.02,
+    "clarify": 0.02,  # waiting for the answer to intake's question
     "plan": 0.08,
+    "review_plan": 0.1,  # waiting for the plan's review
     "council": 0.1,  # the plan stage's council, when it sits
     "research": 0.15,
     "answer": 0.5,  # --search none: the model's answer instead of research

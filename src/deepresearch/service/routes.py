@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -10,7 +11,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.ids import run_id_problem
-from deepresearch.errors import ConfigError, DeepResearchError
+from deepresearch.core.review import check_reply
+from deepresearch.errors import ConfigError, DeepResearchError, InvalidInput
 from deepresearch.evaluation import evaluate_run
 from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
 from deepresearch.export.formats import render_bytes
@@ -22,6 +24,7 @@ from deepresearch.service.jobs import TERMINAL, Job, Submission
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
     FollowupRequest,
+    InputReply,
     JobPage,
     JobView,
     Problem,
@@ -42,6 +45,7 @@ from deepresearch.service.sse import (
     parse_event_id,
 )
 from deepresearch.service.state import ServiceState
+from deepresearch.service.store import SubmissionRateLimited
 from deepresearch.service.submission import followable, queue_job, submit_job
 from deepresearch.service.worker import job_settings
 from deepresearch.threads import thread_turns
@@ -176,6 +180,8 @@ async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
     evaluated, its evaluation."""
     job = await _own_job(request, who, job_id)
     view = JobView.of(job)
+    if job.status == "AWAITING_INPUT":
+        view.input_request = await run_in_threadpool(_state(request).store.pending_input, job.id)
     if job.status == "COMPLETED":
         view.evaluation = await run_in_threadpool(
             load_evaluation, _state(request).store.engine, job.id
@@ -256,6 +262,70 @@ async def cancel(job_id: str, request: Request, who: CallerDep) -> JobView:
     state.notifier.publish(job_id)
     assert updated is not None
     return JobView.of(updated)
+
+
+@router.post(
+    "/research/{job_id}/input",
+    response_model=JobView,
+    responses={200: {"model": JobView, "description": "the same answer again"}, **PROBLEMS},
+    status_code=202,
+    summary="Answer what a waiting job asks",
+)
+async def answer_input(
+    job_id: str, body: InputReply, request: Request, response: Response, who: CallerDep
+) -> JobView:
+    """A job AWAITING_INPUT asks a clarifying question (``{"answer": "..."}``) or shows its
+    plan (``{"action": "approve"}``, ``{"action": "edit", "brief": ..., "sub_questions":
+    [...]}``, or ``{"action": "cancel"}``). The answer is checked (422 says what is wrong;
+    the job keeps waiting), queues the job again (202) and the run continues with it. The
+    same answer again is harmless (200); another answer to a question already answered, or
+    an answer to a job that asks nothing, is a conflict (409)."""
+    state = _state(request)
+    job = await _own_job(request, who, job_id)
+    if body.action == "cancel":
+        if job.status != "AWAITING_INPUT":
+            raise ApiProblem(409, f"the job is {job.status}; it asks nothing", kind="not-waiting")
+        updated = await run_in_threadpool(state.store.request_cancel, job_id, who.owner)
+        state.notifier.publish(job_id)
+        assert updated is not None
+        response.status_code = 200
+        return JobView.of(updated)
+    pending = await run_in_threadpool(state.store.pending_input, job_id)
+    asked = (
+        (pending.id, pending.kind)
+        if pending is not None
+        else await run_in_threadpool(state.store.last_request, job_id)
+    )
+    if asked is None:
+        raise ApiProblem(409, f"the job is {job.status}; it asks nothing", kind="not-waiting")
+    request_id, kind = asked
+    try:
+        reply = check_reply(kind, body.reply())  # type: ignore[arg-type]
+    except InvalidInput as exc:
+        raise ApiProblem(
+            422, f"{exc.message} ({exc.hint})" if exc.hint else exc.message, kind="invalid-input"
+        ) from None
+    try:
+        answered = await run_in_threadpool(
+            lambda: state.store.answer(job_id, who.owner, request_id, reply, state.limits)
+        )
+    except SubmissionRateLimited as exc:
+        wait = math.ceil(exc.retry_after_s)
+        raise ApiProblem(
+            429,
+            f"at most {state.settings.submissions_per_window} answers per "
+            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
+            headers={"Retry-After": str(wait)},
+            kind="rate-limited",
+        ) from None
+    if answered.outcome == "conflict" or answered.job is None:
+        raise ApiProblem(409, answered.reason, kind="input-conflict")
+    if answered.outcome == "repeated":
+        response.status_code = 200
+    else:
+        state.workers.wake()
+        state.notifier.publish(job_id)
+    return JobView.of(answered.job)
 
 
 @router.get(

@@ -18,6 +18,7 @@ from pydantic.fields import FieldInfo
 
 from deepresearch.core.sanitize import MAX_QUESTION_CHARS, normalize_question
 from deepresearch.errors import ConfigError
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, all_recipes, get_recipe, recipe_names
 from deepresearch.search.registry import PROVIDER_NAMES, parse_search
 from deepresearch.service.jobs import Job, JobStatus
@@ -45,6 +46,11 @@ class RunOptions(BaseModel):
     )
     audit: Literal["strict", "mark", "off"] | None = None
     no_clarify: bool | None = None
+    review_plan: bool | None = Field(
+        default=None,
+        description="pause after planning: the job waits (AWAITING_INPUT) until the plan is "
+        "approved or edited (POST .../input)",
+    )
     max_sub_questions: int | None = Field(default=None, ge=1, le=8)
     max_waves: int | None = Field(default=None, ge=1, le=10)
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
@@ -208,6 +214,7 @@ class JobLinks(BaseModel):
     sources: str
     cancel: str
     eval: str
+    input: str
 
 
 class JobView(BaseModel):
@@ -237,6 +244,12 @@ class JobView(BaseModel):
         description="a finished research job's thread: the first run and its follow-ups, "
         "first to last (GET of one job only; POST .../followups adds one)",
     )
+    input_request: InputRequest | None = Field(
+        default=None,
+        description="while AWAITING_INPUT (GET of one job, POST .../input): what the run asks "
+        "(kind clarification: question; kind plan: brief and sub_questions); answer it with "
+        "POST .../input before expires_at",
+    )
 
     @classmethod
     def of(cls, job: Job, prefix: str = "/v1/research") -> JobView:
@@ -265,6 +278,7 @@ class JobView(BaseModel):
                 sources=f"{base}/sources",
                 cancel=f"{base}/cancel",
                 eval=f"{base}/eval",
+                input=f"{base}/input",
             ),
         )
 
@@ -291,6 +305,45 @@ class SubmitView(JobView):
     created: bool = Field(description="a new job was made")
     attached: bool = Field(description="you already had an active run; this is it")
     replayed: bool = Field(description="the Idempotency-Key had already made this job")
+
+
+class InputReply(BaseModel):
+    """The answer to what a waiting job asks: ``answer`` (text) for a clarifying question;
+    ``action`` for a plan: ``approve``, ``edit`` (with ``brief`` and/or every
+    ``sub_questions``, 1-8) or ``cancel``."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"answer": "The planet Mercury"},
+                {"action": "approve"},
+                {"action": "edit", "sub_questions": ["How hot is Mercury?", "Who visited it?"]},
+            ]
+        },
+    )
+
+    answer: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
+    action: Literal["approve", "edit", "cancel"] | None = None
+    brief: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
+    sub_questions: list[str] | None = Field(default=None, max_length=20)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> InputReply:
+        plan = self.action is not None or self.brief is not None or self.sub_questions is not None
+        if (self.answer is None) == (not plan):
+            raise ValueError(
+                "give either answer (a clarifying question) or action (a plan), not both"
+            )
+        if plan and self.action is None:
+            raise ValueError("a plan reply names its action: approve, edit or cancel")
+        return self
+
+    def reply(self) -> Any:
+        """What the run resumes with (checked again by ``core.review``)."""
+        if self.answer is not None:
+            return self.answer
+        return self.model_dump(exclude_none=True, exclude={"answer"})
 
 
 class JobPage(BaseModel):

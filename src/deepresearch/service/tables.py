@@ -151,3 +151,20 @@ research_evals = Table(
     Column("evaluation", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+#: what a job waiting for a person asks, and the answer once given (issue 15;
+#: ``service/store/inputs.py``): one row per pause, named by the run's interrupt id
+job_inputs = Table(
+    "job_inputs",
+    metadata,
+    Column(
+        "job_id", String(64), ForeignKey("research_jobs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("request_id", String(64), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("request", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("reply", JSON),
+    Column("reply_hash", String(64)),
+    Column("answered_at", DateTime(timezone=True)),
+)

@@ -13,6 +13,10 @@ any client connection, and keeps its lease alive while it runs.
   the queue; the next start resumes them from their checkpoints.
 * The terminal event is stored in the same transaction as the terminal state, after the
   results, so a client that sees it can fetch the report.
+* A run that asks a person something (issue 15) ends its task with an ``InputRequest``:
+  the job becomes AWAITING_INPUT and gives its lease and slot back. The answer
+  (``POST /v1/research/{id}/input``) queues it again; the worker that claims it resumes
+  the run from its checkpoint with the answer (``store.last_answer``).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import RunCompleted
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
@@ -78,7 +83,7 @@ class Runtime:
 @dataclass
 class _Running:
     job: Job
-    task: asyncio.Task[Outcome | None]
+    task: asyncio.Task[Outcome | InputRequest | None]
     why_stopped: str | None = None  # "cancelled", "shutdown", "lease lost"
     held: list[RunEvent] = field(default_factory=list)
     supervisor: asyncio.Task[None] | None = None
@@ -201,7 +206,7 @@ class WorkerPool:
         running.supervisor = asyncio.create_task(self._supervise(running), name=f"job-{job.id}")
 
     # one job ------------------------------------------------------------------------
-    async def _execute(self, job: Job) -> Outcome | None:
+    async def _execute(self, job: Job) -> Outcome | InputRequest | None:
         recipe = get_recipe(job.recipe)
         own = recipe.options_model.model_fields
         settings = job_settings(self.settings, job.recipe, job.options)
@@ -233,10 +238,19 @@ class WorkerPool:
         }
         document = None
         resumed = False
-        if job.attempts > 1:  # taken over: continue from the last checkpoint
+        if job.attempts > 1:  # taken over, or answered: continue from the last checkpoint
+            answered = await asyncio.to_thread(self.store.last_answer, job.id)
+            reply_to, reply = answered if answered is not None else (None, None)
             try:
                 document = await run_recipe(
-                    recipe, None, settings, run_id=job.id, resume=True, **common
+                    recipe,
+                    None,
+                    settings,
+                    run_id=job.id,
+                    resume=True,
+                    reply=reply,
+                    reply_to=reply_to,
+                    **common,
                 )
                 resumed = True
             except RunNotFound:  # it died before its first checkpoint: start afresh
@@ -246,8 +260,8 @@ class WorkerPool:
                 job.question, {k: v for k, v in job.options.items() if k in own}
             )
             document = await run_recipe(recipe, request, settings, run_id=job.id, **common)
-        if document is None:
-            return None
+        if document is None or isinstance(document, InputRequest):
+            return document
         completion = recipe.completion(document, fetches=0)
         return Outcome(
             completion.kind,
@@ -289,7 +303,17 @@ class WorkerPool:
             self.notifier.publish(job.id)
             self._wake.set()
 
-    async def _completed(self, running: _Running, outcome: Outcome | None) -> None:
+    async def _completed(self, running: _Running, outcome: Outcome | InputRequest | None) -> None:
+        if isinstance(outcome, InputRequest):  # a person's turn: no lease, no slot
+            await self._flush()  # input_requested is stored before the status says so
+            await asyncio.to_thread(
+                self.store.await_input,
+                running.job.id,
+                self.worker_id,
+                outcome,
+                self.settings.input_timeout_s,
+            )
+            return
         if outcome is None:
             await self._end(
                 running, "FAILED", "The run stopped without a report", error="no report"

@@ -1,5 +1,6 @@
 """Intake: research, chitchat, needs clarification, or malicious (seed 001's classifier).
-Deterministic screening first; the planner model refines the decision when configured."""
+Deterministic screening first; the planner model refines the decision when configured. A
+clarifying question pauses the run until the person answers (``stages/pause.py``)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ class IntakeDecision(BaseModel):
 
 async def intake(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["plan", "respond"]]:
+) -> Command[Literal["plan", "respond", "clarify"]]:
     ctx = runtime.context
     question = state["question"]
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Reading the question")
@@ -69,4 +70,8 @@ async def intake(
     )
     ctx.bus.emit(StageCompleted(), stage=STAGE)
     update: RunState = {"intent": intent, "intent_reply": reply}
-    return Command(goto="plan" if intent == "research" else "respond", update=update)
+    # a clarifying question pauses the run for the answer (``stages/pause.py``)
+    goto: Literal["plan", "respond", "clarify"] = (
+        "plan" if intent == "research" else "clarify" if intent == "clarify" else "respond"
+    )
+    return Command(goto=goto, update=update)

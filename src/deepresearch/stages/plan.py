@@ -3,7 +3,9 @@ decomposition rules; seed 001's query expansion with operators where the provide
 With the council on (``--council``, the default at depth deep) several members propose and
 the judge decides (``stages/council.py``). Routes to research, or, when no source can be
 searched (``--search none``) and a writer model is there, to an answer from the model's
-knowledge (``stages/answer.py``)."""
+knowledge (``stages/answer.py``). With ``review_plan`` on it goes to the person's review
+first (``stages/pause.py``); an answered clarifying question is planned with the question
+and written into the brief."""
 
 from __future__ import annotations
 
@@ -20,10 +22,12 @@ from deepresearch.core.planning import (
     strip_numbering,
     usable_queries,
 )
+from deepresearch.core.review import clarified, clarified_brief
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.models.event_payloads import PlannedUnit, PlanReady, StageCompleted, StageStarted
 from deepresearch.stages.council import PlanDraft, convene
 from deepresearch.stages.followup import carried, new_sub_questions, plan_context
+from deepresearch.stages.pause import after_plan
 from deepresearch.state import RunState
 
 STAGE = "plan"
@@ -41,7 +45,7 @@ OPERATORS = (
 
 async def plan(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["research", "answer"]]:
+) -> Command[Literal["research", "answer", "review_plan"]]:
     ctx = runtime.context
     settings = ctx.settings
     question = state["question"]
@@ -53,12 +57,17 @@ async def plan(
     draft = None
     council = None
     system = SYSTEM.format(operators=OPERATORS if operators else "")
+    clarification = state.get("clarification")
+    asked = (
+        clarified(question, clarification["question"], clarification["answer"])
+        if clarification
+        else question
+    )
     user = (
-        f"Question:\n{question}\n\nWrite at most {cap} sub-questions with "
-        f"{per_question} queries each."
+        f"Question:\n{asked}\n\nWrite at most {cap} sub-questions with {per_question} queries each."
     ) + plan_context(state)  # a follow-up: what the thread already researched
     if settings.council_on:
-        draft, council = await convene(ctx, system=system, user=user, question=question)
+        draft, council = await convene(ctx, system=system, user=user, question=asked)
     if council is None and ctx.gateway.has_model("planner"):
         draft = await ctx.gateway.structured(
             "planner", PlanDraft, system=system, user=user, stage=STAGE
@@ -82,6 +91,8 @@ async def plan(
         )[:per_question]
         sub_questions.append(SubQuestion(id=f"q{index}", text=text, queries=queries))
     brief = draft.brief.strip() if draft is not None and draft.brief.strip() else question
+    if clarification:
+        brief = clarified_brief(brief, clarification["question"], clarification["answer"])
     result = Plan(
         question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None
     )
@@ -108,10 +119,9 @@ async def plan(
     }
     if council is not None:
         update["council"] = council
-    # nothing can be searched: a model answers from what it knows, labelled as such;
-    # without a writer the research runs as ever and ends in the honest abort report
-    unsearched = ctx.search.name == "none" and ctx.gateway.has_model("writer")
-    return Command(goto="answer" if unsearched else "research", update=update)
+    if settings.review_plan:
+        return Command(goto="review_plan", update=update)
+    return Command(goto=after_plan(ctx), update=update)
 
 
 def _key(question: str) -> str:

@@ -10,7 +10,8 @@ clock and the transaction helpers of ``base.py``:
 - ``jobs.py``: reading jobs;
 - ``leases.py``: claims, leases, cancelling, finishing and expiry;
 - ``events.py``: appending events (folded into the job's row) and reading them back;
-- ``results.py``: a finished job's document, sources and evidence.
+- ``results.py``: a finished job's document, sources and evidence;
+- ``inputs.py``: jobs waiting for a person's answer (issue 15), and the answers.
 
 Writes that read-then-write (submissions, claims) are serialised: SQLite transactions
 start with ``BEGIN IMMEDIATE``; PostgreSQL takes a per-owner advisory lock for
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from deepresearch.service.store.base import Clock, StoreBase, utcnow
 from deepresearch.service.store.events import EventQueries, StoredEvent
+from deepresearch.service.store.inputs import Answered, InputQueries
 from deepresearch.service.store.jobs import JobQueries
 from deepresearch.service.store.keys import ApiKey, KeyQueries, hash_token
 from deepresearch.service.store.leases import LeaseQueries
@@ -35,12 +37,19 @@ from deepresearch.service.store.submissions import (
 
 
 class JobStore(
-    KeyQueries, SubmissionQueries, JobQueries, LeaseQueries, EventQueries, ResultQueries
+    KeyQueries,
+    SubmissionQueries,
+    JobQueries,
+    LeaseQueries,
+    EventQueries,
+    ResultQueries,
+    InputQueries,
 ):
     """The service's store: ``JobStore(engine, clock)``; see the module docstring."""
 
 
 __all__ = [
+    "Answered",
     "ApiKey",
     "Clock",
     "IdempotencyInFlight",

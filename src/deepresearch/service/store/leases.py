@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
 
+from deepresearch.models.event_pauses import RunExpired
 from deepresearch.models.event_payloads import RunCancelled, RunCompleted, RunFailed
 from deepresearch.models.events import Payload
 from deepresearch.service import tables as t
@@ -104,7 +105,7 @@ class LeaseQueries(StoreBase):
             job = get_job(conn, job_id)
             if job is None or job.owner != owner:
                 return None
-            if job.status == "QUEUED":
+            if job.status in ("QUEUED", "AWAITING_INPUT"):  # no worker runs it: at once
                 conn.execute(
                     update(t.research_jobs)
                     .where(t.research_jobs.c.id == job_id)
@@ -115,7 +116,12 @@ class LeaseQueries(StoreBase):
                         updated_at=now,
                     )
                 )
-                append_row(conn, job_id, RunCancelled(), "Cancelled before it started", now)
+                message = (
+                    "Cancelled before it started"
+                    if job.status == "QUEUED"
+                    else "Cancelled while waiting for input"
+                )
+                append_row(conn, job_id, RunCancelled(), message, now)
             elif job.status == "RUNNING":
                 conn.execute(
                     update(t.research_jobs)
@@ -162,9 +168,34 @@ class LeaseQueries(StoreBase):
         return True
 
     def expire(self) -> int:
-        """Jobs past their time-to-live become EXPIRED and their results are deleted."""
+        """Jobs past their time-to-live become EXPIRED and their results are deleted; a
+        job that waited for a person's answer past ``input_timeout_s`` too, saying so
+        (its error, and a ``run_expired`` event that ends its stream)."""
         now = self.clock()
         with self._write() as conn:
+            waited = [
+                row.id
+                for row in conn.execute(
+                    select(t.research_jobs.c.id).where(
+                        t.research_jobs.c.expires_at < now,
+                        t.research_jobs.c.status == "AWAITING_INPUT",
+                    )
+                ).all()
+            ]
+            message = "Expired: no answer came within the time a job waits for input"
+            for job_id in waited:
+                conn.execute(
+                    update(t.research_jobs)
+                    .where(t.research_jobs.c.id == job_id)
+                    .values(
+                        status="EXPIRED",
+                        error=message + " (input_timeout_s)",
+                        finished_at=now,
+                        expires_at=now,
+                        updated_at=now,
+                    )
+                )
+                append_row(conn, job_id, RunExpired(), message, now)
             ids = [
                 row.id
                 for row in conn.execute(
@@ -177,14 +208,14 @@ class LeaseQueries(StoreBase):
                 ).all()
             ]
             if not ids:
-                return 0
+                return len(waited)
             delete_results(conn, ids)
             conn.execute(
                 update(t.research_jobs)
                 .where(t.research_jobs.c.id.in_(ids))
                 .values(status="EXPIRED", updated_at=now)
             )
-        return len(ids)
+        return len(ids) + len(waited)
 
 
 def _terminal(status: JobStatus, error: str | None, completed: RunCompleted | None) -> Payload:

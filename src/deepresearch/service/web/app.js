@@ -9,6 +9,7 @@ import {
 import { ReportView } from "./report.js";
 import { EventStream } from "./sse.js";
 import { threadBox } from "./thread.js";
+import { InputPanel } from "./input.js";
 import { RunWatch } from "./watch.js";
 
 const ACTIVE = new Set(["QUEUED", "RUNNING"]);
@@ -163,6 +164,7 @@ async function submitQuestion(event) {
   if ($("council").dataset.touched) options.council = $("council").checked;
   if ($("evaluate").checked) options.evaluate = true;
   Object.assign(options, budgets);
+  if ($("review-plan").checked) options.review_plan = true;
   const body = { question, options };
   if ($("recipe").value) body.recipe = $("recipe").value;
   const button = $("ask-submit");
@@ -280,6 +282,7 @@ function historyItem(job) {
       h("span", { class: "history-meta" },
         statusBadge(h("span", {}), job.status), " ",
         ACTIVE.has(job.status) ? h("span", { class: "live-hint" }, `${Math.round((job.progress || 0) * 100)}% · watch live`) : null,
+        job.status === "AWAITING_INPUT" ? h("span", { class: "live-hint" }, "waiting for your answer") : null,
         " ", h("span", {}, meta), " ", h("span", { class: "mono" }, job.id))));
 }
 
@@ -290,6 +293,7 @@ function closeRun() {
   run.closed = true;
   if (run.stream) run.stream.stop();
   if (run.watch) run.watch.destroy();
+  if (run.input) run.input.destroy();
   if (run.report) run.report.destroy();
   run = null;
 }
@@ -336,12 +340,24 @@ async function openRun(id) {
     onCancel: () => cancelRun(current),
     onReconnect: () => current.stream && current.stream.reconnectNow(),
   });
+  // a run that waits for an answer shows what it asks above its timeline (issue 15)
+  current.input = new InputPanel($("ask-back"), id, {
+    onAnswered: (data) => { if (!current.closed) statusBadge($("run-status"), data.status); },
+  });
+  if (job.status === "AWAITING_INPUT") current.input.show(job.input_request);
   const finishedAtOpen = TERMINAL.has(job.status);
   if (finishedAtOpen) current.watch.collapse("(the finished run's timeline)");
   current.stream = new EventStream(`v1/research/${encodeURIComponent(id)}/events`, {
     onEvent: (event, seq) => {
       current.watch.apply(event, seq);
       if (event.type === "run_started") statusBadge($("run-status"), "RUNNING");
+      if (event.type === "input_requested") {
+        current.input.show(event.data);
+        statusBadge($("run-status"), "AWAITING_INPUT");
+      }
+      if (["input_received", "run_cancelled", "run_expired", "run_failed"].includes(event.type)) {
+        current.input.hide();
+      }
     },
     onState: (state, info) => current.watch.connection(state, info),
     isFinished: async () => {

@@ -122,6 +122,7 @@ export function announce(message) {
 export const STATUS_LABELS = {
   QUEUED: "Queued",
   RUNNING: "Running",
+  AWAITING_INPUT: "Waiting for you",
   COMPLETED: "Completed",
   FAILED: "Failed",
   CANCELLED: "Cancelled",

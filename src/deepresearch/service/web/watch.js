@@ -36,6 +36,7 @@ const SUBQ_LABELS = {
 };
 export const TERMINAL_EVENT_STATUS = {
   run_completed: "COMPLETED", run_failed: "FAILED", run_cancelled: "CANCELLED",
+  run_expired: "EXPIRED",
 };
 
 export function stageName(stage) {

@@ -1,0 +1,69 @@
+"""A run that waits for a person, at the terminal (issue 15): on a TTY the question (or the
+plan) is asked here and the run goes on; otherwise the command ends with exit code 4 and
+says how to answer (``deepresearch reply RUN_ID ...``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from deepresearch.cli.common import say
+from deepresearch.core.sanitize import for_terminal
+
+if TYPE_CHECKING:
+    from deepresearch.models.pause import InputRequest
+
+
+def interactive() -> bool:
+    """Whether a person is at the terminal to answer (standard input and error are TTYs)."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def ask(request: InputRequest) -> Any:
+    """The person's answer, asked at the terminal; None when they stop (the run waits)."""
+    if request.kind == "clarification":
+        say(f"\nThe run asks: {request.question}")
+        answer = typer.prompt("Your answer (empty: answer later)", default="", err=True)
+        return answer.strip() or None
+    _show_plan(request)
+    choice = typer.prompt(
+        "Approve, edit, or later? [a/e/l]", default="a", err=True, show_default=True
+    ).strip()
+    if choice.lower().startswith("a"):
+        return {"action": "approve"}
+    if not choice.lower().startswith("e"):
+        return None
+    brief = typer.prompt("Brief", default=request.brief, err=True)
+    say("Each sub-question: Enter keeps it, new words reword it, '-' removes it.")
+    texts = []
+    for item in request.sub_questions:
+        text = typer.prompt(f"  {item.id}", default=item.text, err=True).strip()
+        if text != "-":
+            texts.append(text)
+    while added := typer.prompt("  add (empty: done)", default="", err=True).strip():
+        texts.append(added)
+    return {"action": "edit", "brief": brief, "sub_questions": texts}
+
+
+def show_waiting(request: InputRequest) -> None:
+    """What the run asks and how to answer it from another command."""
+    if request.kind == "clarification":
+        say(f"the run waits for your answer: {request.question}")
+        say(f'answer with: deepresearch reply {request.run_id} "YOUR ANSWER"')
+        return
+    _show_plan(request)
+    say(
+        f"the run waits for your review; approve with: deepresearch reply {request.run_id} --approve"
+    )
+    say(
+        f'or edit it: deepresearch reply {request.run_id} --brief "..." '
+        '--sub-question "..." --sub-question "..."'
+    )
+
+
+def _show_plan(request: InputRequest) -> None:
+    say(f"\nThe plan. Brief: {request.brief}")
+    for item in request.sub_questions:
+        typer.echo(f"  {item.id}. {for_terminal(item.text)}", err=True)

@@ -1,0 +1,49 @@
+"""``deepresearch reply``: answer a run that waits (a clarifying question, a plan to
+review) and continue it to its report, written where the run was to write it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from deepresearch.cli import options
+from deepresearch.cli.common import error, run_id_or_exit
+
+
+def reply(
+    run_id: Annotated[str, typer.Argument(help="The run that waits.", metavar="RUN_ID")],
+    answer: Annotated[
+        str | None, typer.Argument(help="The answer to the run's clarifying question.")
+    ] = None,
+    approve: Annotated[bool, typer.Option("--approve", help="Approve the plan as it is.")] = False,
+    brief: Annotated[str | None, typer.Option(help="Plan review: the new brief.")] = None,
+    sub_question: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--sub-question",
+            help="Plan review: a sub-question; repeat for each (they replace the plan's).",
+        ),
+    ] = None,
+    json_events: options.JsonEvents = False,
+) -> None:
+    """Answer what run RUN_ID asks and continue it (exit 4 if it asks again)."""
+    from deepresearch.cli.run import resume_with
+
+    run_id = run_id_or_exit(run_id)
+    editing = brief is not None or bool(sub_question)
+    given = sum([answer is not None, approve, editing])
+    if given != 1:
+        error(
+            "give one answer: the text for a clarifying question, --approve, or the edited "
+            "plan (--brief, --sub-question)",
+            f'deepresearch reply {run_id} "YOUR ANSWER"',
+        )
+    value: Any
+    if answer is not None:
+        value = answer
+    elif approve:
+        value = {"action": "approve"}
+    else:
+        value = {"action": "edit", "brief": brief, "sub_questions": sub_question}
+    resume_with(run_id, value, json_events=json_events)

@@ -1,0 +1,53 @@
+"""What a paused run asks a person (issue 15), and what a person may answer to a plan."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+InputKind = Literal["clarification", "plan"]
+
+
+class PlanItem(BaseModel):
+    """One sub-question of a plan shown for review."""
+
+    id: str
+    text: str
+    queries: list[str] = Field(default_factory=list)
+
+
+class InputRequest(BaseModel):
+    """A run waiting for a person: a clarifying question, or a plan to review. ``id`` names
+    this pause (a reply answers one pause once); ``run_id`` the run that waits."""
+
+    run_id: str
+    id: str
+    kind: InputKind
+    question: str = Field(default="", description="clarification: what the run asks")
+    brief: str = Field(default="", description="plan: the research brief")
+    sub_questions: list[PlanItem] = Field(default_factory=list, description="plan")
+
+    def event_data(self) -> dict[str, Any]:
+        """The ``input_requested`` event's data (``models.event_pauses.InputRequested``)."""
+        data: dict[str, Any] = {"kind": self.kind, "request_id": self.id}
+        if self.kind == "clarification":
+            data["question"] = self.question
+        else:
+            data["brief"] = self.brief
+            data["sub_questions"] = [item.model_dump() for item in self.sub_questions]
+        return data
+
+
+class PlanReply(BaseModel):
+    """A person's decision on a plan: approve it as it is, or edit it (the brief and/or the
+    sub-questions, given whole: each kept, reworded or new one, in order). Cancelling is
+    not a reply: a front end cancels the run (the service's cancel, the CLI's stop)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["approve", "edit"] = "approve"
+    brief: str | None = Field(default=None, description="edit: the new brief")
+    sub_questions: list[str] | None = Field(
+        default=None, description="edit: every sub-question, 1-8, in order"
+    )

@@ -1,0 +1,126 @@
+// What a waiting run asks (issue 15), and the person's answer: an answer box for a
+// clarifying question, or the plan editor (edit the brief; reword, remove or add
+// sub-questions; approve, research the edited plan, or cancel the run). The answer goes to
+// POST v1/research/{id}/input; the service checks it, and a 422 shows what is wrong here.
+
+import { api, ApiError } from "./api.js";
+import { announce, h, newId } from "./dom.js";
+
+const MAX_SUB_QUESTIONS = 8;
+
+export class InputPanel {
+  constructor(container, jobId, { onAnswered }) {
+    this.container = container;
+    this.jobId = jobId;
+    this.onAnswered = onAnswered;
+    this.requestId = null;
+  }
+
+  // show what the run asks (the job's input_request, or an input_requested event's data)
+  show(request) {
+    if (!request || !request.kind) return;
+    const id = request.id || request.request_id || "";
+    if (this.requestId === id && !this.container.hidden) return;
+    this.requestId = id;
+    const body = request.kind === "plan" ? this.planEditor(request) : this.answerBox(request);
+    this.container.replaceChildren(body);
+    this.container.hidden = false;
+    announce(request.kind === "plan" ? "The run waits for you to review its plan" : "The run asks you a question");
+  }
+
+  hide() {
+    this.container.hidden = true;
+    this.container.replaceChildren();
+    this.requestId = null;
+  }
+
+  destroy() { this.hide(); }
+
+  answerBox(request) {
+    const fieldId = newId("answer");
+    const error = h("p", { class: "field-error", id: `${fieldId}-error`, hidden: true });
+    const input = h("textarea", {
+      id: fieldId, name: "answer", rows: "3", maxlength: "2000", required: true,
+      "aria-describedby": `${fieldId}-error`,
+    });
+    const form = h("form", { class: "card ask-back", novalidate: true, "data-kind": "clarification" },
+      h("h2", {}, "The run asks you"),
+      h("p", { class: "asked" }, String(request.question || "")),
+      h("div", { class: "field" },
+        h("label", { for: fieldId }, "Your answer"), input, error),
+      h("div", { class: "form-actions" },
+        h("button", { type: "submit", class: "primary" }, "Answer and continue")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.send({ answer: input.value }, error);
+    });
+    return form;
+  }
+
+  planEditor(request) {
+    const briefId = newId("brief");
+    const error = h("p", { class: "field-error", role: "alert", hidden: true });
+    const brief = h("textarea", { id: briefId, name: "brief", rows: "3", maxlength: "2000" });
+    brief.value = String(request.brief || "");
+    const list = h("ol", { class: "plan-items" });
+    const add = h("button", { type: "button", class: "link-button" }, "Add a sub-question");
+    const renumber = () => {
+      [...list.children].forEach((item, index) => {
+        const label = item.querySelector("label");
+        if (label) label.textContent = `Sub-question ${index + 1}`;
+      });
+      add.disabled = list.children.length >= MAX_SUB_QUESTIONS;
+    };
+    const item = (value) => {
+      const id = newId("subq");
+      const input = h("input", { id, type: "text", name: "sub_question", maxlength: "300" });
+      input.value = value;
+      const remove = h("button", { type: "button", class: "link-button", "aria-label": "Remove this sub-question" }, "Remove");
+      const row = h("li", { class: "plan-item" }, h("label", { for: id }, "Sub-question"), input, remove);
+      remove.addEventListener("click", () => { row.remove(); renumber(); });
+      return row;
+    };
+    for (const sq of request.sub_questions || []) list.append(item(String(sq.text || "")));
+    add.addEventListener("click", () => {
+      const row = item("");
+      list.append(row);
+      renumber();
+      row.querySelector("input").focus();
+    });
+    renumber();
+    const original = JSON.stringify([brief.value, [...list.querySelectorAll("input")].map((i) => i.value)]);
+    const form = h("form", { class: "card ask-back", novalidate: true, "data-kind": "plan" },
+      h("h2", {}, "Review the plan"),
+      h("p", { class: "help" }, "Approve it, or edit the brief and the sub-questions (1 to 8): the edited plan is what gets researched."),
+      h("div", { class: "field" }, h("label", { for: briefId }, "Brief"), brief),
+      list, add, error,
+      h("div", { class: "form-actions" },
+        h("button", { type: "submit", class: "primary", value: "approve" }, "Research this plan"),
+        h("button", { type: "button", class: "danger", "data-action": "cancel" }, "Cancel the run")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const texts = [...list.querySelectorAll("input")].map((i) => i.value);
+      const changed = JSON.stringify([brief.value, texts]) !== original;
+      this.send(changed ? { action: "edit", brief: brief.value, sub_questions: texts } : { action: "approve" }, error);
+    });
+    form.querySelector("[data-action=cancel]").addEventListener("click", () => this.send({ action: "cancel" }, error));
+    return form;
+  }
+
+  async send(body, error) {
+    error.hidden = true;
+    const buttons = [...this.container.querySelectorAll("button")];
+    buttons.forEach((b) => { b.disabled = true; });
+    try {
+      const { data } = await api(`v1/research/${encodeURIComponent(this.jobId)}/input`, { method: "POST", body });
+      this.hide();
+      announce(body.action === "cancel" ? "The run was cancelled" : "Answer sent: the run goes on");
+      if (this.onAnswered) this.onAnswered(data);
+    } catch (problem) {
+      if (!(problem instanceof ApiError)) throw problem;
+      error.textContent = problem.detail || "The answer was refused.";
+      error.hidden = false;
+      buttons.forEach((b) => { b.disabled = false; });
+    }
+  }
+}
