@@ -1,8 +1,10 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
-* ``research(question, depth?, no_clarify?)``: research a question; long-running, it
-  sends a progress notification for each step of the run (stage, wave, sources read,
-  verified quotes) and returns the report as markdown, with the run id.
+* ``research(question, depth?)``: research a question; long-running, it sends a progress
+  notification for each step of the run (stage, wave, sources read, verified quotes) and
+  returns the report as markdown, with the run id. It never stops to ask back (a run that
+  waits for a clarifying answer or a plan review would hold the call open until it
+  expired): it researches the question as given, as ``--no-clarify`` does.
 * ``get_report(run_id, format?)``: a finished run's report: md, html or json as text, pdf
   or docx as an embedded resource (base64, with its media type).
 * ``list_runs(limit?)``: the runs this caller can see, newest first, with their recipe.
@@ -134,14 +136,14 @@ def build_server(backend: Backend) -> MCPServer:
             "Research a question: search, read the sources, verify every quote, and return a "
             "cited markdown report whose every citation traces to a verified quote. Takes "
             "minutes; progress notifications say what the run is doing. depth: quick, "
-            "standard (default) or deep. The result names the run id for get_report."
+            "standard (default) or deep. It researches the question as given and never asks "
+            "back. The result names the run id for get_report."
         ),
     )
     async def research(
         question: str,
         ctx: Context,
         depth: Depth | None = None,
-        no_clarify: bool = False,
     ) -> CallToolResult:
         tracker = ProgressTracker()
 
@@ -150,8 +152,10 @@ def build_server(backend: Backend) -> MCPServer:
             if notice is not None:
                 await ctx.report_progress(notice.progress, notice.total, notice.message)
 
-        options: dict[str, Any] = {"depth": depth, "no_clarify": no_clarify or None}
-        options = {key: value for key, value in options.items() if value is not None}
+        # never a pause: nothing in one tool call could answer it (see the module docstring)
+        options: dict[str, Any] = {"no_clarify": True}
+        if depth is not None:
+            options["depth"] = depth
         try:  # the CLI's, the library's and the API's rules: controls removed, a limit
             question = normalize_question(question)
         except InvalidInput as exc:
