@@ -11,7 +11,7 @@ from urllib.parse import unquote
 from deepresearch.core.render import to_markdown
 from deepresearch.core.verify import verify_quote
 from deepresearch.models import RunEvent
-from deepresearch.models.event_payloads import SearchCompleted
+from deepresearch.models.event_payloads import SearchCompleted, SearchProviderFailedWarning
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.testing.corpora import hotpotqa_questions
@@ -102,8 +102,8 @@ async def test_a_provider_that_fails_is_named_in_the_reports_limitations(
     )
     report = await run_research(question.question, settings, sinks=[events.append])
     assert report is not None and report.kind == "extractive"
-    warned = [e for e in events if e.data.get("code") == "search_provider_failed"]
-    assert [e.data["provider"] for e in warned] == ["searxng"]
+    warned = [e.data for e in events if isinstance(e.data, SearchProviderFailedWarning)]
+    assert [warning.provider for warning in warned] == ["searxng"]
     (problem,) = [line for line in report.limitations if line.startswith("Search problems")]
     assert "searxng" in problem and "other providers' results were used" in problem
     assert "Search problems" in to_markdown(report)

@@ -5,11 +5,11 @@ name, all kept in checkpointed state (``deepresearch/ledger.py``), not in the pr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from langchain_core.messages import BaseMessage
 
 from deepresearch.models import Report, RunEvent
+from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.runner import run_research
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
@@ -23,7 +23,7 @@ def _broken_planner(messages: list[BaseMessage]) -> str:
 
 async def _run(
     web: OfflineWeb, question: str, folder: Path, *, pause: bool
-) -> tuple[Report, dict[str, Any]]:
+) -> tuple[Report, RunCompleted]:
     """A run whose planner fails (intake and plan fall back, each with a model error);
     with ``pause``, stopped after the first research wave and resumed by a new process
     (a new gateway and context)."""
@@ -46,7 +46,9 @@ async def _run(
     assert report is not None
     completed = [event for event in events if event.type == "run_completed"]
     assert len(completed) == 1
-    return report, completed[0].data
+    done = completed[0].data
+    assert isinstance(done, RunCompleted)
+    return report, done
 
 
 async def test_a_resumed_run_reports_the_same_fetches_usage_and_model_problems(
@@ -60,8 +62,8 @@ async def test_a_resumed_run_reports_the_same_fetches_usage_and_model_problems(
     assert [ref.url for ref in resumed.sources] == [ref.url for ref in clean.sources]
 
     # the pages fetched before the pause count: every one of them, once
-    assert clean_done["fetches"] > 0
-    assert resumed_done["fetches"] == clean_done["fetches"]
+    assert clean_done.fetches > 0
+    assert resumed_done.fetches == clean_done.fetches
 
     # the planner's failures happened before the pause; the report still names them
     problems = [note for note in clean.limitations if note.startswith("Model problems")]
@@ -71,4 +73,4 @@ async def test_a_resumed_run_reports_the_same_fetches_usage_and_model_problems(
     # usage: the two failed planner calls, recorded once each
     assert clean.usage.calls == clean.usage.failed_calls == 2
     assert resumed.usage == clean.usage
-    assert resumed_done["input_tokens"] == clean_done["input_tokens"]
+    assert resumed_done.input_tokens == clean_done.input_tokens

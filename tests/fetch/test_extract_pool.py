@@ -32,6 +32,7 @@ from deepresearch.fetch.extract_pool import (
     shutdown_shared_pool,
 )
 from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.llm.gateway import Gateway
 from deepresearch.models import SearchHit
 from deepresearch.settings import load_settings
 from deepresearch.stages.reading import SourceReader
@@ -184,6 +185,7 @@ async def test_the_reading_stage_extracts_in_the_shared_pool(shared_data: Path) 
                         fetch_semaphore=asyncio.Semaphore(3),
                         fetches=0,
                         bus=EventBus("run-test", []),
+                        gateway=Gateway.disabled(),  # no budget: every fetch may start
                     )
                     reader = SourceReader(cast(RunContext, ctx), {})
                     hits = [SearchHit(url=f"{base_url}/page/{page_id}", title="t", snippet="s",
