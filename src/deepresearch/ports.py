@@ -4,7 +4,11 @@ place, so the research run and the recipes build them the same way.
 
 Models built from Settings pass the preflight (``llm.preflight``) here, before the run
 does anything else: an unreachable model server stops the run with a ConfigError (exit 2)
-unless ``on_model_unavailable = "extractive"``."""
+unless ``on_model_unavailable = "extractive"``.
+
+With a ``Recorder`` (``replay.ports``) every port's answers go to the run's recording; with
+a ``Player`` the ports answer from one (the runner hands its models, search and fetcher in,
+and the response cache, council and clock are the recording's here)."""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from deepresearch.llm.endpoints import endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
 from deepresearch.models import ModelCall
+from deepresearch.replay.ports import Player, Recorder
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
 from deepresearch.search.registry import build_search_provider
@@ -41,6 +46,7 @@ async def open_context(
     models: Mapping[Role, BaseChatModel | None] | None,
     search: SearchProvider | None,
     fetcher: Fetcher | None,
+    tape: Recorder | Player | None = None,
 ) -> RunContext:
     """The run's ports; everything opened is closed with ``stack``."""
     refuse_in_worker_start()  # a script without a main guard, re-imported by a worker
@@ -69,6 +75,8 @@ async def open_context(
         pages = PageCache(settings.data_dir / "pages.sqlite3", ttl_s=settings.page_cache_ttl_s)
         stack.callback(pages.close)
         fetcher = CachingFetcher(fetcher, pages)
+    if isinstance(tape, Recorder):
+        search, fetcher = tape.search(search), tape.fetcher(fetcher)
 
     def on_call(call: ModelCall) -> None:
         bus.emit(
@@ -83,6 +91,8 @@ async def open_context(
 
     cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
     stack.callback(cache.close)
+    if tape is not None:
+        cache = tape.cache(cache)
     if models is not None:
         gateway = Gateway(
             dict(models),
@@ -111,14 +121,21 @@ async def open_context(
                 roles=list(problem.roles),
                 reason=problem.reason,
             )
-    return RunContext(
+    council = tape.council_models() if isinstance(tape, Player) else build_council_models(settings)
+    if isinstance(tape, Recorder):
+        gateway.wrap_models(tape.model)
+        council = {spec: m and tape.model(m, spec) for spec, m in council.items()}
+    context = RunContext(
         settings=settings,
         gateway=gateway,
         search=search,
         fetcher=fetcher,
         bus=bus,
-        council_models=build_council_models(settings),
+        council_models=council,
     )
+    if tape is not None:
+        context.clock = tape.clock()
+    return context
 
 
 def _search_warnings(bus: EventBus) -> OnFailure:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from deepresearch.fetch.base import Fetcher
     from deepresearch.recipes.base import Recipe
+    from deepresearch.replay.ports import Player, Recorder
     from deepresearch.search.base import SearchProvider
 
 RECURSION_LIMIT = 200
@@ -102,11 +103,14 @@ async def run_recipe(
     fetcher: Fetcher | None = None,
     resources: Mapping[str, Any] | None = None,
     stop_after: str | None = None,
+    tape: Recorder | Player | None = None,
 ) -> R | None:
     """Run ``recipe`` on ``request`` (from ``recipe.request``), or resume run ``run_id``
     (``request`` None), and return its document; None when ``stop_after`` paused it.
     ``resources`` are the recipe's own (``recipe.resources``); the recipe's per-role
-    temperatures apply unless ``settings`` set a temperature."""
+    temperatures apply unless ``settings`` set a temperature. ``tape`` records the run
+    (by default, with ``settings.record_runs``, into ``data_dir/recordings/<run id>``) or
+    replays one (``replay.play``)."""
     if resume and not run_id:
         raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
     # checked before anything is opened or written: a bad id starts nothing (the
@@ -116,6 +120,12 @@ async def run_recipe(
         raise RunError("nothing to run", hint="pass the question to research")
     settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if tape is None and settings.record_runs:
+        from deepresearch.replay.ports import Recorder
+        from deepresearch.replay.tape import Tape, recording_folder
+
+        folder = recording_folder(settings, run_id)
+        tape = Recorder(Tape(folder, secrets=settings.secrets()))
     bus = EventBus(run_id, list(sinks))
     if not resume:
         assert request is not None
@@ -149,7 +159,7 @@ async def run_recipe(
             )
         if values:
             _check_owner(recipe, values, run_id)
-        ctx = await open_context(stack, settings, bus, models, search, fetcher)
+        ctx = await open_context(stack, settings, bus, models, search, fetcher, tape)
         gateway = ctx.gateway
 
         start: dict[str, Any] | None
@@ -173,6 +183,16 @@ async def run_recipe(
         else:
             assert request is not None
             start = recipe.initial_state(request, run_id)
+            if tape is not None:  # a recording's manifest, or a replay's recorded boundary
+                tape.begin(
+                    run_id=run_id,
+                    recipe=recipe.name,
+                    request=request,
+                    settings=settings,
+                    gateway=gateway,
+                    search=ctx.search,
+                    council=ctx.council_models,
+                )
             start["boundary"] = gateway.boundary  # the fence of untrusted text, kept on resume
 
         try:
@@ -200,6 +220,8 @@ async def run_recipe(
         if document is None or final.next:
             bus.emit("warning", message=f"Run paused after {stop_after}", next=list(final.next))
             return None
+        if tape is not None:
+            tape.finish(document)
         completion = recipe.completion(document, fetches=ctx.fetches)
         bus.emit("run_completed", message=completion.message, **completion.completed_event)
         return document

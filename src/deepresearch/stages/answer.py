@@ -6,7 +6,6 @@ as a run that found nothing does."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -88,7 +87,7 @@ async def answer(
         sections=sections,
         limitations=[LIMITATION, *ctx.gateway.errors],
         notice=NOTICE,
-        created_at=datetime.now(UTC),
+        created_at=ctx.clock(),
     )
     ctx.bus.emit(
         "report_ready",

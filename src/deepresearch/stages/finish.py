@@ -4,8 +4,6 @@ clarifying question)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
@@ -59,7 +57,7 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         limitations=list(dict.fromkeys(state.get("warnings", [])))[:5],
         notice="No reliable sources were found, so no findings are reported.",
         considered=considered,
-        created_at=datetime.now(UTC),
+        created_at=ctx.clock(),
     )
     ctx.bus.emit(
         "report_ready", stage="abort", message="Abort report: nothing reliable found", kind="abort"
@@ -88,7 +86,7 @@ async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         title=title,
         kind=kind,
         summary=[Sentence(text=reply)] if reply else [],
-        created_at=datetime.now(UTC),
+        created_at=ctx.clock(),
     )
     ctx.bus.emit("report_ready", stage="intake", message=title, kind=kind, reply=reply)
     return {"report": report}

@@ -14,7 +14,7 @@ dropped (``core.injection``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import BaseModel, Field
 
@@ -54,7 +54,7 @@ class Ratings(BaseModel):
 async def rank_candidates(
     ctx: RunContext, hits: Sequence[SearchHit], sub_question: SubQuestion, *, limit: int
 ) -> Selection:
-    now = datetime.now(UTC)
+    now = ctx.clock()
     hostile = {hit.url: bad for hit in hits if (bad := scan(f"{hit.title}\n{hit.snippet}"))}
     if hostile:
         for url, bad in hostile.items():
