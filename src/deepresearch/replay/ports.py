@@ -343,7 +343,7 @@ class Player:
         replies = self._replies.get(key)
         if not replies:
             last = str(messages[-1].content)[:80] if messages else ""
-            raise self._miss(f"a reply of {model} to the prompt beginning {last!r}")
+            raise self._miss(f"reply from {model} for the prompt beginning {last!r}")
         # the same request asked again gets the recorded replies in turn, then the last
         served = self._served.get(key, 0)
         self._served[key] = served + 1
@@ -354,7 +354,7 @@ class Player:
     def search(self, provider: str, query: str, limit: int) -> list[SearchHit]:
         entry = self._searches.get(search_key(provider, query, limit))
         if entry is None:
-            raise self._miss(f"the results of {provider} for {query!r}")
+            raise self._miss(f"search results from {provider} for {query!r}")
         if "error" in entry:
             _raise_recorded(entry, ProviderError)
         return [SearchHit.model_validate(hit) for hit in entry["hits"]]
@@ -362,7 +362,7 @@ class Player:
     def page(self, url: str) -> FetchedPage:
         entry = self._pages.get(url)
         if entry is None:
-            raise self._miss(f"the page {url}")
+            raise self._miss(f"page {url}")
         if "error" in entry:
             _raise_recorded(entry, FetchError)
         data = dict(entry["page"])
@@ -371,7 +371,7 @@ class Player:
 
     def now(self) -> datetime:
         if not self._clock:
-            raise self._miss("the time the run read from its clock")
+            raise self._miss("time read from the clock")
         moment = self._clock[min(self._ticks, len(self._clock) - 1)]
         self._ticks += 1
         return moment
