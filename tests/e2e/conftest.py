@@ -70,14 +70,14 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
     from deepresearch.runner import load_result
     from deepresearch.settings import load_settings
 
-    for manifest in sorted(tmp_path.rglob("recordings/*/manifest.json")):
+    for number, manifest in enumerate(sorted(tmp_path.rglob("recordings/*/manifest.json"))):
         if not json.loads(manifest.read_text(encoding="utf-8")).get("finished"):
             continue  # a paused or failed run: nothing to reproduce
         data_dir = manifest.parents[2]
         recipe, original = asyncio.run(
             load_result(load_settings(data_dir=data_dir), manifest.parent.name)
         )
-        copy = tmp_path / "replayed" / manifest.parent.name
+        copy = tmp_path / "replayed" / str(number)
         shutil.copytree(manifest.parent, copy)
         pytest_socket.disable_socket(allow_unix_socket=True)
         try:
@@ -89,6 +89,12 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
             pytest_socket.socket_allow_hosts(
                 ["127.0.0.1", "::1", "localhost"], allow_unix_socket=True
             )
+        if getattr(original, "evaluation", None) is not None and not getattr(
+            replayed, "evaluation", None
+        ):
+            # ``deepresearch eval`` evaluated the stored run after it ended: the replay
+            # reproduces the report the run wrote, which had no evaluation yet
+            original = original.model_copy(update={"evaluation": None})
         for fmt in ("md", "json"):
             assert recipe.render(replayed, fmt) == recipe.render(original, fmt), (
                 f"the replay of {manifest.parent.name} rendered {fmt} differently"

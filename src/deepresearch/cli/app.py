@@ -25,6 +25,7 @@ from deepresearch.cli.index import index
 from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
+from deepresearch.cli.replay import record, replay
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
 from deepresearch.cli.runs import runs
@@ -76,6 +77,8 @@ app.command(name="run")(run)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)
+app.command(name="replay")(replay)
+app.command(name="record")(record)
 app.command(name="eval")(evaluate)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)

@@ -124,6 +124,14 @@ def run(
         bool, typer.Option("--eval", help="Evaluate the report when the run ends.")
     ] = False,
     config: options.Config = None,
+    record_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            metavar="DIR",
+            help="Also copy the run's recording (replies, results, pages) to DIR for replay.",
+        ),
+    ] = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
     ] = None,
@@ -155,6 +163,8 @@ def run(
         run_id = run_id_or_exit(run_id, "--run-id")
     if out is not None:  # a resume's remembered path is checked once it is read
         _check_target(out, json_events)
+    if record_to is not None and record_to.exists() and any(record_to.iterdir()):
+        error(f"--record {record_to} is not empty", "give --record a new or empty folder")
     overrides: dict[str, Any] = {
         **options.model_and_search_overrides(
             model=model,
@@ -178,6 +188,7 @@ def run(
         "council": council,
         "council_models": council_models,
         "evaluate": evaluate or None,
+        "record_runs": True if record_to is not None else None,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})
@@ -254,6 +265,10 @@ def run(
         saved=f"the run is saved: deepresearch report {run_id} --out FILE",
     )
     say(f"{report.kind} report written to {shown(target)} (run {run_id})")
+    if record_to is not None:
+        from deepresearch.cli.replay import record as copy_recording
+
+        copy_recording(run_id, record_to)
     if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
         say(report.summary[0].text)
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)

@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -28,6 +29,7 @@ from deepresearch import errors
 from deepresearch.errors import FetchError, ProviderError, RunError
 from deepresearch.fetch.base import FetchedPage, Fetcher
 from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.failures import classify, status_of
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import SearchHit
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
@@ -37,6 +39,48 @@ from deepresearch.settings import ROLES, Settings
 
 class ReplayMiss(RuntimeError):
     """A replayed port was asked something its recording has no answer for."""
+
+
+class RecordedFailure(Exception):
+    """A model call that failed while the run was recorded, raised again by the replay."""
+
+
+def failure_entry(exc: Exception) -> dict[str, Any]:
+    """What the gateway reads from a failed call's exception (``llm.failures.classify``:
+    its HTTP status, Retry-After, class names; its class name in the report's limitations),
+    without the message, which may quote a key."""
+    failure = classify(exc)
+    return {
+        "type": type(exc).__name__,
+        "names": [cls.__name__ for cls in type(exc).__mro__],
+        "status": status_of(exc),
+        "retry_after": failure.retry_after_s,
+        "timeout": isinstance(exc, TimeoutError),
+        "connection": isinstance(exc, ConnectionError),
+    }
+
+
+def failure_from(entry: Mapping[str, Any]) -> Exception:
+    """An exception the gateway classifies and names as the recorded one."""
+    bases: list[type[Exception]] = [RecordedFailure]
+    if entry.get("timeout"):
+        bases.append(TimeoutError)
+    elif entry.get("connection"):
+        bases.append(ConnectionError)
+    # the class names the gateway matches on, as (empty) classes of the recorded names
+    builtin = {"Exception", "BaseException", "object", "TimeoutError", "OSError"}
+    for name in entry.get("names", [])[1:]:
+        if name not in builtin | {"ConnectionError"}:
+            bases.append(type(str(name), (Exception,), {}))
+    cls: type[Exception] = type(str(entry.get("type", "Exception")), tuple(bases), {})
+    exc = cls(f"a recorded {entry.get('type')} failure")
+    if entry.get("status") is not None:
+        exc.status_code = entry["status"]  # type: ignore[attr-defined]
+    if entry.get("retry_after") is not None:  # read from the response's headers
+        exc.response = SimpleNamespace(  # type: ignore[attr-defined]
+            status_code=entry.get("status"), headers={"retry-after": str(entry["retry_after"])}
+        )
+    return exc
 
 
 def reply_key(model: str, messages: Sequence[BaseMessage]) -> str:
@@ -104,7 +148,13 @@ class RecordingChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return self._keep(messages, await self.inner.ainvoke(messages))
+        try:
+            reply = await self.inner.ainvoke(messages)
+        except Exception as exc:  # kept, so the replay fails the same way (and retries)
+            key = reply_key(self.model_name, messages)
+            self._tape.append("replies", {"key": key, "failure": failure_entry(exc)})
+            raise
+        return self._keep(messages, reply)
 
     def _keep(self, messages: list[BaseMessage], reply: BaseMessage) -> ChatResult:
         key = reply_key(self.model_name, messages)
@@ -329,7 +379,7 @@ class Player:
         self.misses: list[str] = []
         self._replies: dict[str, list[dict[str, Any]]] = {}
         for entry in tape.entries("replies"):
-            self._replies.setdefault(entry["key"], []).append(entry["reply"])
+            self._replies.setdefault(entry["key"], []).append(entry)
         self._served: dict[str, int] = {}
         self._cache = {entry["key"]: entry["reply"] for entry in tape.entries("cache")}
         self._searches = {entry["key"]: entry for entry in tape.entries("searches")}
@@ -347,7 +397,10 @@ class Player:
         # the same request asked again gets the recorded replies in turn, then the last
         served = self._served.get(key, 0)
         self._served[key] = served + 1
-        (message,) = messages_from_dict([replies[min(served, len(replies) - 1)]])
+        entry = replies[min(served, len(replies) - 1)]
+        if "failure" in entry:
+            raise failure_from(entry["failure"])
+        (message,) = messages_from_dict([entry["reply"]])
         assert isinstance(message, AIMessage)
         return message
 
