@@ -32,6 +32,7 @@ from bench import (
     injection,
     quote_verification,
     ranking,
+    replay,
     retrieval,
     scaling,
     service_load,
@@ -53,6 +54,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "upload_cap": upload_cap.run,
     "injection": injection.run,
     "startup": startup.run,
+    "replay": replay.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
