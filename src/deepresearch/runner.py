@@ -120,12 +120,6 @@ async def run_recipe(
         raise RunError("nothing to run", hint="pass the question to research")
     settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    if tape is None and settings.record_runs:
-        from deepresearch.replay.ports import Recorder
-        from deepresearch.replay.tape import Tape, recording_folder
-
-        folder = recording_folder(settings, run_id)
-        tape = Recorder(Tape(folder, secrets=settings.secrets()))
     bus = EventBus(run_id, list(sinks))
     if not resume:
         assert request is not None
@@ -159,6 +153,11 @@ async def run_recipe(
             )
         if values:
             _check_owner(recipe, values, run_id)
+        if tape is None and settings.record_runs:  # loads LangChain: after run_started
+            from deepresearch.replay.ports import Recorder
+            from deepresearch.replay.tape import Tape, recording_folder
+
+            tape = Recorder(Tape(recording_folder(settings, run_id), secrets=settings.secrets()))
         ctx = await open_context(stack, settings, bus, models, search, fetcher, tape)
         gateway = ctx.gateway
 
