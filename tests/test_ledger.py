@@ -27,6 +27,7 @@ class Run:
     def __init__(self) -> None:
         self.gateway = Gateway({}, model_names={}, timeout_s=1.0, max_retries=0)
         self.fetches = 0
+        self.search_errors: list[str] = []
 
 
 def _run(context: Any) -> RunContext:
@@ -73,7 +74,8 @@ async def test_every_update_carries_the_ledger_and_a_command_keeps_its_route() -
 def test_routing_nodes_keep_their_destinations() -> None:
     edges = {(e.source, e.target) for e in build_graph().get_graph().edges}
     assert {("intake", "plan"), ("intake", "respond")} <= edges
-    assert {("reflect", "research"), ("reflect", "write"), ("reflect", "abort")} <= edges
+    assert {("reflect", "research"), ("reflect", "check_findings"), ("reflect", "abort")} <= edges
+    assert {("check_findings", "write"), ("check_findings", "abort")} <= edges
     employer = {(e.source, e.target) for e in build_employer_graph().get_graph().edges}
     assert {("route", "deep_research"), ("route", "result")} <= employer
 
@@ -83,11 +85,18 @@ def test_restore_continues_from_the_checkpoint_once() -> None:
     usage.record(ModelCall(role="writer", stage="write", model="m", input_tokens=5, ok=False))
     run = Run()
     run.gateway.errors.append("model m timed out")  # already seen by this process
-    values = {"usage": usage, "fetches": 4, "model_errors": ["model m timed out", "other"]}
+    run.search_errors.append("exa: refused the key")
+    values = {
+        "usage": usage,
+        "fetches": 4,
+        "model_errors": ["model m timed out", "other"],
+        "search_errors": ["exa: refused the key", "searxng: timed out"],
+    }
     restore(cast(RunContext, run), values)
     ledger = entries(cast(RunContext, run))
     assert ledger["fetches"] == 4
     assert ledger["model_errors"] == ["model m timed out", "other"]
+    assert ledger["search_errors"] == ["exa: refused the key", "searxng: timed out"]
     assert (ledger["usage"].calls, ledger["usage"].failed_calls) == (1, 1)
     restore(cast(RunContext, Run()), {})  # a checkpoint from before the ledger
 

@@ -34,6 +34,9 @@ class RunContext:
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
     fetches: int = 0
+    #: search providers that failed while others answered, "provider: problem" (the
+    #: report's limitations name them; restored on resume)
+    search_errors: list[str] = field(default_factory=list)
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)

@@ -4,7 +4,9 @@ its own work, so a resumed run reports the same numbers as one that never stoppe
 - ``usage``: the model gateway's token and call counts (``Usage``);
 - ``fetches``: the pages the run asked the fetcher for (``run_completed`` reports it);
 - ``model_errors``: the gateway's user-facing messages about failed model calls (the
-  report's limitations and the employer's warnings name them).
+  report's limitations and the employer's warnings name them);
+- ``search_errors``: the search providers that failed while others answered (the
+  report's limitations name them).
 
 The gateway and the run context keep the live counts while a process runs. ``recorded``
 wraps each node: after the node returns, the counts go into its state update (one place,
@@ -37,7 +39,7 @@ class RecordedNode(Protocol[S_contra, ContextT]):
 
 
 #: the state keys the ledger owns (every recipe's state declares them)
-KEYS = ("usage", "fetches", "model_errors")
+KEYS = ("usage", "fetches", "model_errors", "search_errors")
 
 
 def entries(run: RunContext) -> dict[str, Any]:
@@ -46,6 +48,7 @@ def entries(run: RunContext) -> dict[str, Any]:
         "usage": run.gateway.usage.model_copy(deep=True),
         "fetches": run.fetches,
         "model_errors": list(run.gateway.errors),
+        "search_errors": list(run.search_errors),
     }
 
 
@@ -57,6 +60,8 @@ def restore(run: RunContext, values: Mapping[str, Any]) -> None:
     run.fetches += int(values.get("fetches") or 0)
     known = run.gateway.errors
     known.extend(message for message in values.get("model_errors") or () if message not in known)
+    failed = run.search_errors
+    failed.extend(problem for problem in values.get("search_errors") or () if problem not in failed)
 
 
 def recorded(

@@ -55,8 +55,14 @@ async def open_context(
             headers={"User-Agent": settings.user_agent}, timeout=settings.search_timeout_s
         )
     )
+    search_errors: list[str] = []  # the run's: RunContext.search_errors
+    on_failure = _search_warnings(bus, search_errors)
+    if isinstance(tape, Recorder):
+        on_failure = tape.search_failures(on_failure)
+    elif isinstance(tape, Player):  # the recorded failures, told again as the run told them
+        tape.on_search_failure = on_failure
     if search is None:
-        search = build_search_provider(settings, client, on_failure=_search_warnings(bus))
+        search = build_search_provider(settings, client, on_failure=on_failure)
     if settings.debug_log is not None:
         stack.enter_context(fetch_debug_log(settings.debug_log))
     if fetcher is None:  # its own pinned client: never the shared one above
@@ -132,21 +138,24 @@ async def open_context(
         fetcher=fetcher,
         bus=bus,
         council_models=council,
+        search_errors=search_errors,
     )
     if tape is not None:
         context.clock = tape.clock()
     return context
 
 
-def _search_warnings(bus: EventBus) -> OnFailure:
+def _search_warnings(bus: EventBus, failures: list[str]) -> OnFailure:
     """A warning event when one of several search providers fails while the others answer:
-    once per provider and problem, not once per query."""
+    once per provider and problem, not once per query; each is also added to ``failures``
+    (the run's ``search_errors``, which the report's limitations name)."""
     warned: set[tuple[str, str]] = set()
 
     def on_failure(error: ProviderError) -> None:
         if (error.provider, error.message) in warned:
             return
         warned.add((error.provider, error.message))
+        failures.append(f"{error.provider}: {error.message}")
         bus.emit(
             "warning",
             stage="research",

@@ -51,6 +51,7 @@ class RunState(TypedDict, total=False):
     usage: Usage
     fetches: int
     model_errors: list[str]
+    search_errors: list[str]
     report: Report
     findings_restored: int
     findings_dropped: int

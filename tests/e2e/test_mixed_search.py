@@ -81,3 +81,31 @@ async def test_a_mixed_local_and_web_run_cites_both(
     found_by = {name for scores in report.considered for name in scores.providers}
     assert found_by == {"local", "searxng"}
     assert "Found by: local " in to_markdown(report)
+
+
+async def test_a_provider_that_fails_is_named_in_the_reports_limitations(
+    web_documents: list[CorpusDocument], tmp_path: Path
+) -> None:
+    question = hotpotqa_questions(SHARED_DATA)[0]
+    titles = set(question.supporting_titles)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i, doc in enumerate(d for d in web_documents if d.title in titles):
+        (corpus / f"doc{i}.md").write_text(f"# {doc.title}\n\n{doc.text}\n")
+    events: list[RunEvent] = []
+    settings = load_settings(
+        search="local,searxng",
+        searxng_url="http://127.0.0.1:9",  # nothing listens: every query to it fails
+        corpus_dir=corpus,
+        data_dir=tmp_path / "data",
+        depth="quick",
+        model="none",
+        min_domains=1,
+    )
+    report = await run_research(question.question, settings, sinks=[events.append])
+    assert report is not None and report.kind == "extractive"
+    warned = [e for e in events if e.data.get("code") == "search_provider_failed"]
+    assert [e.data["provider"] for e in warned] == ["searxng"]
+    (problem,) = [line for line in report.limitations if line.startswith("Search problems")]
+    assert "searxng" in problem and "other providers' results were used" in problem
+    assert "Search problems" in to_markdown(report)

@@ -116,10 +116,12 @@ def limitations(
     model_errors: Sequence[str],
     answered: Collection[str] | None = None,
     open_leads: Sequence[str] = (),
+    search_errors: Sequence[str] = (),
 ) -> list[str]:
     """What the run could not do. ``answered``: ids of sub-questions with verified
     evidence (else a sub-question's status decides); ``open_leads``: leads the verified
-    quotes revealed that the run had no wave or unit left to follow."""
+    quotes revealed that the run had no wave or unit left to follow; ``search_errors``:
+    search providers that failed while the others answered ("provider: problem")."""
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
@@ -137,6 +139,12 @@ def limitations(
         out.append(
             "Leads found in the evidence but not followed (no research wave or unit left): "
             + "; ".join(open_leads)
+            + "."
+        )
+    if search_errors:
+        out.append(
+            "Search problems (the other providers' results were used): "
+            + "; ".join(sorted(set(search_errors))[:3])
             + "."
         )
     if model_errors:
@@ -177,6 +185,7 @@ def assemble_report(
     model_errors: Sequence[str],
     open_leads: Sequence[str],
     created_at: datetime,
+    search_errors: Sequence[str] = (),
 ) -> Assembled:
     """The report (its usage is the run's, added when it is read: the recipe's
     ``result``). ``evidence``: the verified evidence; the report carries the cited."""
@@ -218,6 +227,7 @@ def assemble_report(
             model_errors=model_errors,
             answered={item.sub_question_id for item in evidence},
             open_leads=open_leads,
+            search_errors=search_errors,
         ),
         notice=written.notice,
         claims=ledger,

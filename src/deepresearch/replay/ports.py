@@ -15,6 +15,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
@@ -34,7 +35,15 @@ from deepresearch.llm.gateway import Gateway
 from deepresearch.models import SearchHit
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
 from deepresearch.search.base import SearchProvider
+from deepresearch.search.fanout import OnFailure
 from deepresearch.settings import ROLES, Settings
+
+#: the failures of single providers reported during the search being recorded (a fan-out
+#: tells them through its ``on_failure`` while the others answer); a context variable, so
+#: concurrent searches each collect their own
+_SEARCH_FAILURES: ContextVar[list[dict[str, str]] | None] = ContextVar(
+    "search_failures", default=None
+)
 
 
 class ReplayMiss(RuntimeError):
@@ -196,13 +205,17 @@ class RecordingSearch:
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
         key = search_key(self.name, query, limit)
+        failures: list[dict[str, str]] = []
+        token = _SEARCH_FAILURES.set(failures)
         try:
             hits = await self.inner.search(query, limit=limit)
         except RunError as exc:
             self._tape.append("searches", {"key": key, **_error_entry(exc)})
             raise
+        finally:
+            _SEARCH_FAILURES.reset(token)
         dumped = [hit.model_dump(mode="json") for hit in hits]
-        self._tape.append("searches", {"key": key, "hits": dumped})
+        self._tape.append("searches", {"key": key, "hits": dumped, "failures": failures})
         return hits
 
 
@@ -279,6 +292,17 @@ class Recorder:
 
     def fetcher(self, fetcher: Fetcher) -> Fetcher:
         return RecordingFetcher(fetcher, self.tape)
+
+    def search_failures(self, on_failure: OnFailure) -> OnFailure:
+        """``on_failure``, also noting each failure in the search that reported it."""
+
+        def noted(error: ProviderError) -> None:
+            failures = _SEARCH_FAILURES.get()
+            if failures is not None:
+                failures.append({"provider": error.provider, "message": error.message})
+            on_failure(error)
+
+        return noted
 
     def clock(self) -> Callable[[], datetime]:
         def now() -> datetime:
@@ -377,6 +401,8 @@ class Player:
         self.tape = tape
         self.manifest = tape.manifest()
         self.misses: list[str] = []
+        #: what the run's fan-out told of a provider failing while others answered
+        self.on_search_failure: OnFailure | None = None
         self._replies: dict[str, list[dict[str, Any]]] = {}
         for entry in tape.entries("replies"):
             self._replies.setdefault(entry["key"], []).append(entry)
@@ -410,6 +436,10 @@ class Player:
             raise self._miss(f"search results from {provider} for {query!r}")
         if "error" in entry:
             _raise_recorded(entry, ProviderError)
+        for failure in entry.get("failures", []):
+            error = ProviderError(failure["message"], provider=failure["provider"])
+            if self.on_search_failure is not None:
+                self.on_search_failure(error)
         return [SearchHit.model_validate(hit) for hit in entry["hits"]]
 
     def page(self, url: str) -> FetchedPage:

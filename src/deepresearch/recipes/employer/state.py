@@ -52,4 +52,5 @@ class EmployerRunState(TypedDict, total=False):
     usage: Usage
     fetches: int
     model_errors: list[str]
+    search_errors: list[str]
     result: EmployerResult
