@@ -44,6 +44,12 @@ class Options:
     injection_docs: int | None = None
     #: startup: timed processes per case (after one warm-up)
     startup_runs: int = 10
+    #: wide: broad questions on Vital topics and on FreshWiki articles
+    wide_topics: int = 12
+    wide_events: int = 5
+    #: workers: worker processes per level, and the jobs each level runs
+    worker_processes: tuple[int, ...] = (1, 2, 4)
+    worker_jobs: int = 24
 
 
 @dataclass(frozen=True)

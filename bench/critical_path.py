@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import ModelCalled
 
 #: clock jitter allowed between one call's end and the next call's start, in seconds
 TOLERANCE_S = 0.002
@@ -61,10 +62,10 @@ def call_intervals(
     (``latency_s + per_token_s * output_tokens``, as ``ScriptedChatModel`` sleeps)."""
     intervals = []
     for event in events:
-        if event.type != "model_call":
+        if not isinstance(event.data, ModelCalled):
             continue
-        measured = _number(event.data.get("latency_s"))
-        output_tokens = _number(event.data.get("output_tokens"))
+        measured = event.data.latency_s
+        output_tokens = event.data.output_tokens
         end = event.ts.timestamp()
         intervals.append(
             CallInterval(
@@ -93,7 +94,3 @@ def critical_path(
         without = best[i]
         best.append(max(with_call, without, key=lambda item: (item[0], item[1])))
     return CriticalPath(calls=best[-1][2])
-
-
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, int | float) else 0.0

@@ -25,6 +25,7 @@ from bench.common import BenchResult, Options, mean, require
 from bench.critical_path import call_intervals, critical_path
 from deepresearch.evaluation import evaluate_run
 from deepresearch.models import EvalResult, Report, RunEvent
+from deepresearch.models.event_payloads import EvidenceAdded, PlanReady, SourceFetched, WaveStarted
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, Settings, load_settings
 from deepresearch.testing.corpora import (
@@ -222,7 +223,7 @@ def _stats(
     per_token_s: float,
 ) -> RunStats:
     path = critical_path(call_intervals(events, latency_s=latency_s, per_token_s=per_token_s))
-    fetched_urls = [str(e.data.get("url", "")) for e in events if e.type == "source_fetched"]
+    fetched_urls = [e.data.url for e in events if isinstance(e.data, SourceFetched)]
     gold = set(question.supporting_titles)
     return RunStats(
         wall_s=wall,
@@ -241,7 +242,7 @@ def _stats(
         sources_failed=sum(1 for event in events if event.type == "source_failed"),
         sources_cited=len(report.sources),
         evidence_verified=sum(
-            _count(event.data.get("count")) for event in events if event.type == "evidence_added"
+            event.data.count for event in events if isinstance(event.data, EvidenceAdded)
         ),
         evidence_cited=len(report.evidence),
         answer_in_report=answer_in_text(question.answer, _report_text(report)),
@@ -251,9 +252,9 @@ def _stats(
             gold, _titles(web, [scores.url for scores in report.considered])
         ),
         sub_questions=sum(
-            len(_items(e.data.get("sub_questions"))) for e in events if e.type == "plan_ready"
+            len(e.data.sub_questions) for e in events if isinstance(e.data, PlanReady)
         ),
-        units=sum(len(_items(e.data.get("units"))) for e in events if e.type == "wave_started"),
+        units=sum(len(e.data.units) for e in events if isinstance(e.data, WaveStarted)),
     )
 
 
@@ -282,14 +283,6 @@ def _titles(web: OfflineWeb, urls: Sequence[str]) -> set[str]:
 
 def _recall(gold: set[str], found: set[str]) -> float:
     return len(gold & found) / len(gold) if gold else 0.0
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) else 0
-
-
-def _items(value: object) -> list[object]:
-    return value if isinstance(value, list) else []
 
 
 def _add_depth(

@@ -6,7 +6,8 @@
                         [--scaling-questions N] [--retrieval-questions N]
                         [--service-levels 1,3,6,10,20,40] [--sse-clients N] [--service-quick]
                         [--injection-docs N]
-                        [--startup-runs N]
+                        [--startup-runs N] [--wide-topics N] [--wide-events N]
+                        [--worker-processes 1,2,4] [--worker-jobs N]
                         [--out bench/results/latest.json]
 
 The JSON holds the machine, the date, the git revision and, per benchmark, every figure
@@ -26,6 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import (
+    budget,
     end_to_end,
     extraction,
     fetch_extract,
@@ -38,6 +40,8 @@ from bench import (
     service_load,
     startup,
     upload_cap,
+    wide,
+    workers,
 )
 from bench.common import DEFAULT_DATA_DIR, BenchResult, DataMissing, Options
 from bench.machine import ROOT, describe, git_revision, now
@@ -55,6 +59,9 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "injection": injection.run,
     "startup": startup.run,
     "replay": replay.run,
+    "wide": wide.run,
+    "budget": budget.run,
+    "workers": workers.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -117,6 +124,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--startup-runs", type=int, default=10, help="startup: timed processes per case"
     )
+    parser.add_argument(
+        "--wide-topics", type=int, default=12, help="wide: broad questions on Vital topics"
+    )
+    parser.add_argument(
+        "--wide-events", type=int, default=5, help="wide: broad questions on FreshWiki articles"
+    )
+    parser.add_argument(
+        "--worker-processes",
+        default="1,2,4",
+        help="workers: comma-separated worker processes per level (1-8)",
+    )
+    parser.add_argument("--worker-jobs", type=int, default=24, help="workers: jobs per level")
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON to write")
@@ -149,6 +168,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--sse-clients must be >= 1")
     if args.startup_runs < 1:
         parser.error("--startup-runs must be >= 1")
+    if args.wide_topics < 0 or args.wide_events < 0 or args.wide_topics + args.wide_events < 1:
+        parser.error("--wide-topics and --wide-events must be >= 0, together >= 1")
+    try:
+        args.worker_processes = tuple(int(p) for p in args.worker_processes.split(",") if p.strip())
+    except ValueError:
+        parser.error("--worker-processes: comma-separated integers")
+    if not args.worker_processes or not all(1 <= n <= 8 for n in args.worker_processes):
+        parser.error("--worker-processes: at least one level, each 1-8")
+    if not 1 <= args.worker_jobs <= 100:
+        parser.error("--worker-jobs must be 1-100")
     return args
 
 
@@ -230,6 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         service_quick=args.service_quick,
         injection_docs=args.injection_docs,
         startup_runs=args.startup_runs,
+        wide_topics=args.wide_topics,
+        wide_events=args.wide_events,
+        worker_processes=args.worker_processes,
+        worker_jobs=args.worker_jobs,
     )
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     # taken before the run: the code measured is the code imported now

@@ -271,10 +271,12 @@ class Child:
 
 
 @contextmanager
-def child(kind: str, config: dict[str, Any], log: Path) -> Iterator[Child]:
-    """Start ``python -m bench.service_load --child KIND CONFIG``; it prints one JSON
-    line (its URL) when ready and stops, gracefully, when its stdin closes."""
-    command = [sys.executable, "-m", "bench.service_load", "--child", kind, json.dumps(config)]
+def child(
+    kind: str, config: dict[str, Any], log: Path, *, module: str = "bench.service_load"
+) -> Iterator[Child]:
+    """Start ``python -m MODULE --child KIND CONFIG``; it prints one JSON line (its URL)
+    when ready and stops, gracefully, when its stdin closes."""
+    command = [sys.executable, "-m", module, "--child", kind, json.dumps(config)]
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
             command,

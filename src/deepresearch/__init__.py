@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from deepresearch.api import (
+        ask,
+        ask_async,
         evaluate,
         evaluate_async,
         research,
@@ -34,9 +36,13 @@ if TYPE_CHECKING:
         research_events,
         run_recipe,
         run_recipe_async,
+        thread,
+        thread_async,
     )
 
 __all__ = [
+    "ask",
+    "ask_async",
     "evaluate",
     "evaluate_async",
     "research",
@@ -46,6 +52,8 @@ __all__ = [
     "research_events",
     "run_recipe",
     "run_recipe_async",
+    "thread",
+    "thread_async",
 ]
 __version__ = "0.1.0"
 

@@ -13,6 +13,7 @@ characters removed, whitespace collapsed, at most 4,000 characters) and a bad on
 
 >>> profile = deepresearch.run_recipe("employer", "Google", options={"role": "SRE"}, model="none")
 >>> scores = deepresearch.evaluate(report.run_id, judge_model="none")  # stored with the run
+>>> more = deepresearch.ask(report.run_id, "And what about Y?", model="none")  # a follow-up
 
 Recipes are looked up in the registry (``deepresearch.recipes.registry``) by name.
 """
@@ -223,3 +224,63 @@ async def evaluate_async(
 def evaluate(run_id: str, **kwargs: Any) -> EvalResult:
     """Blocking variant of :func:`evaluate_async`."""
     return asyncio.run(evaluate_async(run_id, **kwargs))
+
+
+async def ask_async(
+    run_id: str,
+    question: str,
+    *,
+    settings: Settings | None = None,
+    models: Mapping[Role, BaseChatModel | None] | None = None,
+    search_provider: SearchProvider | None = None,
+    fetcher: Fetcher | None = None,
+    sinks: Sequence[Sink] = (),
+    followup_id: str | None = None,
+    **options: Any,
+) -> Report:
+    """Ask a follow-up ``question`` on finished research run ``run_id`` (any turn of a
+    thread) and return the new turn's report (its ``run_id`` is the new run's,
+    ``followup_id`` when given). The turn reuses the thread's pages and verified evidence
+    and researches what is new, unless the question is on another topic
+    (``report.followup.topic_shift``). ``options`` are Settings fields, as for
+    :func:`research_async`."""
+    from deepresearch.threads import load_parent
+
+    question = normalize_question(question)
+    parent = check_run_id(run_id)
+    followup_id = check_run_id(followup_id) if followup_id is not None else None
+    resolved = settings or load_settings(**options)
+    await load_parent(resolved, parent)  # a clear error before anything starts
+    recipe = get_recipe("research")
+    report = await _run_recipe(
+        recipe,
+        recipe.request(question, {"followup_of": parent}),
+        resolved,
+        run_id=followup_id,
+        sinks=sinks,
+        models=models,
+        search=search_provider,
+        fetcher=fetcher,
+    )
+    assert isinstance(report, Report)
+    return report
+
+
+def ask(run_id: str, question: str, **kwargs: Any) -> Report:
+    """Blocking variant of :func:`ask_async`."""
+    return asyncio.run(ask_async(run_id, question, **kwargs))
+
+
+async def thread_async(
+    run_id: str, *, settings: Settings | None = None, **options: Any
+) -> list[Any]:
+    """The turns (``models.thread.Turn``: run_id, turn, question, follows, topic_shift) of
+    the thread run ``run_id`` belongs to, first to last."""
+    from deepresearch.threads import thread_turns
+
+    return list(await thread_turns(settings or load_settings(**options), check_run_id(run_id)))
+
+
+def thread(run_id: str, **kwargs: Any) -> list[Any]:
+    """Blocking variant of :func:`thread_async`."""
+    return asyncio.run(thread_async(run_id, **kwargs))

@@ -20,6 +20,8 @@ from deepresearch.settings import Settings
 
 _ready: set[str] = set()
 _setup_lock = asyncio.Lock()
+#: the PostgreSQL advisory lock held while a process creates the checkpoint tables
+SETUP_LOCK = 0x6465_6570_636B_70  # "deepckp"
 
 
 def is_postgres(url: str | None) -> bool:
@@ -91,6 +93,7 @@ async def _postgres(
 ) -> AsyncIterator[BaseCheckpointSaver[str]]:
     try:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg import AsyncConnection
     except ImportError:
         raise ConfigError(
             "PostgreSQL checkpoints need the postgres extra",
@@ -101,6 +104,14 @@ async def _postgres(
     ) as saver:
         async with _setup_lock:
             if url not in _ready:
-                await saver.setup()
+                # processes starting together (workers on several machines) create the
+                # tables one at a time: a concurrent CREATE ... IF NOT EXISTS can fail
+                conn = saver.conn
+                assert isinstance(conn, AsyncConnection)  # from_conn_string: one connection
+                await conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+                try:
+                    await saver.setup()
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
                 _ready.add(url)
         yield saver

@@ -1,6 +1,10 @@
 """The event bus: stages emit RunEvents, front ends subscribe. A failing subscriber is
 reported once and dropped; it never stops a run.
 
+A stage emits a payload (``bus.emit(SourceFetched(url=..., ...), stage=..., message=...)``):
+the event's type is the payload's, so an event cannot name one type and carry another's
+fields (``models.events``).
+
 Some events announce a fact about one thing: a page was read, a unit of a wave found its
 evidence. ``fact_key`` names that thing, and ``once_per_fact`` keeps a resumed run from
 announcing again what an earlier attempt of it already announced (a run resumes at the
@@ -12,9 +16,8 @@ import logging
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from pydantic import JsonValue
-
-from deepresearch.models import EventType, RunEvent
+from deepresearch.models import RunEvent
+from deepresearch.models.events import Payload, StoredData, facts_of
 
 Sink = Callable[[RunEvent], None]
 log = logging.getLogger(__name__)
@@ -30,15 +33,15 @@ class EventBus:
     def subscribe(self, sink: Sink) -> None:
         self._sinks.append(sink)
 
-    def emit(
-        self, type: EventType, *, stage: str | None = None, message: str = "", **data: JsonValue
-    ) -> RunEvent:
+    def emit(self, data: Payload, *, stage: str | None = None, message: str = "") -> RunEvent:
+        if isinstance(data, StoredData):
+            raise TypeError("StoredData is what was read back; emit a typed payload")
         self._seq += 1
         event = RunEvent(
             run_id=self.run_id,
             seq=self._seq,
             ts=datetime.now(UTC),
-            type=type,
+            type=data.event_type,
             stage=stage,
             message=message,
             data=data,
@@ -53,29 +56,20 @@ class EventBus:
         return event
 
 
-#: the data fields that name what each fact-announcing event is about
-_FACTS: dict[str, tuple[str, ...]] = {
-    "wave_started": ("wave",),
-    "search_completed": ("sub_question", "wave"),
-    "sources_ranked": ("sub_question", "wave"),
-    "source_fetched": ("url",),
-    "source_failed": ("url",),
-    "source_summarized": ("url", "sub_question"),
-    "evidence_added": ("sub_question", "wave"),
-    "warning": ("code", "url"),  # a page's warning (injection, refused fetch)
-}
-
-
 def fact_key(event: RunEvent) -> tuple[str, ...] | None:
     """(type, what it is about...) for an event that announces a fact about one thing,
-    None for the others (stages starting, model calls, the run's end...)."""
-    fields = _FACTS.get(event.type)
-    if fields is None:
+    None for the others (stages starting, model calls, the run's end...). The fields are
+    the payload's ``fact``; an event read back as StoredData uses its type's."""
+    data = event.data
+    if isinstance(data, StoredData):
+        found = [data.raw.get(name) for name in facts_of(event.type)]
+    else:
+        found = [getattr(data, name, None) for name in data.fact]
+    if not found:
         return None
-    values = [event.data.get(name) for name in fields]
-    if any(value is None or isinstance(value, (dict, list)) for value in values):
+    if any(value is None or isinstance(value, (dict, list)) for value in found):
         return None
-    return (event.type, *(str(value) for value in values))
+    return (event.type, *(str(value) for value in found))
 
 
 def once_per_fact(sink: Sink, announced: Iterable[RunEvent]) -> Sink:

@@ -1,4 +1,4 @@
-"""The one run path, wired. No logic lives here: routing comes from the stages' Command
+"""The one run path, wired (``followup`` first: a no-op unless the run follows up another). No logic lives here: routing comes from the stages' Command
 return types and the static edges below.
 
     intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal, clarification)
@@ -26,6 +26,7 @@ from deepresearch.stages.audit import audit
 from deepresearch.stages.check import check_findings
 from deepresearch.stages.evaluate import evaluate
 from deepresearch.stages.finish import abort, respond
+from deepresearch.stages.followup import followup
 from deepresearch.stages.gate import gate
 from deepresearch.stages.intake import intake
 from deepresearch.stages.plan import plan
@@ -59,6 +60,9 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.models.findings", "FindingCheck"),
     ("deepresearch.models.evaluation", "EvalResult"),
     ("deepresearch.models.evaluation", "DimensionScore"),
+    ("deepresearch.models.thread", "Thread"),
+    ("deepresearch.models.thread", "Turn"),
+    ("deepresearch.models.thread", "FollowupInfo"),
 ]
 
 
@@ -67,6 +71,7 @@ def build_graph(
 ) -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=RunContext)
     # every node records the run's ledger (usage, fetches, model errors) in its update
+    graph.add_node("followup", recorded(followup, _run))
     graph.add_node("intake", recorded(intake, _run))
     graph.add_node("respond", recorded(respond, _run))
     graph.add_node("plan", recorded(plan, _run))
@@ -79,7 +84,8 @@ def build_graph(
     graph.add_node("abort", recorded(abort, _run))
     graph.add_node("audit", recorded(audit, _run))
     graph.add_node("evaluate", recorded(evaluate, _run))
-    graph.add_edge(START, "intake")
+    graph.add_edge(START, "followup")  # a no-op unless the run follows up another
+    graph.add_edge("followup", "intake")
     graph.add_edge("research", "gate")
     graph.add_edge("gate", "reflect")
     graph.add_edge("write", "audit")

@@ -26,12 +26,22 @@ from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.extract_pool import refuse_in_worker_start
 from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.council import build_council_models
-from deepresearch.llm.endpoints import endpoint_of_model
+from deepresearch.llm.endpoints import endpoint_for, endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
 from deepresearch.models import ModelCall
+from deepresearch.models.event_payloads import (
+    BudgetExhausted,
+    ModelCalled,
+    ModelCallStarted,
+    ModelCallWaiting,
+    ModelUnavailableWarning,
+    ModelWaitTimeoutWarning,
+    SearchProviderFailedWarning,
+)
 from deepresearch.replay.ports import Player, Recorder
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
@@ -84,13 +94,30 @@ async def open_context(
     if isinstance(tape, Recorder):
         search, fetcher = tape.search(search), tape.fetcher(fetcher)
 
+    guard = BudgetGuard.from_settings(settings)  # its clock starts with the run
+
     def on_call(call: ModelCall) -> None:
         bus.emit(
-            "model_call",
+            ModelCalled(
+                role=call.role,
+                model=call.model,
+                input_tokens=call.input_tokens,
+                output_tokens=call.output_tokens,
+                latency_s=call.latency_s,
+                ok=call.ok,
+                attempts=call.attempts,
+                usage_source=call.usage_source,
+                cost_usd=call.cost_usd,
+                budget=guard.view(gateway.usage),  # spend against the budgets, so far
+            ),
             stage=call.stage,
             message=f"{call.role} model call ({call.model})",
-            **call.model_dump(mode="json", exclude={"stage"}),
         )
+
+    def on_exhausted(name: str, message: str, spend: dict[str, float | int | None]) -> None:
+        bus.emit(BudgetExhausted(budget=name, spend=dict(spend)), message=message)
+
+    guard.on_exhausted = on_exhausted
 
     def on_queue(event: QueueEvent) -> None:
         emit_queue_event(bus, event)
@@ -115,18 +142,25 @@ async def open_context(
             },
             wait_timeout_s=settings.model_wait_timeout_s,
             on_queue=on_queue,
+            budget=guard,
         )
     else:
         gateway = Gateway.from_settings(settings, on_call=on_call, cache=cache, on_queue=on_queue)
+        gateway.budget = guard
         for problem in await require_models(settings, gateway):
             bus.emit(
-                "warning",
+                ModelUnavailableWarning(
+                    code="model_unavailable",
+                    endpoint=problem.endpoint.label,
+                    roles=list(problem.roles),
+                    reason=problem.reason,
+                ),
                 message=f"Running without a model: {problem.describe()}",
-                code="model_unavailable",
-                endpoint=problem.endpoint.label,
-                roles=list(problem.roles),
-                reason=problem.reason,
             )
+    guard.require_prices(
+        [(gateway.model_name(r), gateway.endpoint(r)) for r in ROLES if gateway.has_model(r)]
+        + [(spec, endpoint_for(spec, settings)) for spec in settings.council_models]
+    )
     council = tape.council_models() if isinstance(tape, Player) else build_council_models(settings)
     if isinstance(tape, Recorder):
         gateway.wrap_models(tape.model)
@@ -157,12 +191,10 @@ def _search_warnings(bus: EventBus, failures: list[str]) -> OnFailure:
         warned.add((error.provider, error.message))
         failures.append(f"{error.provider}: {error.message}")
         bus.emit(
-            "warning",
+            SearchProviderFailedWarning(code="search_provider_failed", provider=error.provider),
             stage="research",
             message=f"Search provider {error.provider} failed, the others' results are used: "
             f"{error.message}",
-            provider=error.provider,
-            code="search_provider_failed",
         )
 
     return on_failure
@@ -170,39 +202,47 @@ def _search_warnings(bus: EventBus, failures: list[str]) -> OnFailure:
 
 def emit_queue_event(bus: EventBus, event: QueueEvent) -> None:
     """A call waiting for its model endpoint, as an event the live view shows."""
-    common: dict[str, str | int | float] = {
-        "role": event.role,
-        "endpoint": event.endpoint,
-        "waiting": event.waiting,
-        "in_flight": event.in_flight,
-        "limit": event.limit,
-    }
     if event.kind == "waiting":
         bus.emit(
-            "model_call_waiting",
+            ModelCallWaiting(
+                role=event.role,
+                endpoint=event.endpoint,
+                waiting=event.waiting,
+                in_flight=event.in_flight,
+                limit=event.limit,
+            ),
             stage=event.stage,
             message=f"{event.role} call waiting for {event.endpoint} "
             f"({event.waiting} waiting, {event.in_flight} of {event.limit} in flight)",
-            **common,
         )
     elif event.kind == "started":
         bus.emit(
-            "model_call_started",
+            ModelCallStarted(
+                role=event.role,
+                endpoint=event.endpoint,
+                waiting=event.waiting,
+                in_flight=event.in_flight,
+                limit=event.limit,
+                waited_s=event.waited_s,
+            ),
             stage=event.stage,
             message=f"{event.role} call started at {event.endpoint} "
             f"after waiting {event.waited_s:.1f} s",
-            waited_s=event.waited_s,
-            **common,
         )
     else:
         bus.emit(
-            "warning",
+            ModelWaitTimeoutWarning(
+                code="model_wait_timeout",
+                role=event.role,
+                endpoint=event.endpoint,
+                waiting=event.waiting,
+                in_flight=event.in_flight,
+                limit=event.limit,
+                waited_s=event.waited_s,
+            ),
             stage=event.stage,
             message=f"A {event.role} call gave up waiting for {event.endpoint} "
             f"after {event.waited_s:.0f} s; its step used the fallback",
-            code="model_wait_timeout",
-            waited_s=event.waited_s,
-            **common,
         )
 
 

@@ -12,6 +12,7 @@ takes about a second: this module and the recipes import them when a graph is bu
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from deepresearch.errors import (
 from deepresearch.events import EventBus, Sink
 from deepresearch.llm.redact import redact
 from deepresearch.models import Report
+from deepresearch.models.event_payloads import RunFailed, RunPausedWarning, RunResumed
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Role, Settings
 
@@ -118,6 +120,7 @@ async def run_recipe(
     run_id = check_run_id(run_id) if run_id is not None else new_run_id()
     if not resume and request is None:
         raise RunError("nothing to run", hint="pass the question to research")
+    began = time.monotonic()
     settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
@@ -125,8 +128,8 @@ async def run_recipe(
         assert request is not None
         # the provider the ports will build: its name is the canonical list in settings
         search_name = search.name if search is not None else settings.search
-        message, data = recipe.started(request, settings, search_name)
-        bus.emit("run_started", message=message, **data)
+        message, started = recipe.started(request, settings, search_name)
+        bus.emit(started, message=message)
     from deepresearch.checkpoints import describe, open_checkpointer
     from deepresearch.ports import open_context
 
@@ -160,6 +163,7 @@ async def run_recipe(
             tape = Recorder(Tape(recording_folder(settings, run_id), secrets=settings.secrets()))
         ctx = await open_context(stack, settings, bus, models, search, fetcher, tape)
         gateway = ctx.gateway
+        gateway.budget.started = began  # --max-time counts from the run's start
 
         start: dict[str, Any] | None
         if resume:
@@ -170,13 +174,11 @@ async def run_recipe(
             done = recipe.result(values)
             if not snapshot.next and done is not None:
                 completion = recipe.completion(done, fetches=ctx.fetches)
-                bus.emit("run_completed", message="Run was already complete", kind=completion.kind)
+                bus.emit(completion.completed_event, message="Run was already complete")
                 return done
             bus.emit(
-                "run_resumed",
+                RunResumed(question=values.get("question", ""), next=list(snapshot.next)),
                 message=f"Resuming at {', '.join(snapshot.next)}",
-                question=values.get("question", ""),
-                next=list(snapshot.next),
             )
             start = None
         else:
@@ -206,23 +208,32 @@ async def run_recipe(
                 pass
         except DeepResearchError as exc:
             bus.emit(
-                "run_failed", message=redact(str(exc), settings.secrets()), error=type(exc).__name__
+                RunFailed(error=type(exc).__name__), message=redact(str(exc), settings.secrets())
             )
             raise
         except Exception as exc:
             message = f"the run failed unexpectedly ({type(exc).__name__})"
-            bus.emit("run_failed", message=message, error=type(exc).__name__)
+            bus.emit(RunFailed(error=type(exc).__name__), message=message)
             raise RunError(message, hint=f"resume it with --resume {run_id}") from exc
 
         final = await graph.aget_state(config)
         document = recipe.result(final.values)
         if document is None or final.next:
-            bus.emit("warning", message=f"Run paused after {stop_after}", next=list(final.next))
+            bus.emit(
+                RunPausedWarning(code="run_paused", next=list(final.next)),
+                message=f"Run paused after {stop_after}",
+            )
             return None
         if tape is not None:
             tape.finish(document)
         completion = recipe.completion(document, fetches=ctx.fetches)
-        bus.emit("run_completed", message=completion.message, **completion.completed_event)
+        budget = gateway.budget  # which budget ended the run (None: none did), and spend
+        completed = completion.completed_event
+        if budget.limits.any:
+            completed = completed.model_copy(
+                update={"budget": budget.ended_by, "spend": budget.view(gateway.usage)}
+            )
+        bus.emit(completed, message=completion.message)
         return document
 
 
@@ -248,7 +259,7 @@ def _failed_on_error(bus: EventBus, settings: Settings) -> Callable[..., bool]:
                 message = redact(str(exc), settings.secrets())
             else:
                 message = f"the run failed unexpectedly ({type(exc).__name__})"
-            bus.emit("run_failed", message=message, error=type(exc).__name__)
+            bus.emit(RunFailed(error=type(exc).__name__), message=message)
         return False  # never swallow the error
 
     return on_exit

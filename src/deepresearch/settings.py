@@ -55,12 +55,14 @@ class DepthPreset:
     max_units_total: int
     max_concurrent_units: int
     evidence_per_question: int
+    #: sources a run reads before it stops widening (reflect follows leads until then)
+    min_sources_read: int = 0
 
 
 DEPTHS: dict[str, DepthPreset] = {
     "quick": DepthPreset(3, 3, 5, 3, 2, 6, 3, 4),
     "standard": DepthPreset(5, 3, 8, 5, 3, 12, 4, 6),
-    "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8),
+    "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8, min_sources_read=20),
 }
 
 
@@ -249,6 +251,11 @@ class Settings(BaseSettings):
         default=None,
         description="append the fetcher's DEBUG log (resolved addresses, error details) here",
     )
+    pdf_fonts: list[Path] = Field(
+        default_factory=list,
+        description="TrueType fonts for PDF reports: the main one first, then fallbacks for "
+        "scripts it lacks (CJK...); system fonts such as DejaVu Sans are used after these",
+    )
 
     # the run
     depth: Depth = "standard"
@@ -262,6 +269,7 @@ class Settings(BaseSettings):
     max_units_total: int | None = Field(default=None, ge=1, le=100)
     max_concurrent_units: int | None = Field(default=None, ge=1, le=16)
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
+    min_sources_read: int | None = Field(default=None, ge=0, le=200)
     min_evidence: int = Field(default=5, ge=0)
     min_cited_evidence: int = Field(default=5, ge=0)
     min_domains: int = Field(default=3, ge=0)
@@ -300,6 +308,18 @@ class Settings(BaseSettings):
     evaluate: bool = Field(
         default=False, description="evaluate the report when the run ends (deepresearch eval)"
     )
+    # hard budgets (issue 19; core/budget.py has the rule)
+    max_tokens: int | None = Field(default=None, ge=1, description="model tokens, in and out")
+    max_cost: float | None = Field(default=None, gt=0, description="US dollars of model calls")
+    max_time: float | None = Field(default=None, gt=0, description="seconds of wall time")
+    budget_output_reserve: int = Field(
+        default=1_000, ge=1, description="output tokens a call is assumed to take, at most"
+    )
+    prices: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="provider:model -> {input, output} US dollars per million tokens, "
+        "over the package's price table",
+    )
 
     # storage
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".deepresearch")
@@ -313,6 +333,11 @@ class Settings(BaseSettings):
     serve_host: str = "127.0.0.1"
     serve_port: int = Field(default=8000, ge=0, le=65535)
     max_concurrent_jobs: int = Field(default=3, ge=1, le=64, description="runs at once")
+    run_workers: bool = Field(
+        default=True,
+        description="serve runs jobs itself; false: an API only, 'deepresearch worker' "
+        "processes sharing its database run them",
+    )
     job_ttl_s: float = Field(default=86_400, gt=0, description="results expire after this")
     job_lease_s: float = Field(
         default=30.0, ge=1.0, description="a running job unclaimed this long is taken over"
@@ -366,6 +391,14 @@ class Settings(BaseSettings):
                 if ":" not in spec:
                     raise ValueError(f"{spec!r} is not of the form provider:model")
             return specs
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _known_prices(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        from deepresearch.core.budget import parse_prices
+
+        parse_prices(value)  # a ValueError names the entry
         return value
 
     @field_validator("allow_hosts", mode="before")

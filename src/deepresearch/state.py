@@ -17,6 +17,7 @@ from deepresearch.models import (
     Usage,
 )
 from deepresearch.models.scores import SourceScores
+from deepresearch.models.thread import Thread, Turn
 
 Intent = Literal["research", "chitchat", "clarify", "malicious"]
 
@@ -28,6 +29,11 @@ class RunState(TypedDict, total=False):
     #: resumed run fences its prompts the same way
     boundary: str
     question: str
+    #: a follow-up: the run it follows up (set at start), and its thread (``stages/followup``)
+    followup_of: str
+    thread: Thread
+    #: the thread's root only: the turns that followed it (``threads.record_turn``)
+    thread_turns: list[Turn]
     intent: Intent
     intent_reply: str
     plan: Plan

@@ -14,6 +14,9 @@ import pytest
 from bench.common import DEFAULT_DATA_DIR
 from bench.critical_path import CallInterval, critical_path
 from bench.run import BENCHMARKS, main
+from bench.wide_questions import mention_index
+
+from deepresearch.testing.corpus import CorpusDocument
 
 TINY = [
     "--questions", "1",
@@ -31,6 +34,10 @@ TINY = [
     "--service-quick",
     "--injection-docs", "40",
     "--startup-runs", "1",
+    "--wide-topics", "1",
+    "--wide-events", "0",
+    "--worker-processes", "1,2",
+    "--worker-jobs", "2",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -85,6 +92,16 @@ POSITIVE = {
     ],
     "upload_cap": ["declared.refused_413", "chunked.refused_413", "declared.rss_before_mb"],
     "replay": ["run_wall_s", "replay_wall_s", "identical", "recording_kb"],
+    "wide": [
+        "topics.scripted.sources_read",
+        "topics.scripted.input_tokens",
+        "topics.scripted.input_tokens_per_source",
+        "topics.planned.sources_read",
+        "topics.planned.model_calls",
+        "topics.no_model.sources_read",
+        "topics.no_model.wall_s",
+        "topics.no_floor.sources_read",
+    ],
     "startup": [
         "import_wall_s",
         "help_wall_s",
@@ -94,6 +111,14 @@ POSITIVE = {
         "first_event_cpu_s",
         "run_total_wall_s",
     ],
+    "budget": [
+        "unbudgeted.tokens_mean",
+        "unbudgeted.cost_mean",
+        "tokens_50.spend_ratio_max",
+        "cost_50.spend_ratio_max",
+        "time_50.wall_ratio_max",
+    ],
+    "workers": ["w1.jobs_per_min", "w1.speedup", "w2.jobs_per_min", "w2.run_s"],
 }
 
 
@@ -166,6 +191,53 @@ def test_retrieval_reports_recall_at_each_step(tiny_run: dict[str, Any]) -> None
     )
 
 
+def test_wide_runs_deep_in_every_mode(tiny_run: dict[str, Any]) -> None:
+    bench = tiny_run["benchmarks"]["wide"]
+    params, figures = bench["params"], bench["figures"]
+    assert params["depth"] == "deep" and params["documents"] == 10_133
+    assert params["topics.questions"] == 1 and params["events.questions"] == 0
+    assert figures["topics.planned.sub_questions"]["value"] == 8  # deep's allowance
+    assert figures["topics.scripted.sub_questions"]["value"] <= 2
+    assert figures["topics.no_model.input_tokens"]["value"] == 0
+    assert params["min_sources_read"] == 20
+    for mode in ("scripted", "planned", "no_model", "no_floor"):
+        assert 0 <= figures[f"topics.{mode}.relevant_read_share"]["value"] <= 1
+        assert figures[f"topics.{mode}.aim_met"]["value"] in (0, 1)
+    # the floor is what widens the no-model run: without it the gate stops it after wave 1
+    assert figures["topics.no_model.sources_read"]["value"] >= 20
+    assert (
+        figures["topics.no_floor.sources_read"]["value"]
+        < figures["topics.no_model.sources_read"]["value"]
+    )
+
+
+def test_wide_pages_bear_on_a_topic_by_its_whole_name() -> None:
+    def page(title: str, text: str) -> CorpusDocument:
+        return CorpusDocument(id=title.lower().replace(" ", "-"), title=title, text=text)
+
+    documents = [
+        page("Roman Empire", "The Roman Empire ruled the Mediterranean for centuries."),
+        page("Empire", "An empire is a large state. Empire is also a name, as in Empire."),
+        page("England", "England is a country."),
+        page("Augustus", "Augustus was the first emperor of the Roman Empire."),
+        page("Revolt", "The Great Empire fell to the Roman Empire."),
+        page("Sport", "In England the sport grew."),
+        page("Kingdom", "The Kingdom of England was a state."),
+        page("Japan", "The Empire of Japan was a state."),
+        page("House", "A house is a building; a house can be big. The House sat."),
+        page("Home", "The House is where the family lived."),
+    ]
+    index = mention_index(documents)
+    assert index.names["Augustus"] == {"Roman Empire"}  # the longest title, not "Empire"
+    assert index.names["Revolt"] == {"Roman Empire"}  # "Great Empire" is another name
+    assert index.names["Sport"] == {"England"}  # "In" only opens the sentence
+    assert index.names["Japan"] == set()  # "Empire of Japan" is another name
+    assert index.names["Kingdom"] == {"England"}  # but it names England
+    assert index.names["Home"] == set()  # "house" is mostly a common word: no name
+    assert index.relevant("Roman Empire") == {"Roman Empire", "Augustus", "Revolt"}
+    assert index.relevant("England") == {"England", "Sport", "Kingdom"}
+
+
 def test_bad_sizes_and_levels_are_usage_errors(tmp_path: Path) -> None:
     for flags in (["--scaling-sizes", "9x2"], ["--scaling-sizes", "2"], ["--concurrency", "0"]):
         with pytest.raises(SystemExit) as exit_info:
@@ -208,3 +280,10 @@ def test_replay_reproduces_every_run_without_calls(tiny_run: dict[str, Any]) -> 
     assert figures["identical"]["value"] == 1.0
     assert figures["replay_model_calls"]["value"] == 0
     assert figures["replay_requests"]["value"] == 0
+
+
+def test_budgeted_runs_never_pass_their_budget(tiny_run: dict[str, Any]) -> None:
+    figures = tiny_run["benchmarks"]["budget"]["figures"]
+    for name in ("tokens_25", "tokens_50", "tokens_75", "cost_25", "cost_50", "cost_75"):
+        assert figures[f"{name}.over_budget"]["value"] == 0, name
+        assert figures[f"{name}.spend_ratio_max"]["value"] <= 1, name

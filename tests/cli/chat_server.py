@@ -11,7 +11,8 @@ the others queued. A request whose client hung up while it was queued is counted
 ``abandoned`` (llama.cpp logs "disconnected before llm invoked"), as is a non-streamed one
 whose client is gone when the answer is ready (it was generated to the end anyway); a
 streamed one (``"stream": true``) stops as soon as its client is gone (``stopped``).
-``completed`` counts answers delivered."""
+``completed`` counts answers delivered. Not serial, every call takes ``latency_s``
+(default 0), any number at once, like a hosted API."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class ChatServer(ThreadingHTTPServer):
     serial: bool = False
     delay_s: float = 0.0
     slow_s: float = 0.0
+    latency_s: float = 0.0  # not serial: every call takes this long, calls overlapping
     completed: int = 0
     abandoned: int = 0
     stopped: int = 0
@@ -117,7 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._refuse()
             return
         if not self.server.serial:
-            self._answer(body, generation_s=0.0)
+            self._answer(body, generation_s=self.server.latency_s)
             return
         with self.server.llm:
             if _client_gone(self.connection):  # "disconnected before llm invoked"

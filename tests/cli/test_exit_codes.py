@@ -121,6 +121,7 @@ def _usage(tmp_path: Path, corpus: Path) -> None:
         ("run", "Q?", "--run-id", "../x"),  # an invalid run id
         ("report", "run-never"),  # an unknown run id
         ("run", "Q?", "--out", str(tmp_path)),  # an --out that cannot be written
+        ("report", "run-never", "--format", "pdf"),  # a binary format with no --out
         ("jobs", "status", "run-x", "--server", "http://127.0.0.1:9"),  # no service there
     ]
     for args in cases:

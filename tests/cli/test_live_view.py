@@ -11,18 +11,20 @@ from rich.console import Console
 
 from deepresearch.cli.live import Renderer, RunView
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import PlannedUnit, PlanReady, SourceFetched
+from deepresearch.models.events import Payload
 
 HOSTILE = "Read \x1b]0;PWNED\x07[bold red]page[/] [/nope] \x1b[2J\u202eend\r"
 
 
-def event(type_: str, message: str = "", **data: object) -> RunEvent:
+def event(data: Payload, message: str = "") -> RunEvent:
     return RunEvent(
         run_id="run-x",
         ts=datetime.now(UTC),
-        type=type_,  # type: ignore[arg-type]
+        type=data.event_type,
         stage="research",
         message=message,
-        data=data,  # type: ignore[arg-type]
+        data=data,
     )
 
 
@@ -30,7 +32,10 @@ def test_plain_lines_escape_control_characters() -> None:
     stream = io.StringIO()
     renderer = Renderer(json_events=False, stream=stream)
     with renderer:
-        renderer(event("source_fetched", HOSTILE))
+        page = SourceFetched(
+            url="https://a/", title=HOSTILE, domain="a", kind="html", chars=1, from_provider=False
+        )
+        renderer(event(page, HOSTILE))
     line = stream.getvalue()
     assert "\x1b" not in line and "\x07" not in line and "\r" not in line
     assert "\u202e" not in line
@@ -42,7 +47,8 @@ def test_plain_lines_escape_control_characters() -> None:
 
 def test_the_live_panel_shows_markup_and_escapes_as_text() -> None:
     view = RunView()
-    view.apply(event("plan_ready", HOSTILE, sub_questions=[{"id": "q1", "text": HOSTILE}]))
+    unit = PlannedUnit(id="q1", text=HOSTILE, queries=[])
+    view.apply(event(PlanReady(brief="", sub_questions=[unit], fallback=True), HOSTILE))
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=400, color_system=None)
     console.print(view.render())  # '[/nope]' as markup would raise a MarkupError

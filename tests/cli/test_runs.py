@@ -70,6 +70,14 @@ def test_resume_from_another_folder_writes_where_the_run_said(
     assert third.returncode == second.returncode, third.stderr
     assert (elsewhere / "again.md").read_text().startswith("# ")
 
+    # a binary format is remembered like the others: a resume with no flags writes it again
+    binary = cli("run", "--resume", "moved", "--format", "docx", "--out", "again.docx", env=env)
+    assert binary.returncode == second.returncode, binary.stderr
+    (elsewhere / "again.docx").unlink()
+    again = cli("run", "--resume", "moved", env=env)
+    assert again.returncode == second.returncode, again.stderr
+    assert (elsewhere / "again.docx").read_bytes().startswith(b"PK")  # a zip container
+
 
 def test_runs_list_says_failed_and_escapes_what_it_shows(tmp_path: Path) -> None:
     env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data")}

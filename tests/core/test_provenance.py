@@ -13,7 +13,9 @@ from deepresearch.context import RunContext
 from deepresearch.core.provenance import REFUSED, Provenance, url_key, urls_in
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import FetchedPage
+from deepresearch.llm.gateway import Gateway
 from deepresearch.models import RunEvent, SearchHit
+from deepresearch.models.event_payloads import FetchRefusedWarning, InjectionWarning
 from deepresearch.stages.reading import SourceReader
 
 
@@ -72,6 +74,7 @@ def reader(ledger: Provenance) -> tuple[SourceReader, RecordingFetcher, list[Run
         fetch_semaphore=asyncio.Semaphore(2),
         fetches=0,
         bus=EventBus("run-test", [events.append]),
+        gateway=Gateway.disabled(),  # no budget: every fetch may start
     )
     return SourceReader(cast(RunContext, ctx), {}, ledger), fetcher, events
 
@@ -100,8 +103,8 @@ async def test_reader_refuses_a_url_of_unknown_origin(url: str) -> None:
     source = (await read.read(hit(url))).source
     assert fetcher.urls == []
     assert not source.fetched and source.kind == "snippet" and source.fetch_error == REFUSED
-    refused = [e for e in events if e.type == "warning" and e.data.get("code") == "fetch_refused"]
-    assert refused and refused[0].data["url"] == url
+    refused = [e.data for e in events if isinstance(e.data, FetchRefusedWarning)]
+    assert refused and refused[0].url == url
 
 
 async def test_provider_content_needs_no_fetch_and_is_still_screened() -> None:
@@ -112,7 +115,7 @@ async def test_provider_content_needs_no_fetch_and_is_still_screened() -> None:
     assert [f.kind for f in reading.findings] == ["override"]
     again = await read.read(hit("file:///corpus/a.md", "local", content=text))
     assert again.findings == reading.findings  # a second unit asking gets the same findings
-    assert any(e.data.get("code") == "injection" for e in events)
+    assert any(isinstance(e.data, InjectionWarning) for e in events)
 
 
 async def test_question_urls_may_be_fetched() -> None:

@@ -132,7 +132,7 @@ def test_markdown_escapes_brackets_in_titles_and_ends_with_usage() -> None:
     assert "1. [\\[Bees\\] and \\[more\\]](https://sb.example/)" in md
     assert md.endswith(
         "_Run run-abc: 2 sources cited, 3 verified quotes, 3 model calls, "
-        "100 input and 50 output tokens._\n"
+        "100 input and 50 output tokens, cost $0.0000._\n"
     )
 
 

@@ -210,6 +210,16 @@ def test_sub_questions_become_covered_or_weak_and_the_rest_stay() -> None:
     assert no_evidence.sub_questions[0].status == "weak"
 
 
+def test_a_widened_sub_question_that_found_nothing_new_stays_covered() -> None:
+    # it was covered when it was queued to read further results (reading widely)
+    widened = UnitResult(sq("q1", widened=1), passing=0)
+    assert merge_wave(state(), [widened], wave=2, min_passing=1).sub_questions[0].status == (
+        "covered"
+    )
+    plain = UnitResult(sq("q1"), passing=0)
+    assert merge_wave(state(), [plain], wave=2, min_passing=1).sub_questions[0].status == "weak"
+
+
 def test_warnings_accumulate_and_the_input_is_not_changed() -> None:
     before = state(warnings=["old"], sources={"s1": source("s1", "q0")})
     merged = merge_wave(

@@ -14,6 +14,8 @@ from langchain_core.messages import BaseMessage
 from deepresearch.core.render import to_markdown
 from deepresearch.errors import MissingKeyError
 from deepresearch.models import Report, RunEvent
+from deepresearch.models.event_checks import CouncilDecided
+from deepresearch.models.event_payloads import NoCouncilWarning, PlanReady, StageStarted
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, load_settings
 from deepresearch.stages import council, plan
@@ -21,6 +23,7 @@ from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .helpers import offline_settings
 
 # three planners that disagree about what to research: (persona marker, sub-questions)
@@ -69,9 +72,14 @@ async def _run(
     return report, events, model
 
 
-def _one(events: list[RunEvent], kind: str) -> RunEvent:
-    (event,) = [e for e in events if e.type == kind]
-    return event
+def _decided(events: list[RunEvent]) -> CouncilDecided:
+    (decided,) = [e.data for e in events if isinstance(e.data, CouncilDecided)]
+    return decided
+
+
+def _plan(events: list[RunEvent]) -> PlanReady:
+    (ready,) = [e.data for e in events if isinstance(e.data, PlanReady)]
+    return ready
 
 
 async def test_disagreeing_planners_below_consensus_are_merged(
@@ -79,11 +87,22 @@ async def test_disagreeing_planners_below_consensus_are_merged(
 ) -> None:
     scores = {"planner": 0.6, "specialist": 0.5, "sceptic": 0.3}  # mean 0.467 < 0.7
     report, events, model = await _run(offline_web, hotpot_question, tmp_path, scores, council=True)
-    decided = _one(events, "council_decided")
-    assert decided.data["decision"] == "merged"
-    assert decided.data["consensus"] == round((0.6 + 0.5 + 0.3) / 3, 4)
-    assert decided.data["chosen"] == ["planner", "planner (specialist)"]
-    planned = [sq["text"] for sq in _one(events, "plan_ready").data["sub_questions"]]  # type: ignore[index]
+    decided = _decided(events)
+    assert decided.decision == "merged"
+    assert decided.consensus == round((0.6 + 0.5 + 0.3) / 3, 4)
+    assert decided.chosen == ["planner", "planner (specialist)"]
+    assert [(p.member, p.score) for p in decided.proposals] == [
+        ("planner", 0.6),
+        ("planner (specialist)", 0.5),
+        ("planner (sceptic)", 0.3),
+    ]
+    (started,) = [
+        e.data for e in events if isinstance(e.data, StageStarted) and e.stage == "council"
+    ]
+    assert started.members == [p.member for p in decided.proposals]
+    # the council's events are typed, and what docs/events.schema.json says
+    assert {"council_decided", "plan_ready"} <= assert_events_match_schema(events)
+    planned = [sq.text for sq in _plan(events).sub_questions]
     # the question first (seed 003), then the top two interleaved, best first; not the third
     assert planned == [
         hotpot_question,
@@ -92,9 +111,7 @@ async def test_disagreeing_planners_below_consensus_are_merged(
         PLANS["planner"][1],
         PLANS["specialist"][1],
     ]
-    assert (
-        _one(events, "plan_ready").data["brief"] == "The planner's brief. The specialist's brief."
-    )
+    assert _plan(events).brief == "The planner's brief. The specialist's brief."
     # three proposals and three scores, counted under the council in the run's usage
     used = report.usage.by_stage["council"]
     assert used.calls == 6 and used.input_tokens > 0 and used.output_tokens > 0
@@ -109,9 +126,9 @@ async def test_agreeing_council_takes_the_best_proposal(
 ) -> None:
     scores = {"planner": 0.7, "specialist": 0.9, "sceptic": 0.8}  # mean 0.8 >= 0.7
     report, events, _ = await _run(offline_web, hotpot_question, tmp_path, scores, depth="deep")
-    decided = _one(events, "council_decided")  # on by default at depth deep
-    assert (decided.data["decision"], decided.data["chosen"]) == ("best", ["planner (specialist)"])
-    planned = [sq["text"] for sq in _one(events, "plan_ready").data["sub_questions"]]  # type: ignore[index]
+    decided = _decided(events)  # on by default at depth deep
+    assert (decided.decision, decided.chosen) == ("best", ["planner (specialist)"])
+    planned = [sq.text for sq in _plan(events).sub_questions]
     assert planned == [hotpot_question, *PLANS["specialist"]]
     assert report.usage.by_stage["council"].calls == 6
 
@@ -123,8 +140,8 @@ async def test_the_threshold_is_a_setting(
     _, events, _ = await _run(
         offline_web, hotpot_question, tmp_path, scores, council=True, council_min_consensus=0.4
     )
-    decided = _one(events, "council_decided")
-    assert (decided.data["decision"], decided.data["chosen"]) == ("best", ["planner"])
+    decided = _decided(events)
+    assert (decided.decision, decided.chosen) == ("best", ["planner"])
 
 
 async def test_no_council_below_deep_and_none_without_a_model(
@@ -139,8 +156,12 @@ async def test_no_council_below_deep_and_none_without_a_model(
     settings = offline_settings(offline_web, tmp_path / "b", model="none", council=True)
     await run_research(hotpot_question, settings, sinks=[events.append])
     assert not [e for e in events if e.type == "council_decided"]
-    assert any(e.type == "warning" and "No council" in e.message for e in events)
-    assert _one(events, "plan_ready").data["fallback"] is True
+    (warned,) = [e for e in events if isinstance(e.data, NoCouncilWarning)]
+    assert (
+        "No council" in warned.message
+        and warned.data.reason == "no judge model to score the proposals"
+    )
+    assert _plan(events).fallback is True
 
 
 async def test_a_council_member_without_its_key_stops_the_run_before_any_work(

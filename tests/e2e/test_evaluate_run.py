@@ -10,12 +10,14 @@ from pathlib import Path
 from deepresearch.core.evaluate import citation_figures
 from deepresearch.core.render import render
 from deepresearch.models import RunEvent
+from deepresearch.models.event_checks import EvalCompleted
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .helpers import offline_settings
 
 
@@ -45,8 +47,10 @@ async def test_a_run_with_eval_carries_its_evaluation(
     ]
     assert all(s.reason for s in result.scores) and result.overall is not None
     assert result.usage.calls == 1 and report.usage.by_stage["evaluate"].calls == 1
-    (done,) = [e for e in events if e.type == "eval_completed"]
-    assert done.data["citation_precision"] == result.citation_precision
+    (done,) = [e.data for e in events if isinstance(e.data, EvalCompleted)]
+    assert done.citation_precision == result.citation_precision
+    assert (done.overall, done.insight) == (result.overall, result.scores[1].score)
+    assert "eval_completed" in assert_events_match_schema(events)
     assert "## Evaluation" in render(report, "md")
     assert '<section class="evaluation">' in render(report, "html")
     assert json.loads(render(report, "json"))["evaluation"]["overall"] == result.overall
@@ -56,7 +60,8 @@ async def test_without_a_model_the_figures_are_computed_and_the_judge_skipped(
     offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
 ) -> None:
     settings = offline_settings(offline_web, tmp_path, model="none", evaluate=True)
-    report = await run_research(hotpot_question, settings)
+    events: list[RunEvent] = []
+    report = await run_research(hotpot_question, settings, sinks=[events.append])
     assert report is not None and report.kind == "extractive"
     result = report.evaluation
     assert result is not None and result.scores == [] and result.overall is None
@@ -66,6 +71,11 @@ async def test_without_a_model_the_figures_are_computed_and_the_judge_skipped(
     assert result.sub_questions >= 1
     assert len(result.covered) + len(result.uncovered) == result.sub_questions
     assert "Judge scores skipped: no judge model" in render(report, "md")
+    # on the wire: no judge, so null overall and judge_model, and no dimension at all
+    (done,) = [e for e in events if e.type == "eval_completed"]
+    data = json.loads(done.model_dump_json())["data"]
+    assert data["overall"] is None and data["judge_model"] is None
+    assert data["citation_precision"] == 1.0 and "insight" not in data
 
 
 async def test_a_run_without_eval_is_not_evaluated(

@@ -15,6 +15,7 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.core.render import to_markdown
 from deepresearch.models import Report, RunEvent
+from deepresearch.models.event_checks import FindingsChecked
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, Role
 from deepresearch.stages import check, compress, write
@@ -22,6 +23,7 @@ from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .helpers import assert_citations_hold, offline_settings
 
 FABRICATED = "Marie Curie opened the Quayside studio in Lisbon in 1925 with 4,000 workers."
@@ -66,12 +68,13 @@ async def test_a_fabricated_finding_is_dropped_before_writing(
     offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path, judge: bool
 ) -> None:
     report, events, model = await _run(offline_web, hotpot_question, tmp_path, judge=judge)
-    (checked,) = [e for e in events if e.type == "findings_checked"]
-    assert checked.data["findings_unsupported"] == 1
+    (checked,) = [e.data for e in events if isinstance(e.data, FindingsChecked)]
+    assert checked.findings_unsupported == 1
     # a claim that is its own quote needs no check; the others went to the judge, or not
-    assert ("judge" in checked.data["methods"]) is judge  # type: ignore[operator]
-    assert ("deterministic" in checked.data["methods"]) is not judge  # type: ignore[operator]
-    (dropped,) = checked.data["dropped"]  # type: ignore[misc]
+    assert ("judge" in checked.methods) is judge
+    assert ("deterministic" in checked.methods) is not judge
+    (dropped,) = checked.dropped
+    assert "findings_checked" in assert_events_match_schema(events)
 
     # the summarizer did make the claim, and the finding was verified (its quote is real)
     fabricated = [
@@ -96,7 +99,7 @@ async def test_a_fabricated_finding_is_dropped_before_writing(
     audit = report.audit
     assert audit is not None
     assert audit.findings_unsupported == 1
-    assert audit.findings_checked == checked.data["findings_checked"] >= 2
+    assert audit.findings_checked == checked.findings_checked >= 2
     assert any("findings check dropped 1 finding" in item for item in report.limitations)
     assert "1 unsupported and dropped before writing" in to_markdown(report)
     assert_citations_hold(report, offline_web)
@@ -111,6 +114,6 @@ async def test_a_run_without_a_model_checks_nothing_it_need_not(
     settings = offline_settings(offline_web, tmp_path, model="none")
     report = await run_research(hotpot_question, settings, sinks=[events.append])
     assert report is not None and report.kind == "extractive"
-    (checked,) = [e for e in events if e.type == "findings_checked"]
-    assert checked.data["findings_unsupported"] == 0 and checked.data["methods"] == ["quote"]
+    (checked,) = [e.data for e in events if isinstance(e.data, FindingsChecked)]
+    assert checked.findings_unsupported == 0 and checked.methods == ["quote"]
     assert report.audit is not None and report.audit.findings_checked > 0

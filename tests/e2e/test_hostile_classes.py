@@ -24,6 +24,7 @@ from langchain_core.messages import SystemMessage
 from deepresearch.core.render import to_markdown
 from deepresearch.core.untrusted import FENCE
 from deepresearch.models import Report, RunEvent, SearchHit
+from deepresearch.models.event_payloads import InjectionWarning
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, Settings, load_settings
 from deepresearch.stages import rank, reading
@@ -32,6 +33,7 @@ from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .helpers import AllHits, Canary
 
 QUESTION = "When was the Velmora tide mill built, and who restored the Velmora tide mill?"
@@ -272,9 +274,7 @@ async def test_every_class_is_detected_and_nothing_reaches_a_model(
     world: World, tmp_path: Path
 ) -> None:
     report, model, events = await research(world, tmp_path)
-    flagged = {
-        e.data["url"] for e in events if e.type == "warning" and e.data.get("code") == "injection"
-    }
+    flagged = {e.data.url for e in events if isinstance(e.data, InjectionWarning)}
     considered = {s.url: s for s in report.considered}
     for doc_id in [*world.pages, "snippet-attack"]:
         url = world.web.page_url(doc_id)
@@ -285,8 +285,9 @@ async def test_every_class_is_detected_and_nothing_reaches_a_model(
     assert_report_is_clean(report, world)
     assert assert_prompts_are_fenced(model, world) == []  # no hostile word reached a model
     # the warnings name the attempt, never the address it wanted fetched
+    assert "warning" in assert_events_match_schema(events)
     for event in events:
-        if event.data.get("code") == "injection":
+        if isinstance(event.data, InjectionWarning):
             assert "/canary?" not in event.message and "/canary?" not in str(event.data)
 
 
@@ -298,7 +299,7 @@ async def test_when_the_detector_misses_the_defences_still_hold(
     report, model, events = await research(
         world, tmp_path, first=(*VISIBLE_ORDERS, "snippet-attack")
     )
-    assert not [e for e in events if e.data.get("code") == "injection"]  # nothing was flagged
+    assert not [e for e in events if isinstance(e.data, InjectionWarning)]  # nothing flagged
     # the pages whose orders are in their visible text were read: their orders were there
     # to be quoted
     for doc_id in VISIBLE_ORDERS:

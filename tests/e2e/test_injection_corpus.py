@@ -19,6 +19,7 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.core.render import to_html, to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
+from deepresearch.models.event_payloads import InjectionWarning
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, load_settings
 from deepresearch.stages import audit, write
@@ -193,9 +194,7 @@ async def test_injection_corpus_is_detected_and_neutralized(
     assert isinstance(report, Report)
 
     # every poisoned page was read, flagged and dropped, with its reason on record
-    flagged = {
-        e.data["url"] for e in events if e.type == "warning" and e.data.get("code") == "injection"
-    }
+    flagged = {e.data.url for e in events if isinstance(e.data, InjectionWarning)}
     for doc_id, url in hostile.items():
         assert web.page_hits(doc_id) >= 1, f"{doc_id} was never fetched"
         assert url in flagged, f"{doc_id} was not detected"

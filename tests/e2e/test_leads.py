@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import Reflected, SearchCompleted, SourceFetched
 from deepresearch.runner import run_research
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.web import OfflineWeb
@@ -84,31 +85,28 @@ async def test_a_two_hop_question_is_answered_through_a_lead_with_no_model(
     assert len(waves) == 2
     second_wave_at = events.index(waves[1])
     fetched = [
-        (i, _doc(str(e.data["url"]))) for i, e in enumerate(events) if e.type == "source_fetched"
+        (i, _doc(e.data.url)) for i, e in enumerate(events) if isinstance(e.data, SourceFetched)
     ]
     assert "lake-varmo" in {doc for i, doc in fetched if i < second_wave_at}
     assert "glass-orchard" not in {doc for i, doc in fetched if i < second_wave_at}
 
     # reflect found the lead in a verified quote and queued it
-    reflection = next(e for e in events if e.type == "reflection" and e.data["route"] == "research")
-    leads = reflection.data["leads"]
-    assert isinstance(leads, list) and leads
-    first = leads[0]
-    assert isinstance(first, dict) and first["text"] == "The Glass Orchard" and first["followed"]
-    queued = reflection.data["queued"]
-    assert isinstance(queued, list)
-    unit = next(q for q in queued if isinstance(q, dict) and q["lead"] == "The Glass Orchard")
-    assert isinstance(unit, dict)
+    reflection = next(
+        e.data for e in events if isinstance(e.data, Reflected) and e.data.route == "research"
+    )
+    assert reflection.leads
+    first = reflection.leads[0]
+    assert first.text == "The Glass Orchard" and first.followed
+    unit = next(q for q in reflection.queued if q.lead == "The Glass Orchard")
 
     # wave 2 searches the bridge, reads its page, and the report cites it with the answer
     search = next(
-        e
+        e.data
         for e in events[second_wave_at:]
-        if e.type == "search_completed" and e.data["sub_question"] == unit["id"]
+        if isinstance(e.data, SearchCompleted) and e.data.sub_question == unit.id
     )
-    queries = search.data["queries"]
-    assert isinstance(queries, list) and queries
-    assert all("Glass Orchard" in str(query) for query in queries)
+    assert search.queries
+    assert all("Glass Orchard" in query for query in search.queries)
     assert "glass-orchard" in {doc for i, doc in fetched if i > second_wave_at}
     assert {_doc(ref.url) for ref in report.sources} >= {"lake-varmo", "glass-orchard"}
     text = "\n".join(sentence.text for sentence in report.all_sentences())

@@ -11,6 +11,7 @@ from urllib.parse import unquote
 from deepresearch.core.render import to_markdown
 from deepresearch.core.verify import verify_quote
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import SearchCompleted
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.testing.corpora import hotpotqa_questions
@@ -67,14 +68,11 @@ async def test_a_mixed_local_and_web_run_cites_both(
         assert verify_quote(item.quote, text).status == "PASS", item.quote
 
     # per-provider counts: in each search_completed event and in "Sources considered"
-    completed = [event for event in events if event.type == "search_completed"]
+    completed = [event.data for event in events if isinstance(event.data, SearchCompleted)]
     assert completed
     totals: dict[str, int] = {}
-    for event in completed:
-        providers = event.data["providers"]
-        assert isinstance(providers, dict)
-        for name, count in providers.items():
-            assert isinstance(count, int)
+    for data in completed:
+        for name, count in data.providers.items():
             totals[name] = totals.get(name, 0) + count
     assert totals.get("local", 0) > 0 and totals.get("searxng", 0) > 0
     assert set(totals) == {"local", "searxng"}

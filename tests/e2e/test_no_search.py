@@ -11,11 +11,14 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.core.render import render
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import ReportReady, RunCompleted
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES, load_settings
 from deepresearch.stages import answer
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
+
+from ..event_schema import assert_events_match_schema
 
 LABEL = "not researched: no sources were searched"
 QUESTION = "Why did the Western Roman Empire fall?"
@@ -45,8 +48,11 @@ async def test_a_model_answers_without_search_and_every_format_says_so(tmp_path:
     assert parsed["kind"] == "unresearched"
     assert LABEL in parsed["notice"] and LABEL in parsed["markdown"]
     assert any("No search was run" in item for item in parsed["limitations"])
-    done = [e for e in events if e.type == "run_completed"]
-    assert done and done[0].data["kind"] == "unresearched"
+    done = [e.data for e in events if isinstance(e.data, RunCompleted)]
+    assert done and done[0].kind == "unresearched"
+    ready = [e.data for e in events if isinstance(e.data, ReportReady)]
+    assert [r.kind for r in ready] == ["unresearched"]
+    assert_events_match_schema(events)
 
 
 async def test_without_a_model_no_search_still_aborts(tmp_path: Path) -> None:

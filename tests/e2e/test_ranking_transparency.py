@@ -8,6 +8,7 @@ from pathlib import Path
 
 from deepresearch.core.render import to_html, to_json, to_markdown
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import SourcesRanked
 from deepresearch.runner import run_research
 from deepresearch.settings import ROLES
 from deepresearch.testing.research_script import research_script
@@ -44,5 +45,5 @@ async def test_scores_and_reasons_reach_every_output(
     assert "## Sources considered" in to_markdown(report)
     page = to_html(report)
     assert "Sources considered" in page and dropped[0].reason.split(":")[0] in page
-    ranked = [e for e in events if e.type == "sources_ranked"]
-    assert ranked and all("threshold" in e.data and e.data["candidates"] for e in ranked)
+    ranked = [e.data for e in events if isinstance(e.data, SourcesRanked)]
+    assert ranked and all(data.candidates for data in ranked)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import SearchCompleted, UnitStoppedWarning
 from deepresearch.runner import run_research
 from deepresearch.testing.web import OfflineWeb
 
@@ -23,7 +24,8 @@ async def test_empty_sub_question_is_refined_then_stopped_early(
     assert report is not None and report.kind == "abort"
     waves = [e for e in events if e.type == "wave_started"]
     assert len(waves) == 2  # the first search and one refinement, then the early stop
-    stopped = [e for e in events if e.type == "warning" and "stopped early" in e.message]
-    assert stopped and stopped[0].data["sub_question"] == "q1"
-    first, second = (e.data["queries"] for e in events if e.type == "search_completed")
+    stopped = [e.data for e in events if isinstance(e.data, UnitStoppedWarning)]
+    assert stopped and stopped[0].sub_question == "q1"
+    assert any("stopped early" in e.message for e in events if e.type == "warning")
+    first, second = (e.data.queries for e in events if isinstance(e.data, SearchCompleted))
     assert first != second  # the retry used reformulated queries

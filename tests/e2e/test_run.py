@@ -19,6 +19,7 @@ from deepresearch.testing.research_script import (
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .helpers import assert_citations_hold, offline_settings
 
 
@@ -61,6 +62,9 @@ async def test_scripted_model_run_cites_only_fetched_sources(
     assert kinds[0] == "run_started" and kinds[-1] == "run_completed"
     assert "plan_ready" in kinds and "gate_evaluated" in kinds and "source_fetched" in kinds
     assert [event.seq for event in events] == list(range(1, len(events) + 1))
+    # every event is typed, and is what docs/events.schema.json says
+    seen = assert_events_match_schema(events)
+    assert {"model_call", "sources_ranked", "reflection", "audit_completed"} <= seen
 
 
 async def test_model_none_run_is_extractive_and_verified(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deepresearch.models import RunEvent, SearchHit
+from deepresearch.models.event_payloads import InjectionWarning, SourceFailed
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.testing.corpus import CorpusDocument
@@ -74,9 +75,9 @@ async def test_dead_links_and_hostile_pages_are_never_quoted(tmp_path: Path) -> 
     cited = {ref.url for ref in report.sources}
     assert cited == {good}
     assert all("Berlin" not in item.quote for item in report.evidence)
-    warnings = [e for e in events if e.type == "warning" and e.data.get("url") == hostile]
+    warnings = [e for e in events if isinstance(e.data, InjectionWarning) and e.data.url == hostile]
     assert warnings and "instruct" in warnings[0].message
-    failed = [e for e in events if e.type == "source_failed"]
-    assert failed and failed[0].data["url"] == missing
-    assert failed[0].data["reason"] == "remote server returned HTTP 404"
+    failed = [e.data for e in events if isinstance(e.data, SourceFailed)]
+    assert failed and failed[0].url == missing
+    assert failed[0].reason == "remote server returned HTTP 404"
     assert any("could not be read" in item for item in report.limitations)

@@ -19,12 +19,14 @@ from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.extract import extract
 from deepresearch.models import RunEvent, SearchHit
 from deepresearch.recipes.employer import EmployerRequest, EmployerResult, render_employer
+from deepresearch.recipes.employer.events import RouteDecided, ToolCall
 from deepresearch.recipes.employer.gather import JD_URL
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.employer import employer_script
 from deepresearch.testing.scripted import ScriptedChatModel, scripted_models
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .conftest import COMPANY, JOB_POSTING, run_employer, web_settings
 
 ENHANCEMENT = [
@@ -77,9 +79,9 @@ def assert_traced(result: EmployerResult) -> None:
 def recipe_events(events: list[RunEvent]) -> list[tuple[str, str]]:
     kinds = ("phase", "thought", "phase_complete", "route_decided")
     return [
-        (e.type, str(e.data.get("kind", e.data.get("phase", ""))))
+        (e.type, str(data.get("kind", data.get("phase", ""))))
         for e in events
-        if e.type in kinds
+        if e.type in kinds and (data := e.data.model_dump())
     ]
 
 
@@ -144,14 +146,14 @@ async def test_a_company_gets_one_enhanced_retry_then_continues_with_flags(
         "Data: SPARSE | Quality: INSUFFICIENT | Confidence: 14% | Action: ENHANCE_SEARCH"
         in messages
     )
-    assert [e.data["route"] for e in events if e.type == "route_decided"] == [
+    assert [e.data.route for e in events if isinstance(e.data, RouteDecided)] == [
         "ENHANCE_SEARCH", "CONTINUE_WITH_FLAGS",
     ]  # fmt: skip
     assert events[0].type == "run_started" and events[-1].type == "run_completed"
-    tool_calls = [e for e in events if e.type == "thought" and e.data.get("kind") == "tool_call"]
-    assert tool_calls[0].data["input"] == {
-        "query": "Google Software Engineer tech stack engineering culture"
-    }
+    seen = assert_events_match_schema(events)  # typed, and as docs/events.schema.json says
+    assert {"phase", "thought", "phase_complete", "route_decided", "report_ready"} <= seen
+    tool_calls = [e.data for e in events if isinstance(e.data, ToolCall)]
+    assert tool_calls[0].input.query == "Google Software Engineer tech stack engineering culture"
 
 
 async def test_the_result_is_json_and_renders(web: OfflineWeb, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from deepresearch.testing.web import OfflineWeb
 
+from ..export.reading import pdf_text
 from .helpers import running_service, service_settings
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "service.md"
@@ -32,7 +33,7 @@ def curl_commands() -> list[str]:
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_service_doc_curl_examples_run(service_web: OfflineWeb, tmp_path: Path) -> None:
     commands = curl_commands()
-    assert len(commands) == 3
+    assert len(commands) == 4
     settings = service_settings(service_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
     with running_service(settings) as service:
         netloc = service.url.removeprefix("http://")
@@ -49,3 +50,6 @@ def test_service_doc_curl_examples_run(service_web: OfflineWeb, tmp_path: Path) 
         assert json.loads(outputs[0])["status"] == "QUEUED"
         assert "event: run_completed" in outputs[1]
         assert outputs[2].startswith("# ")
+        # curl -OJ saved the PDF under the name the service gave it
+        title = outputs[2].splitlines()[0].removeprefix("# ").replace("\\", "")
+        assert title in pdf_text(tmp_path / f"{job_id}.pdf")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from deepresearch.testing.web import OfflineWeb
 
+from ..export.reading import docx_tables, docx_text
 from .helpers import running_service, service_settings
 
 DIMENSIONS = ["comprehensiveness", "insight", "instruction_following", "readability"]
@@ -42,6 +43,9 @@ def test_evaluate_a_finished_job_and_read_it_back(
         assert "## Evaluation" in markdown and "| Readability |" in markdown
         page = service.client.get(f"/v1/research/{job['id']}/report?format=html").text
         assert '<section class="evaluation">' in page
+        word = service.client.get(f"/v1/research/{job['id']}/report?format=docx").content
+        assert "Evaluation" in docx_text(word)
+        assert docx_tables(word)[-1][0] == ["dimension", "score", "reason"]
 
         assert service.client.post("/v1/research/run-nope/eval").status_code == 404
 

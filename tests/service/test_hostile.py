@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from deepresearch.models import Report, RunEvent
+from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.service.app import create_app
 from deepresearch.service.client import ServiceClient, ServiceRequestError
 from deepresearch.service.db import make_engine
@@ -89,7 +90,12 @@ def finished_job(store: JobStore, events: int = 3, message: str = "") -> str:
     report = Report(run_id=job.id, question="q", title="A report", kind="synthesized")
     document = report.model_dump(mode="json")
     store.save_result(job.id, Outcome("synthesized", document, "# A report\n", [], report))
-    assert store.finish(job.id, "test-worker", "COMPLETED", message="done", ttl_s=3600)
+    done = RunCompleted(
+        kind="synthesized", sources=0, evidence=0, fetches=0, input_tokens=0, output_tokens=0
+    )
+    assert store.finish(
+        job.id, "test-worker", "COMPLETED", message="done", ttl_s=3600, completed=done
+    )
     return job.id
 
 

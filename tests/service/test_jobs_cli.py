@@ -24,6 +24,7 @@ from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
+from ..export.reading import cited_quotes, docx_text, pdf_text
 from .helpers import Service, running_service, service_settings
 from .test_client import CuttingProxy, free_port
 
@@ -105,6 +106,16 @@ def test_report_in_every_format(
     assert data["evidence"] and all(
         item["verification"]["status"] == "PASS" for item in data["evidence"]
     )
+    # the binary formats need a file (or an explicit '-')
+    refused = jobs("report", job_id, "--format", "pdf", "--server", service.url)
+    assert refused.exit_code == 2 and "pass --out FILE" in refused.stderr
+    for fmt, read in (("pdf", pdf_text), ("docx", docx_text)):
+        target = tmp_path / f"report.{fmt}"
+        done = jobs(
+            "report", job_id, "--format", fmt, "--out", str(target), "--server", service.url
+        )
+        assert done.exit_code == 0 and f"wrote {target}" in done.stderr
+        assert cited_quotes(data)[0] in read(target)
 
 
 def test_list_and_status(service: Service, watched: tuple[str, Result]) -> None:

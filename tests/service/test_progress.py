@@ -14,6 +14,7 @@ from deepresearch.service.jobs import RESEARCH_END, RUN_STAGES, STAGE_PROGRESS, 
 from deepresearch.service.store import JobStore, Limits
 from deepresearch.testing.web import OfflineWeb
 
+from ..event_schema import assert_events_match_schema
 from .helpers import read_sse, running_service, service_settings
 
 
@@ -39,7 +40,9 @@ def test_stage_and_progress_follow_the_events_of_a_real_run(
         done = service.job(job_id)
     assert done["status"] == "COMPLETED" and done["stage"] == "done" and done["progress"] == 1.0
     events = [RunEvent.model_validate(m.json()) for m in messages if m.id is not None]
-    assert {"wave_started", "evidence_added", "gate_evaluated"} <= {e.type for e in events}
+    # stored and served as the schema says, and typed again when read back
+    seen = assert_events_match_schema(events)
+    assert {"wave_started", "evidence_added", "gate_evaluated", "run_completed"} <= seen
 
     # the same events, one at a time, into a fresh job: what a client polling would see
     store = JobStore(make_engine(database_url))

@@ -3,6 +3,7 @@ to the active run, rate limits, leases and their expiry, TTL, event sequences.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -11,9 +12,18 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert
 
+from deepresearch.events import once_per_fact
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import (
+    EvidenceAdded,
+    ModelCalled,
+    RunCompleted,
+    SourceFetched,
+    StageStarted,
+)
+from deepresearch.models.events import Payload, StoredData
 from deepresearch.service.db import make_engine, migrate
 from deepresearch.service.jobs import request_hash
 from deepresearch.service.store import (
@@ -22,7 +32,7 @@ from deepresearch.service.store import (
     Limits,
     SubmissionRateLimited,
 )
-from deepresearch.service.tables import metadata
+from deepresearch.service.tables import job_events, metadata
 
 LIMITS = Limits(window_s=900, per_window=10, ttl_s=3600)
 
@@ -133,9 +143,15 @@ def test_claims_go_in_order_and_a_lapsed_lease_is_taken_over(
     taken = store.claim("w3", lease_s=30)
     assert taken is not None and taken.id == first.id and taken.attempts == 2
     assert store.renew(first.id, "w1", lease_s=30) is None  # w1 has lost it
-    assert not store.finish(first.id, "w1", "COMPLETED", message="late", ttl_s=60)
-    assert store.finish(first.id, "w3", "COMPLETED", message="done", ttl_s=60)
+    done = RunCompleted(
+        kind="synthesized", sources=2, evidence=3, fetches=2, input_tokens=10, output_tokens=5
+    )
+    assert not store.finish(first.id, "w1", "COMPLETED", message="late", ttl_s=60, completed=done)
+    assert store.finish(first.id, "w3", "COMPLETED", message="done", ttl_s=60, completed=done)
     assert store.get(first.id).status == "COMPLETED"  # type: ignore[union-attr]
+    # the terminal event the store writes is the run's, typed
+    (terminal,) = [e.event for e in store.events_after(first.id, 0)]
+    assert terminal.data == done and terminal.message == "done"
 
 
 def test_release_requeues_and_cancel_of_a_queued_job_is_immediate(store: JobStore) -> None:
@@ -165,18 +181,26 @@ def test_events_get_consecutive_sequence_numbers_and_fold_into_the_job(
 ) -> None:
     job = submit(store).job
 
-    def event(kind: Any, stage: str | None = None, **data: Any) -> RunEvent:
-        return RunEvent(run_id=job.id, ts=clock(), type=kind, stage=stage, data=data)
+    def event(data: Payload, stage: str | None = None) -> RunEvent:
+        return RunEvent(run_id=job.id, ts=clock(), type=data.event_type, stage=stage, data=data)
 
+    call = ModelCalled(
+        role="planner",
+        model="m",
+        input_tokens=100,
+        output_tokens=10,
+        latency_s=0.5,
+        ok=True,
+        attempts=1,
+        usage_source="reported",
+    )
+    added = EvidenceAdded(
+        sub_question="q1", wave=1, count=3, sources=2, done=1, units=2, max_waves=3
+    )
     seqs = [
-        store.append_event(job.id, event("stage_started", "plan")),
-        store.append_event(
-            job.id,
-            event(
-                "model_call", "plan", role="planner", model="m", input_tokens=100, output_tokens=10
-            ),
-        ),
-        store.append_event(job.id, event("evidence_added", "research", count=3)),
+        store.append_event(job.id, event(StageStarted(), "plan")),
+        store.append_event(job.id, event(call, "plan")),
+        store.append_event(job.id, event(added, "research")),
     ]
     assert seqs == [1, 2, 3]
     after = store.events_after(job.id, 1)
@@ -198,3 +222,59 @@ def test_listing_is_newest_first_and_per_owner(store: JobStore, clock: FakeClock
     assert [job.id for job in page] == ids[::-1][:3]
     rest = store.list_jobs("alice", limit=3, before=page[-1].created_at)
     assert [job.id for job in rest] == ids[::-1][3:]
+
+
+def test_events_stored_before_the_typed_payloads_load_unchanged(
+    store: JobStore, engine: Engine, clock: FakeClock
+) -> None:
+    """Rows as a version before typed events wrote them (a warning with no code, the
+    already-complete run_completed with its kind only, a source_fetched that fits): read
+    back, served as they were stored, and usable by a resumed run's sink."""
+    job = submit(store).job
+    rows = [
+        (
+            "source_fetched",
+            {
+                "url": "https://a/1",
+                "title": "A",
+                "domain": "a",
+                "kind": "html",
+                "chars": 5,
+                "from_provider": False,
+            },
+        ),
+        ("warning", {"query": "tide mills"}),
+        ("warning", {}),
+        ("run_completed", {"kind": "synthesized"}),
+    ]
+    with engine.begin() as conn:
+        conn.execute(
+            insert(job_events),
+            [
+                {
+                    "job_id": job.id,
+                    "seq": i,
+                    "ts": clock(),
+                    "type": kind,
+                    "stage": None,
+                    "message": "",
+                    "data": data,
+                }
+                for i, (kind, data) in enumerate(rows, start=1)
+            ],
+        )
+    loaded = [item.event for item in store.events_after(job.id, 0)]
+    assert [json.loads(e.model_dump_json())["data"] for e in loaded] == [d for _, d in rows]
+    assert isinstance(loaded[0].data, SourceFetched)
+    assert all(isinstance(e.data, StoredData) for e in loaded[1:])
+    # a resumed attempt does not announce the page again; its other events pass
+    received: list[RunEvent] = []
+    sink = once_per_fact(received.append, loaded)
+    sink(loaded[0])
+    sink(RunEvent(run_id=job.id, ts=clock(), type="stage_started", data=StageStarted()))
+    assert [e.type for e in received] == ["stage_started"]
+    # and the job's events go on after them
+    seq = store.append_event(
+        job.id, RunEvent(run_id=job.id, ts=clock(), type="stage_started", data=StageStarted())
+    )
+    assert seq == len(rows) + 1

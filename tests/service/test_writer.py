@@ -8,11 +8,23 @@ import time
 from datetime import UTC, datetime
 
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import ModelCalled
 from deepresearch.service.db import make_engine, migrate
 from deepresearch.service.jobs import request_hash
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore, Limits
 from deepresearch.service.writer import EventWriter
+
+CALL = ModelCalled(
+    role="planner",
+    model="m",
+    input_tokens=1,
+    output_tokens=0,
+    latency_s=0.1,
+    ok=True,
+    attempts=1,
+    usage_source="reported",
+)
 
 
 def _store(database_url: str) -> JobStore:
@@ -49,7 +61,7 @@ async def test_the_writer_stores_in_order_and_flush_waits(database_url: str) -> 
                     ts=datetime.now(UTC),
                     type="model_call",
                     message=str(n),
-                    data={"role": "planner", "model": "m", "input_tokens": 1},
+                    data=CALL,
                 ),
             )
         await writer.flush()

@@ -26,6 +26,7 @@ from deepresearch.events import EventBus
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm import Gateway
 from deepresearch.models import RunEvent, SearchHit, SubQuestion
+from deepresearch.models.event_payloads import JudgeUnusableWarning
 from deepresearch.settings import load_settings
 from deepresearch.stages.rank import rank_candidates
 from deepresearch.testing.scripted import ScriptedChatModel
@@ -148,8 +149,8 @@ async def test_an_unusable_judge_ranks_exactly_as_no_model(kind: str) -> None:
     assert all(s.model_status == "none" and s.model_score is None for s in selection.decisions)
     for scores in selection.decisions:  # "Sources considered" says why
         assert "(judge not used: " in scores.reason and why in scores.reason
-    warnings = [e for e in events if e.type == "warning" and e.data.get("code") == "judge_unusable"]
-    assert len(warnings) == 1 and why in str(warnings[0].data["reason"])
+    warnings = [e.data for e in events if isinstance(e.data, JudgeUnusableWarning)]
+    assert len(warnings) == 1 and why in warnings[0].reason
 
 
 async def test_one_call_rates_every_candidate_and_a_useful_judge_is_used() -> None:
@@ -162,7 +163,7 @@ async def test_one_call_rates_every_candidate_and_a_useful_judge_is_used() -> No
     assert len(_IDS.findall(prompt)) == 2 * LIMIT  # the best 10 candidates, numbered
     scored = [s for s in selection.decisions if s.model_status == "scored"]
     assert len(scored) == 2 * LIMIT
-    assert not any(e.data.get("code") == "judge_unusable" for e in events)
+    assert not any(isinstance(e.data, JudgeUnusableWarning) for e in events)
     assert [s.url for s in selection.read] != [url for url, _, d in await without_model() if d]
 
 

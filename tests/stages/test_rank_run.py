@@ -13,6 +13,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import JudgeUnusableWarning, SourcesRanked
 from deepresearch.runner import run_research
 from deepresearch.settings import Role
 from deepresearch.testing.scripted import ScriptedChatModel
@@ -47,12 +48,8 @@ async def _reads(
     assert report is not None
     reads: dict[str, list[str]] = {}
     for event in events:
-        if event.type == "sources_ranked":
-            chosen = event.data["chosen"]
-            assert isinstance(chosen, list)
-            reads[str(event.data["sub_question"])] = [
-                str(item["url"]) for item in chosen if isinstance(item, dict)
-            ]
+        if isinstance(event.data, SourcesRanked):
+            reads[event.data.sub_question] = [item.url for item in event.data.chosen]
     return reads, events
 
 
@@ -69,5 +66,5 @@ async def test_a_judge_without_usable_scores_reads_what_no_model_reads(
     assert judge.calls, "the judge was never asked"
     assert judged == plain
     assert sum(len(urls) for urls in plain.values()) > 2 * len(plain)  # more than the minimum
-    unusable = [e for e in events if e.data.get("code") == "judge_unusable"]
-    assert {e.data["sub_question"] for e in unusable} == set(plain)
+    unusable = [e.data for e in events if isinstance(e.data, JudgeUnusableWarning)]
+    assert {data.sub_question for data in unusable} == set(plain)

@@ -16,6 +16,7 @@ from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
 from deepresearch.testing.web import OfflineWeb
 
+from ..export.reading import cited_quotes, docx_text, pdf_text
 from ..service.helpers import Service, read_sse, running_service, service_settings
 from .conftest import REQUIRE_BROWSER, screenshot, why_no_browser
 from .proxy import DroppableProxy
@@ -205,12 +206,22 @@ def test_ask_watch_live_and_read_a_report_with_checkable_citations(
         )
         assert links and all(rel == "noopener noreferrer" for _, rel in links)
         assert {href for href, _ in links} <= cited_urls
-        for fmt in ("md", "html", "json"):
+        for fmt in ("md", "html", "json", "pdf", "docx"):
             link = page.locator(f".downloads a[data-format={fmt}]")
             assert link.get_attribute("href") == f"v1/research/{job_id}/report?format={fmt}"
         with page.expect_download() as download:
             page.click(".downloads a[data-format=md]")
         assert Path(download.value.path()).read_text().startswith("# ")
+        # the PDF and Word downloads are real documents that carry the verified quotes
+        first_quote = " ".join(cited_quotes(report)[0].split()[:4])
+        with page.expect_download() as download:
+            page.click(".downloads a[data-format=pdf]")
+        assert download.value.suggested_filename == f"{job_id}.pdf"
+        assert first_quote in pdf_text(Path(download.value.path()))
+        with page.expect_download() as download:
+            page.click(".downloads a[data-format=docx]")
+        assert download.value.suggested_filename == f"{job_id}.docx"
+        assert first_quote in docx_text(Path(download.value.path()))
         assert_accessible(page, "report")
         screenshot(page, "03-report", full_page=True)
 
@@ -416,6 +427,9 @@ def test_keys_required_the_page_asks_for_one_and_keeps_it_in_the_tab(
         with page.expect_download() as download:
             page.click(".downloads a[data-format=json]")
         assert Path(download.value.path()).read_text().startswith("{")
+        with page.expect_download() as download:
+            page.click(".downloads a[data-format=pdf]")
+        assert Path(download.value.path()).read_bytes().startswith(b"%PDF-")
         assert token not in page.content()  # kept in the tab's storage, not in the page
 
         page.click("#forget-key")

@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.cli.ask import ask
 from deepresearch.cli.common import EXIT_FAILED, fail
 from deepresearch.cli.doctor import doctor
 from deepresearch.cli.employer import employer
@@ -25,11 +26,13 @@ from deepresearch.cli.index import index
 from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
+from deepresearch.cli.mcp import mcp
 from deepresearch.cli.replay import record, replay
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
 from deepresearch.cli.runs import runs
 from deepresearch.cli.serve import serve
+from deepresearch.cli.worker import worker
 from deepresearch.errors import DeepResearchError
 
 app = typer.Typer(
@@ -74,6 +77,7 @@ def version() -> str:
 
 app.command(name="init")(init)
 app.command(name="run")(run)
+app.command(name="ask")(ask)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)
@@ -82,6 +86,8 @@ app.command(name="record")(record)
 app.command(name="eval")(evaluate)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)
+app.command(name="mcp")(mcp)
+app.command(name="worker")(worker)
 app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
 app.add_typer(runs, name="runs")

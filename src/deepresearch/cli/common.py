@@ -1,5 +1,6 @@
 """Shared CLI pieces: the exit codes, building Settings from flags, checking what the
-user gave (question, run id, output path) before any work, and printing errors and
+user gave (question, run id, output path and format) before any work, the one writer of
+reports (text or binary, to a file or standard output), and printing errors and
 untrusted text plainly.
 
 Every command exits with one of these codes (README.md, "Exit codes", is the same table):
@@ -27,6 +28,7 @@ import typer
 from deepresearch.core.ids import check_run_id
 from deepresearch.core.sanitize import for_terminal, normalize_question
 from deepresearch.errors import ConfigError, DeepResearchError, InvalidInput
+from deepresearch.export import BINARY_FORMATS
 
 if TYPE_CHECKING:  # pydantic-settings loads when a command runs, not for --help
     from deepresearch.settings import Settings
@@ -98,47 +100,67 @@ def run_id_or_exit(run_id: str, flag: str = "run id") -> str:
         error(f"{flag}: {exc.message}", exc.hint)
 
 
-def check_output(out: Path, flag: str = "--out") -> None:
-    """Exit 2 now, before any research, if the report could not be written to ``out``:
-    it is a folder, its folder cannot be created, or nothing can be written there.
-    ``-`` is standard output. Missing parent folders are created when writing."""
-    if out == STDOUT:
-        return
+def check_output(
+    out: Path | None, fmt: str, *, default: Path = STDOUT, flag: str = "--out"
+) -> Path:
+    """Where ``fmt`` output goes (``out``, else ``default``), checked now, before any
+    research; exit 2 if it could not be written there. ``-`` is standard output.
+
+    A binary format (pdf, docx) goes to standard output only when it was asked for
+    (``--out -``) and standard output is not a terminal. A file must not be a folder, and
+    its folder must exist or be creatable and take new files (missing parent folders are
+    created when writing)."""
+    target = default if out is None else out
+    if target == STDOUT:
+        if fmt in BINARY_FORMATS and out is None:
+            error(
+                f"{fmt.upper()} is a binary format; pass {flag} FILE",
+                f"or {flag} - to send it to a pipe",
+            )
+        if fmt in BINARY_FORMATS and sys.stdout.isatty():
+            error(
+                f"not writing a binary {fmt.upper()} to the terminal",
+                f"redirect standard output to a file or a program, or pass {flag} FILE",
+            )
+        return target
     hint = f"give {flag} a file path you can write, or {flag} - for standard output"
-    if out.is_dir():
-        error(f"{flag} {out} is a folder, not a file", hint)
-    if out.exists():
+    if target.is_dir():
+        error(f"{flag} {target} is a folder, not a file", hint)
+    if target.exists():
         try:
-            with out.open("a", encoding="utf-8"):  # opened, not changed
+            with target.open("a", encoding="utf-8"):  # opened, not changed
                 pass
         except OSError as exc:
-            error(f"{flag} {out} cannot be written ({exc.strerror or exc})", hint)
-        return
-    folder = out.absolute().parent
+            error(f"{flag} {target} cannot be written ({exc.strerror or exc})", hint)
+        return target
+    folder = target.absolute().parent
     while not folder.exists():
         folder = folder.parent
     if not folder.is_dir():
-        error(f"{flag} {out}: {folder} is a file, not a folder", hint)
+        error(f"{flag} {target}: {folder} is a file, not a folder", hint)
     try:
         handle, probe = tempfile.mkstemp(dir=folder, prefix=".deepresearch-")
     except OSError as exc:
-        error(f"{flag} {out}: cannot create files in {folder} ({exc.strerror or exc})", hint)
+        error(f"{flag} {target}: cannot create files in {folder} ({exc.strerror or exc})", hint)
     os.close(handle)
     os.unlink(probe)
+    return target
 
 
-def write_output(out: Path, text: str, *, saved: str = "") -> None:
-    """Write ``text`` to ``out`` (``-``: stdout). A failure exits 2 saying where the work
-    is kept (``saved``), so nothing is lost."""
-    if out == STDOUT:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
+def write_output(out: Path, data: str | bytes, *, saved: str = "") -> None:
+    """Write ``data`` (text, or a binary format's bytes) to ``out`` (``-``: stdout). A
+    failure exits 2 saying where the work is kept (``saved``), so nothing is lost."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
+        if out == STDOUT:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(payload)
+            sys.stdout.buffer.flush()
+            return
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        out.write_bytes(payload)
     except OSError as exc:
-        error(f"could not write {out} ({exc.strerror or exc})", saved)
+        error(f"could not write {shown(out)} ({exc.strerror or exc})", saved)
 
 
 def shown(out: Path) -> str:

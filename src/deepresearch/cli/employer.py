@@ -82,6 +82,7 @@ def employer(
     import asyncio
 
     from deepresearch.cli.live import Renderer
+    from deepresearch.export.formats import render_bytes
     from deepresearch.recipes.registry import get_recipe
     from deepresearch.runner import load_run_record, run_recipe, save_run_record
 
@@ -93,10 +94,9 @@ def employer(
         run_id = run_id_or_exit(run_id, "--run-id")
     if resume is not None:
         resume = run_id_or_exit(resume, "--resume")
-    target = out or Path(f"employer-profile.{fmt.value}")
-    if target == STDOUT and json_events:
+    if out == STDOUT and json_events:
         error("--out - and --json-events both want standard output", "write the profile to a file")
-    check_output(target)
+    target = check_output(out, fmt.value, default=Path(f"employer-profile.{fmt.value}"))
     overrides = options.model_and_search_overrides(
         model=model,
         planner_model=planner_model,
@@ -176,7 +176,11 @@ def employer(
         say(f"paused; resume with: deepresearch employer --resume {run_id}")
         raise typer.Exit(EXIT_OK)
     completion = recipe.completion(result, fetches=0)
-    write_output(target, recipe.render(result, fmt.value))
+    write_output(
+        target,
+        render_bytes(recipe, result, fmt.value, pdf_fonts=settings.pdf_fonts),
+        saved=f"the run is saved: deepresearch report {run_id} --out FILE",
+    )
     say(f"{completion.headline} written to {shown(target)} (run {run_id})")
     for note in completion.notes:
         say(note)

@@ -25,6 +25,7 @@ from deepresearch.cli.common import (
     question_or_exit,
     run_id_or_exit,
     say,
+    settings_from,
     write_output,
 )
 from deepresearch.cli.options import SEARCH_HELP
@@ -261,20 +262,24 @@ def report(
     server: Server = DEFAULT_SERVER,
     api_key: ApiKey = None,
 ) -> None:
-    """Print or write the report of a finished job (json as 'deepresearch report' writes it)."""
-    target = out or STDOUT
-    check_output(target)
+    """Print or write the report of a finished job: md and html as the service renders
+    them; json, pdf and docx as 'deepresearch report' writes them."""
+    target = check_output(out, fmt.value)
     with _client(server, api_key) as client:
+        data: str | bytes
         if fmt is Format.md:
-            text = client.report(job_id, "md")
+            data = client.report(job_id, "md")
         elif fmt is Format.html:
-            text = client.report(job_id, "html")
+            data = client.report(job_id, "html")
         else:
+            from deepresearch.export.formats import render_bytes
             from deepresearch.recipes.registry import get_recipe
 
             recipe = get_recipe(client.get(job_id).recipe)
-            text = recipe.render(client.document(job_id, recipe.result_model), "json")
-    write_output(target, text, saved="the report stays on the service: try another --out")
+            document = client.document(job_id, recipe.result_model)
+            fonts = settings_from({}).pdf_fonts if fmt is Format.pdf else []
+            data = render_bytes(recipe, document, fmt.value, pdf_fonts=fonts)
+    write_output(target, data, saved="the report stays on the service: try another --out")
     if target != STDOUT:
         say(f"wrote {target}")
 
@@ -306,10 +311,12 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
         raise typer.Exit(EXIT_FAILED)
     if terminal.type == "run_failed":
         error(f"job {job_id} failed: {terminal.message}", code=EXIT_FAILED)
-    kind = str(terminal.data.get("kind") or "")
+    from deepresearch.models.event_payloads import RunCompleted
+
+    kind = terminal.data.kind if isinstance(terminal.data, RunCompleted) else ""
     say(
         f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "
-        "[--format md|html|json] [--out FILE]"
+        "[--format md|html|json|pdf|docx] [--out FILE]"
     )
     if kind in ("chitchat", "refusal", "clarification"):
         summary = client.report_model(job_id).summary

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -22,6 +21,20 @@ from rich.text import Text
 
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import (
+    BudgetExhausted,
+    EvidenceAdded,
+    GateEvaluated,
+    ModelCalled,
+    ModelCallStarted,
+    ModelCallWaiting,
+    ModelWaitTimeoutWarning,
+    PlanReady,
+    Reflected,
+    SourceFailed,
+    SourceFetched,
+    WaveStarted,
+)
 
 
 @dataclass
@@ -43,45 +56,50 @@ class RunView:
     """Model calls waiting for a free slot, by endpoint label."""
     waiting_roles: dict[str, set[str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    cost_usd: float = 0.0
+    #: the latest spend against the run's budgets (``model_call``'s ``budget``)
+    budget: dict[str, object] = field(default_factory=dict)
+    budget_note: str = ""
 
     def apply(self, event: RunEvent) -> None:
-        data = event.data
         if event.stage:
             self.stage = event.stage
         if event.message:
             self.message = event.message
-        if event.type == "plan_ready" or event.type == "reflection":
-            items = data.get("sub_questions") or data.get("queued") or []
-            if isinstance(items, list):
-                for item in items:
-                    if isinstance(item, dict):
-                        self.sub_questions[str(item.get("id"))] = str(item.get("text"))
-        elif event.type == "wave_started":
-            self.wave = _int(data.get("wave"))
-        elif event.type == "source_fetched":
-            self.sources_read += 1
-        elif event.type == "source_failed":
-            self.sources_failed += 1
-        elif event.type == "evidence_added":
-            self.evidence_by_question[str(data.get("sub_question"))] = _int(data.get("count"))
-        elif event.type == "model_call":
-            self.model_calls += 1
-            self.input_tokens += _int(data.get("input_tokens"))
-            self.output_tokens += _int(data.get("output_tokens"))
-        elif event.type == "gate_evaluated":
-            self.gate = str(data.get("status"))
-        if event.type in _QUEUE_EVENTS or data.get("code") == "model_wait_timeout":
-            self._queue(event.type, data)
+        match event.data:
+            case PlanReady(sub_questions=units) | Reflected(queued=units):
+                for unit in units:
+                    self.sub_questions[unit.id] = unit.text
+            case WaveStarted(wave=wave):
+                self.wave = wave
+            case SourceFetched():
+                self.sources_read += 1
+            case SourceFailed():
+                self.sources_failed += 1
+            case EvidenceAdded(sub_question=sub_question, count=count):
+                self.evidence_by_question[sub_question] = count
+            case ModelCalled(input_tokens=input_tokens, output_tokens=output_tokens):
+                self.model_calls += 1
+                self.input_tokens += input_tokens
+                self.output_tokens += output_tokens
+                self.cost_usd += event.data.cost_usd or 0.0
+                if event.data.budget is not None:
+                    self.budget = dict(event.data.budget)
+            case BudgetExhausted():
+                self.budget_note = event.message
+            case GateEvaluated(status=status):
+                self.gate = status
+            case ModelCallWaiting() | ModelCallStarted() | ModelWaitTimeoutWarning():
+                self._queue(event.data)
 
-    def _queue(self, kind: str, data: Mapping[str, object]) -> None:
+    def _queue(self, data: ModelCallWaiting | ModelCallStarted | ModelWaitTimeoutWarning) -> None:
         """Each queue event carries the endpoint's current count of waiting calls."""
-        endpoint = str(data.get("endpoint") or "the model")
-        count = _int(data.get("waiting"))
-        self.waiting[endpoint] = count
+        endpoint = data.endpoint or "the model"
+        self.waiting[endpoint] = data.waiting
         roles = self.waiting_roles.setdefault(endpoint, set())
-        if kind == "model_call_waiting":
-            roles.add(str(data.get("role") or ""))
-        if count == 0:
+        if isinstance(data, ModelCallWaiting):
+            roles.add(data.role)
+        if data.waiting == 0:
             roles.clear()
 
     def waiting_lines(self) -> list[str]:
@@ -116,23 +134,36 @@ class RunView:
         totals = Text(
             f"sources read {self.sources_read} (failed {self.sources_failed})   "
             f"verified quotes {sum(self.evidence_by_question.values())}   "
-            f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}",
+            f"model calls {self.model_calls}   tokens {self.input_tokens}+{self.output_tokens}"
+            f"   cost ${self.cost_usd:.4f}",
             style="dim",
         )
         queue = [Text(line, style="yellow") for line in self.waiting_lines()]
-        return Group(head, table, totals, *queue, Text(for_terminal(self.message), style="italic"))
+        budget = [Text(line, style="yellow") for line in self.budget_lines()]
+        return Group(
+            head, table, totals, *budget, *queue, Text(for_terminal(self.message), style="italic")
+        )
+
+    def budget_lines(self) -> list[str]:
+        """``"budget: tokens 1,200 of 5,000   $0.0031 of $0.5000"`` while a budget is set;
+        the message of the one that ended the run once it has."""
+        if self.budget_note:
+            return [for_terminal(self.budget_note)]
+        spend, parts = self.budget, []
+        if spend.get("max_tokens") is not None:
+            parts.append(f"tokens {_int(spend.get('tokens')):,} of {_int(spend['max_tokens']):,}")
+        if spend.get("max_cost_usd") is not None:
+            parts.append(
+                f"${_num(spend.get('cost_usd')):.4f} of ${_num(spend['max_cost_usd']):.4f}"
+            )
+        if spend.get("max_time_s") is not None:
+            parts.append(f"{_num(spend.get('elapsed_s')):.0f} s of {_num(spend['max_time_s']):g} s")
+        return ["budget: " + "   ".join(parts)] if parts else []
 
 
 def _text(value: str) -> Text:
     """Untrusted text as a Rich ``Text``: literal (no markup), control characters escaped."""
     return Text(for_terminal(value))
-
-
-_QUEUE_EVENTS = ("model_call_waiting", "model_call_started")
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) else 0
 
 
 class Renderer:
@@ -170,3 +201,11 @@ class Renderer:
             stage = f"[{event.stage}] " if event.stage else ""
             self.stream.write(for_terminal(f"{stage}{event.message or event.type}") + "\n")
             self.stream.flush()
+
+
+def _num(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0

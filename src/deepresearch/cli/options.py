@@ -42,6 +42,25 @@ AllowHost = Annotated[
 ]
 Config = Annotated[Path | None, typer.Option(help="A deepresearch.toml configuration file.")]
 
+# hard budgets (core/budget.py has the rule; docs/configuration.md the price table)
+MaxTokens = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens", min=1, help="Stop starting model calls past this many tokens (in + out)."
+    ),
+]
+MaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        help="Stop starting model calls past this many US dollars (the price table's rates).",
+    ),
+]
+MaxTime = Annotated[
+    float | None,
+    typer.Option("--max-time", help="Stop starting new work after this many seconds of wall time."),
+]
+
 
 def model_and_search_overrides(
     *,

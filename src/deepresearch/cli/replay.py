@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from deepresearch.cli.common import (
-    STDOUT,
     check_output,
     error,
     fail,
@@ -34,26 +33,27 @@ def replay(
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
     out: Annotated[
-        Path | None, typer.Option(help="Write here instead of stdout (- is stdout).")
+        Path | None,
+        typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
     ] = None,
 ) -> None:
     """Reproduce a finished run's report from its recording, offline and byte for byte."""
     import asyncio
 
+    from deepresearch.export.formats import render_bytes
     from deepresearch.replay.play import replay_run
 
     if (run_id is None) == (source is None):
         error("give a RUN_ID or --from DIR (one of them)", "deepresearch replay RUN_ID")
     if run_id is not None:
         run_id = run_id_or_exit(run_id)
-    target = out or STDOUT
-    check_output(target)
+    target = check_output(out, fmt.value)
     settings = settings_from({})
     try:
         recipe, document = asyncio.run(replay_run(settings, run_id, folder=source))
     except DeepResearchError as exc:
         fail(exc)
-    write_output(target, recipe.render(document, fmt.value))
+    write_output(target, render_bytes(recipe, document, fmt.value, pdf_fonts=settings.pdf_fonts))
     say(f"replayed run {document.run_id}: the recorded report, written to {shown(target)}")
 
 

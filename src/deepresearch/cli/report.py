@@ -27,17 +27,18 @@ def report(
     run_id: Annotated[str, typer.Argument(help="The id of a finished run.")],
     fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
     out: Annotated[
-        Path | None, typer.Option(help="Write here instead of stdout (- is stdout).")
+        Path | None,
+        typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
     ] = None,
 ) -> None:
     """Print or write the report of a finished run."""
     import asyncio
 
+    from deepresearch.export.formats import render_bytes
     from deepresearch.runner import load_result
 
     run_id = run_id_or_exit(run_id)
-    target = out or STDOUT
-    check_output(target)
+    target = check_output(out, fmt.value)
     settings = settings_from({})
     try:
         recipe, found = asyncio.run(load_result(settings, run_id))
@@ -49,6 +50,6 @@ def report(
             f"resume it with: deepresearch run --resume {run_id}",
             code=EXIT_FAILED,
         )
-    write_output(target, recipe.render(found, fmt.value))
+    write_output(target, render_bytes(recipe, found, fmt.value, pdf_fonts=settings.pdf_fonts))
     if target != STDOUT:
         say(f"wrote {target}")

@@ -55,6 +55,8 @@ class Format(StrEnum):
     md = "md"
     html = "html"
     json = "json"
+    pdf = "pdf"
+    docx = "docx"
 
 
 def run(
@@ -123,6 +125,9 @@ def run(
     evaluate: Annotated[
         bool, typer.Option("--eval", help="Evaluate the report when the run ends.")
     ] = False,
+    max_tokens: options.MaxTokens = None,
+    max_cost: options.MaxCost = None,
+    max_time: options.MaxTime = None,
     config: options.Config = None,
     record_to: Annotated[
         Path | None,
@@ -141,8 +146,9 @@ def run(
     import asyncio
 
     from deepresearch.cli.live import Renderer
-    from deepresearch.core.render import render
+    from deepresearch.export.formats import render_bytes
     from deepresearch.llm.redact import redact
+    from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
     from deepresearch.records import now
     from deepresearch.runner import load_run_record, run_research, save_run_record
 
@@ -161,8 +167,8 @@ def run(
         question = question_or_exit(question)
     if run_id is not None:
         run_id = run_id_or_exit(run_id, "--run-id")
-    if out is not None:  # a resume's remembered path is checked once it is read
-        _check_target(out, json_events)
+    if out is not None and not resume:  # a resume's is checked once its record is read
+        _check_target(out, fmt or Format.md, json_events)
     if record_to is not None and record_to.exists() and any(record_to.iterdir()):
         error(f"--record {record_to} is not empty", "give --record a new or empty folder")
     overrides: dict[str, Any] = {
@@ -189,6 +195,9 @@ def run(
         "council_models": council_models,
         "evaluate": evaluate or None,
         "record_runs": True if record_to is not None else None,
+        "max_tokens": max_tokens,
+        "max_cost": max_cost,
+        "max_time": max_time,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     base = settings_from({})
@@ -202,11 +211,8 @@ def run(
             fmt = Format(str(record["format"]))
         if out is None and isinstance(record.get("out"), str):
             out = Path(str(record["out"]))
-            _check_target(out, json_events)
     fmt = fmt or Format.md
-    target = out or Path(f"report.{fmt.value}")
-    if out is None:
-        _check_target(target, json_events)
+    target = _check_target(out, fmt, json_events)
     settings = settings_from(given)
     if run_id is not None and load_run_record(settings, run_id) is not None:
         error(
@@ -261,7 +267,7 @@ def run(
     remember(status="complete", kind=report.kind, finished=now(), error=None)
     write_output(
         target,
-        render(report, fmt.value),
+        render_bytes(get_recipe(DEFAULT_RECIPE), report, fmt.value, pdf_fonts=settings.pdf_fonts),
         saved=f"the run is saved: deepresearch report {run_id} --out FILE",
     )
     say(f"{report.kind} report written to {shown(target)} (run {run_id})")
@@ -274,11 +280,13 @@ def run(
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)
 
 
-def _check_target(out: Path, json_events: bool) -> None:
-    """Exit 2 before any work if the report could not be written to ``out``."""
+def _check_target(out: Path | None, fmt: Format, json_events: bool) -> Path:
+    """Where the report goes (``out``, else ``report.<format>``); exit 2 before any work
+    if it could not be written there (``check_output``: the file, and the rules for a
+    binary format)."""
     if out == STDOUT and json_events:
         error("--out - and --json-events both want standard output", "write the report to a file")
-    check_output(out)
+    return check_output(out, fmt.value, default=Path(f"report.{fmt.value}"))
 
 
 def _remember(settings: Settings, run_id: str, **fields: object) -> None:

@@ -1,4 +1,5 @@
-"""``deepresearch serve``: the HTTP API with its worker pool (see docs/service.md)."""
+"""``deepresearch serve``: the HTTP API with its worker pool (see docs/service.md), or the
+API alone (``--no-workers``) beside ``deepresearch worker`` processes (docs/operations.md)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,14 @@ def serve(
         str | None, typer.Option(help="sqlite:///PATH or postgresql+psycopg://... URL.")
     ] = None,
     max_concurrent_jobs: Annotated[int | None, typer.Option(help="Runs at once.")] = None,
+    workers: Annotated[
+        bool | None,
+        typer.Option(
+            "--workers/--no-workers",
+            help="Run jobs in this process (default), or serve the API only while "
+            "'deepresearch worker' processes run them.",
+        ),
+    ] = None,
     allow_host: options.AllowHost = None,
     model: options.Model = None,
     model_base_url: options.ModelBaseUrl = None,
@@ -48,6 +57,7 @@ def serve(
         "serve_port": port,
         "database_url": database_url,
         "max_concurrent_jobs": max_concurrent_jobs,
+        "run_workers": workers,
         **options.model_and_search_overrides(
             model=model,
             model_base_url=model_base_url,

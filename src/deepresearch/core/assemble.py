@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from deepresearch.core.budget import BUDGET_PREFIX
 from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import contradictions_section, enforce_findings, findings_section
 from deepresearch.core.gate import GateResult
@@ -122,6 +123,8 @@ def limitations(
     evidence (else a sub-question's status decides); ``open_leads``: leads the verified
     quotes revealed that the run had no wave or unit left to follow; ``search_errors``:
     search providers that failed while the others answered ("provider: problem")."""
+    # a budget that ended the run is its own line (``core.budget.with_budget_note``)
+    model_errors = [m for m in model_errors if not m.startswith(BUDGET_PREFIX)]
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")

@@ -23,6 +23,7 @@ from deepresearch.core.answers import about, anchors, answer_gaps, names_any, ne
 from deepresearch.core.mentions import Mention, mention_key, mentions, name_role
 from deepresearch.core.planning import dedupe_queries, usable_queries
 from deepresearch.core.questions import QuestionProfile, stem
+from deepresearch.core.reformulate import reformulate
 from deepresearch.core.text import content_words, sentence_spans, words
 from deepresearch.models import Evidence, SubQuestion
 
@@ -197,6 +198,52 @@ def lead_sub_questions(
                 queries=usable_queries(queries, operators=operators)[: max(per_question, 1)],
                 wave=wave + 1,
                 lead=lead.text,
+            )
+        )
+    return out
+
+
+def leads_wanted(*, passed: bool, gaps: bool, shortfall: int, per_lead: int) -> int:
+    """How many leads the next wave follows. While the gate does not pass: two when the
+    answer has gaps (the best and one more, in case the best is a dead end), else one that
+    widens evidence that answers already. And while the run has read fewer sources than its
+    depth's floor (``shortfall`` of them missing: a deep run reads widely, gate or not),
+    enough leads to read them, a lead's unit reading ``per_lead`` sources: the things the
+    verified quotes name are the next pages worth reading on the question."""
+    narrow = 0 if passed else (2 if gaps else 1)
+    wide = -(-shortfall // max(per_lead, 1)) if shortfall > 0 else 0
+    return max(narrow, wide)
+
+
+def to_widen(
+    sub_questions: Sequence[SubQuestion],
+    *,
+    shortfall: int,
+    per_unit: int,
+    room: int,
+    operators: bool,
+    count: int,
+) -> list[SubQuestion]:
+    """When the leads cannot read the ``shortfall`` of sources a run still misses, covered
+    sub-questions (not leads), the least widened first, then in plan order, queued again to
+    read further results: the first time with the same queries, whose results beyond those
+    read are unread (a unit reads only pages no earlier wave read), then with reformulated
+    ones (``core.reformulate``: broaden, narrow, synonyms; ``count`` queries). As many as
+    read the shortfall, a unit reading ``per_unit``, at most ``room``."""
+    if shortfall <= 0 or room <= 0:
+        return []
+    wanted = min(-(-shortfall // max(per_unit, 1)), room)
+    covered = [sq for sq in sub_questions if sq.status == "covered" and not sq.lead]
+    chosen = sorted(covered, key=lambda sq: sq.widened)[:wanted]
+    out = []
+    for sq in chosen:
+        queries = list(sq.queries)
+        if sq.widened:
+            fresh = reformulate(sq.text, attempt=sq.widened, operators=operators, count=count)
+            queries = [q for q in fresh if q not in sq.queries] or fresh
+        out.append(
+            sq.model_copy(
+                update={"status": "pending", "widened": sq.widened + 1, "queries": queries}
             )
         )
     return out

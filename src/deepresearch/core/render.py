@@ -21,12 +21,14 @@ import re
 from collections.abc import Collection, Iterable
 
 from deepresearch.core import render_eval
+from deepresearch.core.budget import cost_text
 from deepresearch.core.certainty import band
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
 from deepresearch.core.tiers import LOCAL_CORPUS
 from deepresearch.models import Evidence, Report, Sentence, SourceRef, Table
 from deepresearch.models.scores import SourceScores
+from deepresearch.models.thread import FollowupInfo
 
 IMAGE_REMOVED = "(image removed)"
 LINK_REMOVED = "(link removed)"
@@ -160,20 +162,35 @@ def considered_name(scores: SourceScores) -> str:
 
 
 def header_lines(report: Report) -> list[str]:
-    """Confidence and contradiction warnings for the top of a report (seed 003)."""
+    """A follow-up's place in its thread, then confidence and contradiction warnings for
+    the top of a report (seed 003)."""
+    thread = [followup_line(report.followup)] if report.followup is not None else []
     ledger = report.claims
     if ledger is None or not ledger.claim_count:
-        return []
+        return thread
     lines = [
+        *thread,
         f"Confidence {ledger.job_confidence:.0%} ({ledger.certainty or band(ledger.job_confidence)}): "
         f"{ledger.claim_count} claim(s) from "
         f"{ledger.source_count} source(s), from the quality of the sources behind each "
-        "claim, how many agree and how many disagree, and how many sources were used."
+        "claim, how many agree and how many disagree, and how many sources were used.",
     ]
     disputed = len(ledger.contradicted)
     if disputed:
         lines.append(f"⚠ Sources disagree on {disputed} claim(s): see “Where sources disagree”.")
     return lines
+
+
+def followup_line(info: FollowupInfo) -> str:
+    """What a follow-up's report says of its thread: the turn, and what it reused, or
+    that it is on a new topic and was researched afresh."""
+    head = f"Follow-up {info.turn} in thread {info.root} (after {info.follows})"
+    if info.topic_shift:
+        return f"{head}: a new topic, so it was researched afresh; nothing from earlier turns was reused."
+    return (
+        f"{head}: reused {info.reused_sources} page(s) and {info.reused_evidence} verified "
+        "quote(s) from earlier turns, without fetching them again."
+    )
 
 
 def _flag(sentence: Sentence) -> str:
@@ -245,7 +262,9 @@ def _usage_line(report: Report) -> str:
     return (
         f"_Run {report.run_id}: {len(report.sources)} sources cited, "
         f"{len(report.cited_evidence_ids())} verified quotes, {usage.calls} model calls, "
-        f"{usage.input_tokens} input and {usage.output_tokens} output tokens{of_which}._"
+        f"{usage.input_tokens} input and {usage.output_tokens} output tokens, "
+        f"{cost_text(usage.cost_usd, calls=usage.calls, unpriced_calls=usage.unpriced_calls)}"
+        f"{of_which}._"
     )
 
 

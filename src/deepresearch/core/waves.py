@@ -172,11 +172,12 @@ def unit_status(
     sub_question: SubQuestion, result: UnitResult, *, wave: int, min_passing: int
 ) -> SubQuestion:
     """The sub-question after its unit ran: covered with verified evidence from at least
-    ``min_passing`` sources above the threshold, else weak (reflect may retry it)."""
+    ``min_passing`` sources above the threshold, else weak (reflect may retry it). A
+    widened one was covered already: its further results only add to it."""
     enough = bool(result.evidence) and result.passing >= min_passing
     return sub_question.model_copy(
         update={
-            "status": "covered" if enough else "weak",
+            "status": "covered" if enough or sub_question.widened else "weak",
             "wave": wave,
             "attempts": sub_question.attempts + 1,
             "passing": result.passing,

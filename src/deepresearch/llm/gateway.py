@@ -26,13 +26,15 @@ import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from deepresearch.core.budget import BudgetName
 from deepresearch.core.untrusted import fill_fence, neutralize_tokens, new_boundary
+from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.endpoints import HOSTED_CONCURRENCY, Endpoint, endpoint_for
 from deepresearch.llm.failures import Failure, FailureKind, classify
@@ -45,7 +47,7 @@ from deepresearch.llm.structured import (
     schema_instructions,
     strip_reasoning,
 )
-from deepresearch.llm.tokens import estimate_messages, estimate_tokens
+from deepresearch.llm.tokens import estimate_messages, token_usage
 from deepresearch.models.usage import ModelCall, Usage
 from deepresearch.resilience import BreakerRegistry, retry_delay
 from deepresearch.settings import ROLES, Role, Settings
@@ -102,6 +104,7 @@ class Gateway:
         endpoints: Mapping[Role, Endpoint | None] | None = None,
         wait_timeout_s: float = 900.0,
         on_queue: Callable[[QueueEvent], None] | None = None,
+        budget: BudgetGuard | None = None,
     ) -> None:
         self._models = dict(models)
         self._names = dict(model_names)
@@ -134,6 +137,7 @@ class Gateway:
         }
         self.wait_timeout_s = wait_timeout_s
         self._on_queue = on_queue
+        self.budget = budget or BudgetGuard()
 
     @classmethod
     def from_settings(
@@ -161,7 +165,19 @@ class Gateway:
             endpoints={role: endpoint_for(names[role], settings) for role in ROLES},
             wait_timeout_s=settings.model_wait_timeout_s,
             on_queue=on_queue,
+            budget=BudgetGuard.from_settings(settings),
         )
+
+    @property
+    def budget(self) -> BudgetGuard:
+        """The run's budgets (``core.budget``): no call starts that would pass one; the one
+        that ends the run, whoever finds it used up, is named in ``errors``."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, guard: BudgetGuard) -> None:
+        self._budget = guard
+        guard.on_end = self.note
 
     @classmethod
     def disabled(cls) -> Gateway:
@@ -345,62 +361,78 @@ class Gateway:
                 await self._take_slot(slots, endpoint, role, stage)
             except TimeoutError:
                 return None, self._gave_up(role, stage, name, endpoint, began, attempts)
-            attempts += 1
-            if attempts == 1:
-                started = time.monotonic()
-            try:
-                message = await _invoke(model, messages, timeout_s or self.timeout_s)
-            except Exception as exc:
-                failure = classify(exc)
-                logger.debug(
-                    "model call %s (%s/%s) attempt %d: %s",
-                    name,
-                    role,
-                    stage,
-                    attempts,
-                    redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
-                )
-                if self._retry(failure, endpoint) and attempts <= self.max_retries:
-                    slots.release()
-                    await asyncio.sleep(self._backoff(attempts, failure))
-                    continue
+            # a budget's worst case is held while the call runs (``llm.budget``)
+            inputs = estimate_messages(messages)
+            over = self.budget.admit(self.usage, model=name, endpoint=endpoint, input_tokens=inputs)
+            if over is not None:
                 slots.release()
+                return None, self._over_budget(over)
+            try:
+                attempts += 1
+                if attempts == 1:
+                    started = time.monotonic()
+                try:
+                    timeout = self.budget.timeout(timeout_s or self.timeout_s)
+                    message = await _invoke(model, messages, timeout)
+                except Exception as exc:
+                    failure = classify(exc)
+                    logger.debug(
+                        "model call %s (%s/%s) attempt %d: %s",
+                        name,
+                        role,
+                        stage,
+                        attempts,
+                        redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
+                    )
+                    # once a budget is used up nothing is retried; a call cut at the
+                    # time budget is not the model's failure
+                    over = self.budget.check(self.usage)
+                    retry = self._retry(failure, endpoint) and attempts <= self.max_retries
+                    if retry and over is None:
+                        slots.release()
+                        await asyncio.sleep(self.budget.timeout(self._backoff(attempts, failure)))
+                        continue
+                    slots.release()
+                    self._record(
+                        ModelCall(
+                            role=role,
+                            stage=stage,
+                            model=name,
+                            latency_s=time.monotonic() - started,
+                            ok=False,
+                            attempts=attempts,
+                            usage_source="estimated",
+                        )
+                    )
+                    if over == "time" and failure.kind is FailureKind.TIMEOUT:
+                        return None, self._over_budget(over)
+                    self._note_failure(name, failure, attempts, type(exc).__name__)
+                    what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
+                    tries = f" after {attempts} attempts" if attempts > 1 else ""
+                    return None, f"the call {what}{tries}"
+                except BaseException:  # cancelled: give the slot back before leaving
+                    slots.release()
+                    raise
+                slots.release()
+                self._breakers.get(name).record_success()
+                reply = message.text
+                input_tokens, output_tokens, source = token_usage(message, messages, reply)
                 self._record(
                     ModelCall(
                         role=role,
                         stage=stage,
                         model=name,
+                        input_tokens=input_tokens,
+                        output_tokens=output_tokens,
                         latency_s=time.monotonic() - started,
-                        ok=False,
+                        ok=True,
                         attempts=attempts,
-                        usage_source="estimated",
+                        usage_source=source,
                     )
                 )
-                self._note_failure(name, failure, attempts, type(exc).__name__)
-                what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
-                tries = f" after {attempts} attempts" if attempts > 1 else ""
-                return None, f"the call {what}{tries}"
-            except BaseException:  # cancelled: give the slot back before leaving
-                slots.release()
-                raise
-            slots.release()
-            self._breakers.get(name).record_success()
-            reply = message.text
-            input_tokens, output_tokens, source = _token_usage(message, messages, reply)
-            self._record(
-                ModelCall(
-                    role=role,
-                    stage=stage,
-                    model=name,
-                    input_tokens=input_tokens,
-                    output_tokens=output_tokens,
-                    latency_s=time.monotonic() - started,
-                    ok=True,
-                    attempts=attempts,
-                    usage_source=source,
-                )
-            )
-            return reply, ""
+                return reply, ""
+            finally:
+                self.budget.release(model=name, endpoint=endpoint, input_tokens=inputs)
 
     async def _take_slot(self, slots: Slots, endpoint: Endpoint, role: Role, stage: str) -> None:
         """A slot at ``endpoint``, reporting the wait when there is one."""
@@ -484,7 +516,15 @@ class Gateway:
             jitter=random.random(),
         )
 
+    def _over_budget(self, name: BudgetName) -> str:
+        """A call refused by a budget: the run's limitation says which, once."""
+        self._add_error(self.budget.message)
+        return f"the run's {name} budget is used up"
+
     def _record(self, call: ModelCall) -> None:
+        endpoint = self._endpoints.get(cast(Role, call.role))
+        cost = self.budget.cost(call.model, endpoint, call.input_tokens, call.output_tokens)
+        call = call.model_copy(update={"cost_usd": cost})
         self.usage.record(call)
         if self._on_call is not None:
             self._on_call(call)
@@ -597,16 +637,3 @@ def _prompt(system: str, user: str) -> list[BaseMessage]:
     messages: list[BaseMessage] = [SystemMessage(content=system)] if system else []
     messages.append(HumanMessage(content=user))
     return messages
-
-
-def _token_usage(
-    message: BaseMessage, prompt: Sequence[BaseMessage], reply: str
-) -> tuple[int, int, str]:
-    """(input, output, source): the provider's counts, else the documented estimate."""
-    reported = getattr(message, "usage_metadata", None)
-    if reported:
-        input_tokens = int(reported.get("input_tokens") or 0)
-        output_tokens = int(reported.get("output_tokens") or 0)
-        if input_tokens or output_tokens:
-            return input_tokens, output_tokens, "reported"
-    return estimate_messages(prompt), estimate_tokens(reply), "estimated"

@@ -10,7 +10,7 @@ scripted test model share it, so estimated and scripted numbers agree.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from langchain_core.messages import BaseMessage
 
@@ -30,3 +30,16 @@ def message_text(message: BaseMessage) -> str:
 def estimate_messages(messages: Iterable[BaseMessage]) -> int:
     """Estimated input tokens of a prompt: the sum over its messages' text."""
     return sum(estimate_tokens(message_text(message)) for message in messages)
+
+
+def token_usage(
+    message: BaseMessage, prompt: Sequence[BaseMessage], reply: str
+) -> tuple[int, int, str]:
+    """(input, output, source) of a call: the provider's counts, else the estimate."""
+    reported = getattr(message, "usage_metadata", None)
+    if reported:
+        input_tokens = int(reported.get("input_tokens") or 0)
+        output_tokens = int(reported.get("output_tokens") or 0)
+        if input_tokens or output_tokens:
+            return input_tokens, output_tokens, "reported"
+    return estimate_messages(prompt), estimate_tokens(reply), "estimated"

@@ -3,7 +3,7 @@
 from deepresearch.models.claims import Claim, ClaimLedger
 from deepresearch.models.council import CouncilProposal, CouncilResult
 from deepresearch.models.evaluation import DimensionScore, EvalResult
-from deepresearch.models.events import EventType, RunEvent
+from deepresearch.models.events import EventType, Payload, RunEvent, StoredData
 from deepresearch.models.evidence import Evidence, Verification
 from deepresearch.models.findings import FindingCheck
 from deepresearch.models.plan import Plan, SubQuestion, SubQuestionStatus
@@ -40,6 +40,7 @@ __all__ = [
     "ModelCall",
     "Paragraph",
     "Passage",
+    "Payload",
     "Plan",
     "Report",
     "ReportKind",
@@ -50,6 +51,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "SourceRef",
+    "StoredData",
     "SubQuestion",
     "SubQuestionStatus",
     "Table",

@@ -21,6 +21,10 @@ class SubQuestion(BaseModel):
         default=None, description="the lead this sub-question follows (issue 17), if any"
     )
     attempts: int = 0
+    widened: int = Field(
+        default=0,
+        description="times researched again to read further results (a run reading widely)",
+    )
     passing: int = Field(default=0, description="sources that passed the threshold, last wave")
     status: SubQuestionStatus = "pending"
 

@@ -11,6 +11,7 @@ from deepresearch.models.claims import ClaimLedger
 from deepresearch.models.evaluation import EvalResult
 from deepresearch.models.evidence import Evidence
 from deepresearch.models.scores import SourceScores
+from deepresearch.models.thread import FollowupInfo
 from deepresearch.models.usage import Usage
 
 ReportKind = Literal[
@@ -120,6 +121,9 @@ class Report(BaseModel):
         default=None, description="the report's evaluation, when it was evaluated"
     )
     created_at: datetime | None = None
+    followup: FollowupInfo | None = Field(
+        default=None, description="a follow-up's thread: its turn, what it reused, a topic shift"
+    )
 
     def cited_evidence_ids(self) -> list[str]:
         seen: dict[str, None] = {}

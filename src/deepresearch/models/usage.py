@@ -30,6 +30,9 @@ class ModelCall(BaseModel):
     usage_source: str = Field(
         default="reported", description="'reported' by the provider or 'estimated'"
     )
+    cost_usd: float | None = Field(
+        default=0.0, description="US dollars at the price table's rate; None: unpriced model"
+    )
 
 
 class Usage(BaseModel):
@@ -39,6 +42,10 @@ class Usage(BaseModel):
     output_tokens: int = 0
     by_stage: dict[str, TokenCount] = Field(default_factory=dict)
     by_role: dict[str, TokenCount] = Field(default_factory=dict)
+    #: US dollars of the priced calls (the price table: ``data/prices.toml``)
+    cost_usd: float = 0.0
+    #: calls to a model with no price (their cost is not in ``cost_usd``)
+    unpriced_calls: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -50,6 +57,10 @@ class Usage(BaseModel):
             self.failed_calls += 1
         self.input_tokens += call.input_tokens
         self.output_tokens += call.output_tokens
+        if call.cost_usd is None:
+            self.unpriced_calls += 1
+        else:
+            self.cost_usd += call.cost_usd
         self.by_stage.setdefault(call.stage, TokenCount()).add(
             call.input_tokens, call.output_tokens
         )
@@ -60,6 +71,8 @@ class Usage(BaseModel):
         self.failed_calls += other.failed_calls
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+        self.unpriced_calls += other.unpriced_calls
         for name, count in other.by_stage.items():
             mine = self.by_stage.setdefault(name, TokenCount())
             mine.calls += count.calls

@@ -13,6 +13,9 @@ A recipe supplies:
   plus the recipe's own resources); ``checkpoint_types`` what its state may contain;
 - ``result(values)``: the document of a finished run (a ``Report``, an ``EmployerResult``);
   ``completion`` how it reads to a front end; ``render`` it as md, html or json;
+  ``document`` it as a page-neutral ``core.document.Document``, which
+  ``export.formats.render_bytes`` draws as PDF or DOCX (so every recipe has every format
+  of ``export.formats.FORMATS`` without knowing about either);
 - ``role_temperatures``: the recipe's per-role sampling temperatures (seed 000: synthesis
   0.3, judging 0.1), used unless the user set a temperature;
 - ``multiline_question``: whether its question keeps line breaks when normalised (the
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from deepresearch.models import Evidence, Report
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.settings import Role, Settings
 
 if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is looked up
@@ -36,11 +40,13 @@ if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
-#: every format a recipe renders its document in
+#: every text format a recipe renders its document in (``render``); the binary ones are
+#: drawn from its ``document`` (``export.formats``)
 FORMATS = ("md", "html", "json")
 
 
@@ -50,14 +56,14 @@ class Completion:
 
     ``complete`` is False when the run ended without its product (a research run that
     aborted, an employer run that exited early): the CLI exits with code 3.
-    ``completed_event`` is the data of the ``run_completed`` event."""
+    ``completed_event`` is the payload of the ``run_completed`` event."""
 
     kind: str
     complete: bool
     headline: str
     message: str
     evidence: list[Evidence]
-    completed_event: dict[str, Any]
+    completed_event: RunCompleted
     notes: tuple[str, ...] = ()
     report: Report | None = None  # the research report, for the service's sources table
 
@@ -105,9 +111,9 @@ class Recipe(Protocol[Q, R]):
         """What the graph's nodes get as ``runtime.context``."""
         ...
 
-    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, dict[str, Any]]:
-        """The ``run_started`` event's message and data (emitted before the ports and the
-        graph are built, so it must not need them; ``search`` names the provider(s))."""
+    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, RunStarted]:
+        """The ``run_started`` event's message and payload (emitted before the ports and
+        the graph are built, so it must not need them; ``search`` names the provider(s))."""
         ...
 
     def result(self, values: Mapping[str, Any]) -> R | None:
@@ -118,4 +124,9 @@ class Recipe(Protocol[Q, R]):
 
     def render(self, result: R, fmt: str) -> str:
         """``result`` as md, html or json; ValueError for another format."""
+        ...
+
+    def document(self, result: R) -> Document:
+        """``result`` as a page-neutral document (what ``render`` shows as markdown), for
+        the PDF and DOCX exports."""
         ...

@@ -7,12 +7,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from deepresearch.core.budget import with_budget_note
+from deepresearch.core.ids import run_id_problem
 from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.models import Report, Usage
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
+from deepresearch.models.thread import Thread
 from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.settings import Role, Settings
 
@@ -21,22 +25,30 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
 
 #: report kinds whose first summary line is a reply to the user, not research
 _REPLIES = ("chitchat", "refusal", "clarification")
 
 
 class ResearchOptions(BaseModel):
-    """The research run has no options of its own: depth, limits, models and search are
-    Settings fields."""
+    """The research run's one option of its own: the run a question follows up (depth,
+    limits, models and search are Settings fields)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    followup_of: str | None = Field(
+        default=None,
+        description="a finished research run this question follows up: the new run reuses "
+        "its pages and verified evidence unless the topic changed",
+    )
 
 
 class ResearchQuestion(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     question: str
+    followup_of: str | None = None
 
 
 class ResearchRecipe:
@@ -50,14 +62,20 @@ class ResearchRecipe:
     multiline_question = False
 
     def request(self, question: str | None, options: Mapping[str, Any]) -> ResearchQuestion:
-        if options:
+        foreign = set(options) - set(ResearchOptions.model_fields)
+        if foreign:
             raise ConfigError(
-                f"{', '.join(sorted(options))}: not an option of recipe {self.name!r}",
-                hint="research runs take Settings fields (depth, search, model...) only",
+                f"{', '.join(sorted(foreign))}: not an option of recipe {self.name!r}",
+                hint="research runs take followup_of and Settings fields (depth, search, model...)",
             )
         if not question or not question.strip():
             raise RunError("the question is empty", hint="pass the question to research")
-        return ResearchQuestion(question=normalize_question(question))
+        parent = options.get("followup_of")
+        if parent is not None:
+            problem = run_id_problem(parent) if isinstance(parent, str) else "not a run id"
+            if problem is not None:
+                raise ConfigError(f"followup_of: {problem}", hint="name a finished research run")
+        return ResearchQuestion(question=normalize_question(question), followup_of=parent)
 
     def resources(self, files: Mapping[str, Path]) -> dict[str, Any]:
         if files:
@@ -78,28 +96,41 @@ class ResearchRecipe:
         return tuple(CHECKPOINT_TYPES)
 
     def initial_state(self, request: ResearchQuestion, run_id: str) -> dict[str, Any]:
-        return {"recipe": self.name, "run_id": run_id, "question": request.question}
+        state = {"recipe": self.name, "run_id": run_id, "question": request.question}
+        if request.followup_of:
+            state["followup_of"] = request.followup_of
+        return state
 
     def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
         return run
 
     def started(
         self, request: ResearchQuestion, settings: Settings, search: str
-    ) -> tuple[str, dict[str, Any]]:
-        return "Research started", {
-            "question": request.question,
-            "model": settings.model,
-            "search": search,
-            "depth": settings.depth,
-        }
+    ) -> tuple[str, RunStarted]:
+        return "Research started", RunStarted(
+            question=request.question,
+            followup_of=request.followup_of or None,
+            model=settings.model,
+            search=search,
+            depth=settings.depth,
+        )
 
     def result(self, values: Mapping[str, Any]) -> Report | None:
         """The report, with the run's usage (the ledger's, recorded after every node)."""
         report = values.get("report")
         if not isinstance(report, Report):
             return None
+        update: dict[str, Any] = {
+            # the budget that ended the run, whichever stage it ended in
+            "limitations": with_budget_note(report.limitations, values.get("model_errors") or [])
+        }
         usage = values.get("usage")
-        return report.model_copy(update={"usage": usage}) if isinstance(usage, Usage) else report
+        if isinstance(usage, Usage):
+            update["usage"] = usage
+        thread = values.get("thread")
+        if isinstance(thread, Thread):  # a follow-up says where it sits in its thread
+            update["followup"] = thread.info
+        return report.model_copy(update=update)
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
         notes: tuple[str, ...] = ()
@@ -111,20 +142,26 @@ class ResearchRecipe:
             headline=f"{result.kind} report",
             message="Research finished",
             evidence=list(result.evidence),
-            completed_event={
-                "kind": result.kind,
-                "sources": len(result.sources),
-                "evidence": len(result.evidence),
-                "fetches": fetches,
-                "input_tokens": result.usage.input_tokens,
-                "output_tokens": result.usage.output_tokens,
-            },
+            completed_event=RunCompleted(
+                kind=result.kind,
+                sources=len(result.sources),
+                evidence=len(result.evidence),
+                fetches=fetches,
+                input_tokens=result.usage.input_tokens,
+                output_tokens=result.usage.output_tokens,
+                cost_usd=round(result.usage.cost_usd, 6),
+            ),
             notes=notes,
             report=result,
         )
 
     def render(self, result: Report, fmt: str) -> str:
         return render(result, fmt)
+
+    def document(self, result: Report) -> Document:
+        from deepresearch.core.document import report_document  # for the exports only
+
+        return report_document(result)
 
 
 RECIPE: Recipe[ResearchQuestion, Report] = ResearchRecipe()

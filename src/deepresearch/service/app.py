@@ -1,17 +1,22 @@
 """The FastAPI application: ``create_app(settings)`` opens the database (migrating it),
 starts the worker pool with the app and stops it, releasing running jobs, on shutdown.
 Every request first passes the middleware of ``middleware.py``: the body cap, HEAD for
-every GET route, and the security headers."""
+every GET route, and the security headers. With the ``mcp`` extra installed, the MCP
+server answers at ``/mcp`` (``deepresearch.mcp.http``)."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import Engine, text
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Route
 
 from deepresearch import __version__
 from deepresearch.fetch.extract_pool import shutdown_shared_pool
@@ -26,6 +31,11 @@ from deepresearch.service.store import Clock, JobStore, utcnow
 from deepresearch.service.web import mount as mount_web_page
 from deepresearch.service.worker import Runtime, WorkerPool
 from deepresearch.settings import Settings
+
+if TYPE_CHECKING:
+    from deepresearch.mcp.http import McpEndpoint
+
+log = logging.getLogger(__name__)
 
 
 def create_app(
@@ -44,10 +54,11 @@ def create_app(
         workers = WorkerPool(store, settings, notifier, runtime)
         preflight = Preflight(workers.runtime)
         app.state.service = ServiceState(settings, store, notifier, workers, preflight)
-        if start_workers:
+        if start_workers and settings.run_workers:
             await workers.start()
         try:
-            yield
+            async with mcp.running() if mcp is not None else contextlib.nullcontext():
+                yield
         finally:
             await workers.stop()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
@@ -70,6 +81,7 @@ def create_app(
     app.add_middleware(SecurityHeaders)
     problems.install(app)
     app.include_router(router)
+    mcp = mount_mcp(app, settings)  # the MCP server at /mcp, behind the same keys
     mount_web_page(app)  # the web page at / and its assets under /web/
 
     @app.get("/healthz", summary="The process is up")
@@ -91,3 +103,15 @@ def create_app(
 def _ping(engine: Engine) -> None:
     with engine.connect() as conn:
         conn.execute(text("SELECT 1"))
+
+
+def mount_mcp(app: FastAPI, settings: Settings) -> McpEndpoint | None:
+    """Serve the MCP server at /mcp when its SDK is installed (``deepresearch[mcp]``)."""
+    try:
+        from deepresearch.mcp.http import PATH, McpEndpoint
+    except ImportError:
+        log.info("no MCP endpoint: the mcp package is not installed")
+        return None
+    endpoint = McpEndpoint(settings)
+    app.router.routes.append(Route(PATH, endpoint, methods=["GET", "POST", "DELETE"]))
+    return endpoint

@@ -66,11 +66,20 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+#: the PostgreSQL advisory lock that lets one process at a time migrate the schema
+MIGRATION_LOCK = 0x6465_6570_7265_73  # "deepres"
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision (idempotent)."""
+    """Bring the schema to the newest Alembic revision (idempotent). Processes starting
+    together on one database (API processes and workers) migrate one after the other: the
+    others then find the schema up to date. PostgreSQL: an advisory lock held until the
+    migration commits; SQLite: ``BEGIN IMMEDIATE``."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
+    with engine.execution_options(sqlite_immediate=True).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

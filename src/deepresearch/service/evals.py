@@ -1,6 +1,8 @@
 """Evaluations of finished jobs (``POST /v1/research/{id}/eval``): run through the same
 ``evaluate_run`` as ``deepresearch eval`` (which stores the evaluation in the run's
-checkpoint) and kept in the ``research_evals`` table, one row per job, the latest."""
+checkpoint) and kept in the ``research_evals`` table, one row per job, the latest.
+``evaluated_result`` is a finished job's stored document with that evaluation in it, as
+the API's report endpoint and the MCP server's ``get_report`` hand it out."""
 
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select
 
 from deepresearch.models import EvalResult
+from deepresearch.recipes.registry import get_recipe
 from deepresearch.service import tables as t
+from deepresearch.service.jobs import Job
+from deepresearch.service.store import JobStore
 
 
 def save_evaluation(engine: Engine, job_id: str, result: EvalResult) -> None:
@@ -40,3 +45,19 @@ def load_evaluation(engine: Engine, job_id: str) -> dict[str, Any] | None:
         ).first()
     found = dict(stored.report).get("evaluation") if stored is not None else None
     return dict(found) if isinstance(found, dict) else None
+
+
+def evaluated_result(store: JobStore, job: Job) -> tuple[str, dict[str, Any], str] | None:
+    """The finished job's stored (kind, document, markdown), or None; when it was
+    evaluated after it was stored, with its evaluation in the document and the markdown
+    rendered again (by the job's recipe), so every format shows it."""
+    found = store.result(job.id)
+    if found is None:
+        return None
+    kind, document, markdown = found
+    evaluation = load_evaluation(store.engine, job.id)
+    if evaluation is not None and document.get("evaluation") != evaluation:
+        document = {**document, "evaluation": evaluation}
+        recipe = get_recipe(job.recipe)
+        markdown = recipe.render(recipe.result_model.model_validate(document), "md")
+    return kind, document, markdown

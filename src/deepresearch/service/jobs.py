@@ -10,6 +10,16 @@ from datetime import datetime
 from typing import Any, Literal
 
 from deepresearch.models import Evidence, Report
+from deepresearch.models.event_payloads import (
+    EvidenceAdded,
+    ModelCalled,
+    RunCompleted,
+    SearchCompleted,
+    SourceFailed,
+    SourceFetched,
+    WaveStarted,
+)
+from deepresearch.models.events import Payload
 
 JobStatus = Literal["QUEUED", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "EXPIRED"]
 STATUSES: tuple[JobStatus, ...] = (
@@ -33,6 +43,7 @@ TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
 #: stage moves on from its start as its waves' units finish (``research_progress``), and
 #: the gate and reflection between waves keep where the last wave got to
 STAGE_PROGRESS = {
+    "followup": 0.01,  # a follow-up reads its thread first
     "intake": 0.02,
     "plan": 0.08,
     "council": 0.1,  # the plan stage's council, when it sits
@@ -89,6 +100,8 @@ class Outcome:
     markdown: str
     evidence: list[Evidence]
     report: Report | None = None
+    #: the terminal event's payload when the run's own run_completed was not held
+    completed: RunCompleted | None = None
 
 
 @dataclass(frozen=True)
@@ -133,43 +146,41 @@ def research_progress(wave: int, done: int, units: int, max_waves: int) -> float
     return start + (RESEARCH_END - start) * fraction
 
 
-def progress_after(
-    event_type: str, stage: str | None, data: dict[str, Any], current: float
-) -> float:
+def progress_after(event_type: str, stage: str | None, data: Payload, current: float) -> float:
     """The job's progress after an event: it moves forward, never back."""
     if event_type == "run_completed":
         return 1.0
     if stage in STAGE_PROGRESS:
         current = max(current, STAGE_PROGRESS[stage])
-    wave = _int(data.get("wave"))
-    if event_type == "wave_started" and wave:
-        units = data.get("units")
-        count = len(units) if isinstance(units, list) else 0
-        max_waves = _int(data.get("max_waves")) or wave
-        return max(current, research_progress(wave, 0, count, max_waves))
-    if event_type == "evidence_added" and wave and _int(data.get("units")):
-        max_waves = _int(data.get("max_waves")) or wave
-        at = research_progress(wave, _int(data.get("done")), _int(data.get("units")), max_waves)
-        return max(current, at)
+    match data:
+        case WaveStarted(wave=wave, units=units, max_waves=max_waves) if wave:
+            return max(current, research_progress(wave, 0, len(units), max_waves or wave))
+        case EvidenceAdded(wave=wave, done=done, units=units, max_waves=max_waves) if (
+            wave and units
+        ):
+            return max(current, research_progress(wave, done, units, max_waves or wave))
     return current
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def count_updates(event_type: str, data: dict[str, Any]) -> dict[str, int]:
+def count_updates(data: Payload) -> dict[str, int]:
     """What an event adds to the job's running counts (the final counts come from the
     report when the job completes)."""
-    if event_type == "source_fetched":
-        return {"sources_fetched": 1}
-    if event_type == "source_failed":
-        return {"sources_failed": 1}
-    if event_type == "evidence_added":
-        count = data.get("count", 0)
-        return {"evidence": count if isinstance(count, int) else 0}
-    if event_type == "model_call":
-        return {"model_calls": 1}
-    if event_type == "search_completed":
-        return {"searches": 1}
+    match data:
+        case SourceFetched():
+            return {"sources_fetched": 1}
+        case SourceFailed():
+            return {"sources_failed": 1}
+        case EvidenceAdded(count=count):
+            return {"evidence": count}
+        case ModelCalled():
+            return {"model_calls": 1}
+        case SearchCompleted():
+            return {"searches": 1}
+    return {}
+
+
+def usage_updates(data: Payload) -> dict[str, int]:
+    """What an event adds to the job's usage: a model call, its tokens."""
+    if isinstance(data, ModelCalled):
+        return {"calls": 1, "input_tokens": data.input_tokens, "output_tokens": data.output_tokens}
     return {}

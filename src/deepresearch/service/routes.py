@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -13,13 +12,16 @@ from starlette.concurrency import run_in_threadpool
 from deepresearch.core.ids import run_id_problem
 from deepresearch.errors import ConfigError, DeepResearchError
 from deepresearch.evaluation import evaluate_run
+from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
+from deepresearch.export.formats import render_bytes
 from deepresearch.models import EvalResult
-from deepresearch.recipes.registry import get_recipe
+from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.service.auth import Caller, caller
-from deepresearch.service.evals import load_evaluation, save_evaluation
-from deepresearch.service.jobs import TERMINAL, Job, request_hash
+from deepresearch.service.evals import evaluated_result, load_evaluation, save_evaluation
+from deepresearch.service.jobs import TERMINAL, Job, Submission
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
+    FollowupRequest,
     JobPage,
     JobView,
     Problem,
@@ -29,6 +31,7 @@ from deepresearch.service.schemas import (
     SourcesView,
     SourceView,
     SubmitView,
+    TurnView,
     recipes_view,
 )
 from deepresearch.service.sse import (
@@ -39,12 +42,9 @@ from deepresearch.service.sse import (
     parse_event_id,
 )
 from deepresearch.service.state import ServiceState
-from deepresearch.service.store import (
-    IdempotencyInFlight,
-    IdempotencyMismatch,
-    SubmissionRateLimited,
-)
+from deepresearch.service.submission import followable, queue_job, submit_job
 from deepresearch.service.worker import job_settings
+from deepresearch.threads import thread_turns
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -101,51 +101,45 @@ async def submit(
     body returns the same job (200), a different body is refused (422), and a retry while
     the first is still being created gets 409. A caller with an active run gets that run
     back (200, ``attached``) unless their key allows more at once."""
-    state = _state(request)
-    options = body.options.settings_update()
-    # a job the server could not run (no key for its model or search) is refused now
-    await run_in_threadpool(
-        state.preflight.check, job_settings(state.settings, body.recipe, options)
+    result = await submit_job(_state(request), who, body, idempotency_key)
+    return _submitted(response, result)
+
+
+@router.post(
+    "/research/{job_id}/followups",
+    status_code=201,
+    response_model=SubmitView,
+    responses={200: {"model": SubmitView, "description": "an existing job"}, **PROBLEMS},
+    summary="Ask a follow-up question on a finished research job",
+)
+async def followup(
+    job_id: str,
+    body: FollowupRequest,
+    request: Request,
+    response: Response,
+    who: CallerDep,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+) -> SubmitView:
+    """Queue the next turn of the job's thread: a new research job that reuses the
+    thread's pages and verified evidence and researches what is new (or starts afresh
+    when the question is on another topic). It runs with the followed job's options,
+    unless given again; keys, idempotency, rate limits and validation are a submission's.
+    Another key's job is a 404; an unfinished one a 409."""
+    parent = await followable(_state(request), who, job_id)
+    options = {
+        **{k: v for k, v in parent.options.items() if k != "followup_of"},
+        **body.options.settings_update(),
+        "followup_of": parent.id,
+    }
+    result = await queue_job(
+        _state(request), who, DEFAULT_RECIPE, body.question, options, idempotency_key
     )
-    fingerprint = request_hash(body.question, body.recipe, options)
-    try:
-        result = await run_in_threadpool(
-            lambda: state.store.submit(
-                owner=who.owner,
-                question=body.question,
-                recipe=body.recipe,
-                options=options,
-                request_hash=fingerprint,
-                idempotency_key=idempotency_key,
-                max_active_runs=who.max_active_runs,
-                limits=state.limits,
-            )
-        )
-    except IdempotencyMismatch:
-        raise ApiProblem(
-            422,
-            "this Idempotency-Key was used with a different request body",
-            kind="idempotency-mismatch",
-        ) from None
-    except IdempotencyInFlight:
-        raise ApiProblem(
-            409,
-            "a request with this Idempotency-Key is still being processed; retry shortly",
-            headers={"Retry-After": "1"},
-            kind="idempotency-in-flight",
-        ) from None
-    except SubmissionRateLimited as exc:
-        wait = math.ceil(exc.retry_after_s)
-        raise ApiProblem(
-            429,
-            f"at most {state.settings.submissions_per_window} submissions per "
-            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
-            headers={"Retry-After": str(wait)},
-            kind="rate-limited",
-        ) from None
-    if result.created:
-        state.workers.wake()
-    else:
+    return _submitted(response, result)
+
+
+def _submitted(response: Response, result: Submission) -> SubmitView:
+    """A submission's answer: 201 with the new job, or 200 with the job it names again."""
+    if not result.created:
         response.status_code = 200
     response.headers["Location"] = f"/v1/research/{result.job.id}"
     view = JobView.of(result.job)
@@ -186,7 +180,32 @@ async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
         view.evaluation = await run_in_threadpool(
             load_evaluation, _state(request).store.engine, job.id
         )
+        if job.recipe == DEFAULT_RECIPE:
+            view.thread = await _thread(request, who, job)
     return view
+
+
+async def _thread(request: Request, who: Caller, job: Job) -> list[TurnView]:
+    """The turns of the job's thread that are the caller's jobs."""
+    state = _state(request)
+    try:
+        turns = await thread_turns(job_settings(state.settings, job.recipe, job.options), job.id)
+    except DeepResearchError:  # no checkpoint left to read: the job alone
+        return []
+    views = []
+    for turn in turns:
+        if await run_in_threadpool(state.store.get, turn.run_id, who.owner) is not None:
+            views.append(
+                TurnView(
+                    id=turn.run_id,
+                    turn=turn.turn,
+                    question=turn.question,
+                    follows=turn.follows,
+                    topic_shift=turn.topic_shift,
+                    link=f"/v1/research/{turn.run_id}",
+                )
+            )
+    return views
 
 
 @router.post(
@@ -243,7 +262,12 @@ async def cancel(job_id: str, request: Request, who: CallerDep) -> JobView:
     "/research/{job_id}/report",
     responses={
         200: {
-            "content": {"text/markdown": {}, "text/html": {}, "application/json": {}},
+            "content": {
+                "text/markdown": {},
+                "text/html": {},
+                "application/json": {},
+                **{media: {} for media in MEDIA_TYPES.values()},
+            },
             "description": "the report",
         },
         **PROBLEMS,
@@ -255,25 +279,35 @@ async def report(
     job_id: str,
     request: Request,
     who: CallerDep,
-    format: Literal["md", "html", "json"] = "json",
+    format: Literal["md", "html", "json", "pdf", "docx"] = "json",
 ) -> Response:
+    """The report as markdown, HTML, JSON, or a PDF or DOCX download."""
     job = await _own_job(request, who, job_id)
     if job.status == "EXPIRED":
         raise ApiProblem(410, "the job's results have expired", kind="expired")
-    found = await run_in_threadpool(_state(request).store.result, job_id)
+    found = await run_in_threadpool(evaluated_result, _state(request).store, job)
     if found is None:
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
     _, document, markdown = found
-    evaluation = await run_in_threadpool(load_evaluation, _state(request).store.engine, job.id)
-    if evaluation is not None and document.get("evaluation") != evaluation:
-        # evaluated after it was stored: rendered again with its evaluation
-        document = {**document, "evaluation": evaluation}
-        recipe = get_recipe(job.recipe)
-        markdown = recipe.render(recipe.result_model.model_validate(document), "md")
+    recipe = get_recipe(job.recipe)
+    if format in BINARY_FORMATS:
+        settings = _state(request).settings
+        data = await run_in_threadpool(
+            lambda: render_bytes(
+                recipe,
+                recipe.result_model.model_validate(document),
+                format,
+                pdf_fonts=settings.pdf_fonts,
+            )
+        )
+        return Response(
+            data,
+            media_type=MEDIA_TYPES[format],
+            headers={"Content-Disposition": f'attachment; filename="{job.id}.{format}"'},
+        )
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        recipe = get_recipe(job.recipe)
         page = recipe.render(recipe.result_model.model_validate(document), "html")
         return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)

@@ -58,6 +58,26 @@ class RunOptions(BaseModel):
     evaluate: bool | None = Field(
         default=None, description="evaluate the report when the run ends (see /eval)"
     )
+    # hard budgets: a JSON number each, never a string (docs/configuration.md)
+    max_tokens: int | None = Field(
+        default=None, ge=1, le=1_000_000_000, strict=True, description="model tokens, in + out"
+    )
+    max_cost: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        strict=True,
+        allow_inf_nan=False,
+        description="US dollars of model calls, at the server's price table",
+    )
+    max_time: float | None = Field(
+        default=None,
+        gt=0,
+        le=604_800,
+        strict=True,
+        allow_inf_nan=False,
+        description="seconds of wall time",
+    )
 
     @field_validator("search")
     @classmethod
@@ -170,6 +190,17 @@ def recipes_view() -> RecipesView:
     )
 
 
+class TurnView(BaseModel):
+    """One run of a thread (``models.thread.Turn``)."""
+
+    id: str
+    turn: int
+    question: str
+    follows: str | None
+    topic_shift: bool
+    link: str
+
+
 class JobLinks(BaseModel):
     self: str
     events: str
@@ -201,6 +232,11 @@ class JobView(BaseModel):
         default=None,
         description="the report's evaluation (GET of one job only; POST .../eval makes one)",
     )
+    thread: list[TurnView] | None = Field(
+        default=None,
+        description="a finished research job's thread: the first run and its follow-ups, "
+        "first to last (GET of one job only; POST .../followups adds one)",
+    )
 
     @classmethod
     def of(cls, job: Job, prefix: str = "/v1/research") -> JobView:
@@ -231,6 +267,24 @@ class JobView(BaseModel):
                 eval=f"{base}/eval",
             ),
         )
+
+
+class FollowupRequest(BaseModel):
+    """A follow-up question on a finished research job: a new job, the next turn of its
+    thread, with the followed job's options unless given again."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"question": "And how does it compare with lists?"}]},
+    )
+
+    question: str = Field(json_schema_extra={"minLength": 1, "maxLength": MAX_QUESTION_CHARS})
+    options: RunOptions = Field(default_factory=RunOptions)
+
+    @field_validator("question")
+    @classmethod
+    def _normalise(cls, value: str) -> str:
+        return normalize_question(value)
 
 
 class SubmitView(JobView):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 from fastapi import Request
 from fastapi.sse import format_sse_event
@@ -24,9 +24,10 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS
+from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS, Job
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.state import ServiceState
+from deepresearch.service.store import StoredEvent
 
 #: ``job_events.seq`` is a 32-bit integer on PostgreSQL
 MAX_EVENT_ID = 2**31 - 1
@@ -80,23 +81,21 @@ class EventStream(StreamingResponse):
             await super().__call__(scope, receive, send)
 
 
-async def job_events(
-    state: ServiceState, request: Request, job_id: str, start: int
-) -> AsyncIterator[bytes]:
-    """Every stored event after ``start``, then each new one as it is stored, heartbeats
-    (no id) while nothing happens; ends after the terminal event."""
-    yield format_sse_event(comment="deepresearch events", retry=RETRY_MS)
-    clock = asyncio.get_running_loop().time
-    heartbeat_s = state.settings.sse_heartbeat_s
-    last, last_sent = start, clock()
+async def follow_job(
+    state: ServiceState, job_id: str, start: int = 0, *, quiet_s: Callable[[], float]
+) -> AsyncGenerator[StoredEvent | Job, None]:
+    """Every stored event of a job after ``start``, then each new one as it is stored,
+    until its terminal event (or the job ends without one: expired, or stopped before it
+    wrote one). While nothing happens it yields the job as it is then (a quiet moment, for
+    a heartbeat or to stop following) and waits up to ``quiet_s()`` seconds for news.
+    The SSE stream and the MCP server's research tool both follow a job through this."""
+    last = start
     while True:
         version = state.notifier.version(job_id)  # before the read: no wake-up is missed
         stored = await run_in_threadpool(state.store.events_after, job_id, last)
         for item in stored:
-            last, last_sent = item.seq, clock()
-            yield format_sse_event(
-                data_str=item.event.model_dump_json(), event=item.event.type, id=str(item.seq)
-            )
+            last = item.seq
+            yield item
             if item.event.type in TERMINAL_EVENTS:
                 return
         if stored:
@@ -106,12 +105,35 @@ async def job_events(
             # its terminal event may have been stored after the read above: one last look
             if await run_in_threadpool(state.store.events_after, job_id, last):
                 continue
-            return  # an expired job, or one that ended without a terminal event
-        if await request.is_disconnected():
             return
-        if clock() - last_sent >= heartbeat_s:
-            last_sent = clock()
-            beat = {"job_id": job_id, "status": current.status, "stage": current.stage}
-            yield format_sse_event(data_str=json.dumps(beat), event="heartbeat")
-        quiet_left = heartbeat_s - (clock() - last_sent)
-        await state.notifier.wait(job_id, version, max(0.05, min(1.0, quiet_left)))
+        yield current
+        await state.notifier.wait(job_id, version, quiet_s())
+
+
+async def job_events(
+    state: ServiceState, request: Request, job_id: str, start: int
+) -> AsyncIterator[bytes]:
+    """Every stored event after ``start``, then each new one as it is stored, heartbeats
+    (no id) while nothing happens; ends after the terminal event."""
+    yield format_sse_event(comment="deepresearch events", retry=RETRY_MS)
+    clock = asyncio.get_running_loop().time
+    heartbeat_s = state.settings.sse_heartbeat_s
+    last_sent = clock()
+
+    def quiet_s() -> float:  # wake in time for the next heartbeat
+        return max(0.05, min(1.0, heartbeat_s - (clock() - last_sent)))
+
+    async with contextlib.aclosing(follow_job(state, job_id, start, quiet_s=quiet_s)) as items:
+        async for item in items:
+            if isinstance(item, StoredEvent):
+                last_sent = clock()
+                yield format_sse_event(
+                    data_str=item.event.model_dump_json(), event=item.event.type, id=str(item.seq)
+                )
+                continue
+            if await request.is_disconnected():
+                return
+            if clock() - last_sent >= heartbeat_s:
+                last_sent = clock()
+                beat = {"job_id": job_id, "status": item.status, "stage": item.stage}
+                yield format_sse_event(data_str=json.dumps(beat), event="heartbeat")

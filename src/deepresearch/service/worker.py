@@ -34,6 +34,7 @@ from deepresearch.events import Sink, once_per_fact
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
@@ -54,6 +55,14 @@ def job_settings(settings: Settings, recipe: str, options: Mapping[str, Any]) ->
     own = get_recipe(recipe).options_model.model_fields
     run_options = {k: v for k, v in options.items() if k not in own}
     return settings.model_copy(update=run_options)
+
+
+def _without(event_type: str, sink: Sink) -> Sink:
+    def forward(event: RunEvent) -> None:
+        if event.type != event_type:
+            sink(event)
+
+    return forward
 
 
 @dataclass
@@ -98,6 +107,9 @@ class WorkerPool:
         self._stopping = False
         self._loop_task: asyncio.Task[None] | None = None
         self.writer: EventWriter | None = None
+        #: loop time of the last claim round or lease check that reached the database
+        #: (``deepresearch worker --health-file`` reads it)
+        self.healthy_at = float("-inf")
 
     # lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
@@ -152,9 +164,12 @@ class WorkerPool:
             try:
                 if loop.time() >= next_expiry:
                     await asyncio.to_thread(self.store.expire)
+                    self.healthy_at = loop.time()
                     next_expiry = loop.time() + expire_every_s
                 while len(self._running) < self.settings.max_concurrent_jobs:
-                    if not await asyncio.to_thread(self.store.has_claimable):
+                    claimable = await asyncio.to_thread(self.store.has_claimable)
+                    self.healthy_at = loop.time()
+                    if not claimable:
                         break  # a read; the claim below is a write
                     job = await asyncio.to_thread(
                         self.store.claim, self.worker_id, self.settings.job_lease_s
@@ -192,16 +207,24 @@ class WorkerPool:
         settings = job_settings(self.settings, job.recipe, job.options)
 
         def store(event: RunEvent) -> None:
-            running = self._running.get(job.id)
-            if event.type in _HELD_BACK and running is not None:
-                running.held.append(event)
+            if event.type in _HELD_BACK:
+                # only finish() stores a terminal event, under the lease; an attempt no
+                # longer supervised here (its lease lost) must not store one of its own
+                running = self._running.get(job.id)
+                if running is not None and running.job.attempts == job.attempts:
+                    running.held.append(event)
                 return
             assert self.writer is not None
             self.writer.put(job.id, event)
 
         sink: Sink = store
         if job.attempts > 1:  # what earlier attempts announced is not announced again
-            sink = once_per_fact(store, await asyncio.to_thread(self._announced, job.id))
+            announced = await asyncio.to_thread(self._announced, job.id)
+            sink = once_per_fact(store, announced)
+            if any(event.type == "run_started" for event in announced):
+                # an attempt that died before the run's first checkpoint starts it afresh:
+                # its stream already says the run started
+                sink = _without("run_started", sink)
         common: dict[str, Any] = {
             "sinks": [sink],
             "models": self.runtime.models,
@@ -232,6 +255,7 @@ class WorkerPool:
             recipe.render(document, "md"),
             completion.evidence,
             completion.report,
+            completion.completed_event,
         )
 
     def _announced(self, job_id: str) -> list[RunEvent]:
@@ -258,7 +282,10 @@ class WorkerPool:
             await self._end(running, "FAILED", f"Research failed: {message}", error=message)
         finally:
             keeper.cancel()
-            self._running.pop(job.id, None)
+            # this process may have claimed the job again (its lease had lapsed): the
+            # newer attempt's entry stays
+            if self._running.get(job.id) is running:
+                del self._running[job.id]
             self.notifier.publish(job.id)
             self._wake.set()
 
@@ -269,10 +296,13 @@ class WorkerPool:
             )
             return
         await asyncio.to_thread(self.store.save_result, running.job.id, outcome)
-        held = next((e for e in running.held if e.type == "run_completed"), None)
-        data = dict(held.data) if held else {}
+        held = next((e for e in running.held if isinstance(e.data, RunCompleted)), None)
+        completed = held.data if held is not None else outcome.completed
         await self._end(
-            running, "COMPLETED", held.message if held else "Research finished", data=data
+            running,
+            "COMPLETED",
+            held.message if held else "Research finished",
+            completed=completed if isinstance(completed, RunCompleted) else None,
         )
 
     async def _stopped(self, running: _Running) -> None:
@@ -291,7 +321,7 @@ class WorkerPool:
         message: str,
         *,
         error: str | None = None,
-        data: dict[str, Any] | None = None,
+        completed: RunCompleted | None = None,
     ) -> None:
         await self._flush()  # the terminal event comes after every event of the run
         await asyncio.to_thread(
@@ -302,7 +332,7 @@ class WorkerPool:
             message=message,
             error=error,
             ttl_s=self.settings.job_ttl_s,
-            data=data or {},
+            completed=completed,
         )
 
     async def _flush(self) -> None:
@@ -328,6 +358,7 @@ class WorkerPool:
                     job = await asyncio.to_thread(self.store.get, running.job.id)
                     if job is not None and job.lease_owner != self.worker_id:
                         job = None
+                self.healthy_at = loop.time()
             except Exception:
                 log.exception("checking the lease of %s failed", running.job.id)
                 continue

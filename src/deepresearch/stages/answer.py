@@ -14,6 +14,12 @@ from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
 from deepresearch.models import Paragraph, Report, Section, Sentence
+from deepresearch.models.event_payloads import (
+    NoAnswerWarning,
+    ReportReady,
+    StageCompleted,
+    StageStarted,
+)
 from deepresearch.state import RunState
 
 STAGE = "answer"
@@ -50,7 +56,7 @@ async def answer(
 ) -> Command[Literal["audit", "abort"]]:
     ctx = runtime.context
     ctx.bus.emit(
-        "stage_started", stage=STAGE, message="Answering from the model's knowledge (no search)"
+        StageStarted(), stage=STAGE, message="Answering from the model's knowledge (no search)"
     )
     plan = state["plan"]
     points = "\n".join(f"- {sq.text}" for sq in state.get("sub_questions", []))
@@ -71,9 +77,11 @@ async def answer(
             )
     if draft is None or not (summary or sections):
         ctx.bus.emit(
-            "warning", stage=STAGE, message="The model gave no answer; nothing was searched"
+            NoAnswerWarning(code="no_answer"),
+            stage=STAGE,
+            message="The model gave no answer; nothing was searched",
         )
-        ctx.bus.emit("stage_completed", stage=STAGE)
+        ctx.bus.emit(StageCompleted(), stage=STAGE)
         return Command(
             goto="abort",
             update={"warnings": [*state.get("warnings", []), "no search, and no answer"]},
@@ -90,14 +98,11 @@ async def answer(
         created_at=ctx.clock(),
     )
     ctx.bus.emit(
-        "report_ready",
+        ReportReady(kind="unresearched", sources=0, evidence=0),
         stage=STAGE,
         message=f"Unresearched answer: {NOT_RESEARCHED}",
-        kind="unresearched",
-        sources=0,
-        evidence=0,
     )
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     return Command(goto="audit", update={"report": report, "usage": report.usage})
 
 

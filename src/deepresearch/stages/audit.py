@@ -19,6 +19,7 @@ from deepresearch.core.finding_check import check_counts
 from deepresearch.core.support import check_support, is_factual
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Audit, AuditVerdict, Evidence, Sentence
+from deepresearch.models.event_payloads import AuditCompleted, StageCompleted, StageStarted
 from deepresearch.state import RunState
 
 STAGE = "audit"
@@ -45,9 +46,7 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     checked = check_counts(state.get("finding_checks", []))  # the findings check's counts
     if policy == "off" or report.kind not in ("synthesized", "extractive"):
         return {"report": report.model_copy(update={"audit": Audit(policy=policy, **checked)})}
-    ctx.bus.emit(
-        "stage_started", stage=STAGE, message="Checking every sentence against its sources"
-    )
+    ctx.bus.emit(StageStarted(), stage=STAGE, message="Checking every sentence against its sources")
     evidence = {item.id: item for item in state.get("evidence", []) if item.verified}
     sentences = numbered_sentences(report)
     verdicts: dict[int, tuple[AuditVerdict, str | None]] = {}
@@ -83,16 +82,15 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     result = audited.audit
     assert result is not None
     ctx.bus.emit(
-        "audit_completed",
+        AuditCompleted(**result.model_dump()),
         stage=STAGE,
         message=(
             f"Audit: {result.supported} supported, {result.partial} partial, "
             f"{result.unsupported} unsupported, {result.uncited_factual} uncited; "
             f"{result.removed} removed"
         ),
-        **result.model_dump(mode="json"),
     )
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     return {"report": audited}
 
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
 from deepresearch.core.finding_check import check_counts, drop_unsupported, is_own_quote, to_check
@@ -20,6 +20,12 @@ from deepresearch.core.support import check_support
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, FindingCheck
+from deepresearch.models.event_checks import FindingsChecked
+from deepresearch.models.event_payloads import (
+    NoSupportedFindingsWarning,
+    StageCompleted,
+    StageStarted,
+)
 from deepresearch.models.findings import FindingVerdict
 from deepresearch.state import RunState
 
@@ -52,7 +58,7 @@ async def check_findings(
     evidence = list(state.get("evidence", []))
     findings = to_check(evidence)
     ctx.bus.emit(
-        "stage_started",
+        StageStarted(),
         stage=STAGE,
         message=f"Checking {len(findings)} finding(s) against their quotes",
     )
@@ -69,16 +75,19 @@ async def check_findings(
     kept, dropped = drop_unsupported(evidence, checks)
     counts = check_counts(checks)
     ctx.bus.emit(
-        "findings_checked",
+        FindingsChecked(
+            findings_checked=counts["findings_checked"],
+            findings_partial=counts["findings_partial"],
+            findings_unsupported=counts["findings_unsupported"],
+            dropped=list(dropped),
+            methods=sorted({check.method for check in checks}),
+        ),
         stage=STAGE,
         message=(
             f"Findings check: {counts['findings_checked']} checked, "
             f"{counts['findings_partial']} partly supported, "
             f"{counts['findings_unsupported']} unsupported and dropped"
         ),
-        **counts,
-        dropped=list[JsonValue](dropped),
-        methods=list[JsonValue](sorted({check.method for check in checks})),
     )
     update: RunState = {
         "evidence": kept,
@@ -88,8 +97,12 @@ async def check_findings(
     if findings and not remaining:
         why = "the findings check found no finding its quote supports"
         update["warnings"] = [*state.get("warnings", []), why]
-        ctx.bus.emit("warning", stage=STAGE, message=why.capitalize())
-    ctx.bus.emit("stage_completed", stage=STAGE)
+        ctx.bus.emit(
+            NoSupportedFindingsWarning(code="no_supported_findings"),
+            stage=STAGE,
+            message=why.capitalize(),
+        )
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     return Command(goto="abort" if findings and not remaining else "write", update=update)
 
 

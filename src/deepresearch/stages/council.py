@@ -20,6 +20,8 @@ from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import CouncilProposal, CouncilResult
+from deepresearch.models.event_checks import CouncilDecided, CouncilMember
+from deepresearch.models.event_payloads import NoCouncilWarning, StageCompleted, StageStarted
 
 STAGE = "council"
 
@@ -99,14 +101,15 @@ async def convene(
     council, why_not = members(ctx)
     if not council:
         ctx.bus.emit(
-            "warning", stage=STAGE, message=f"No council: {why_not}; one planner plans the run"
+            NoCouncilWarning(code="no_council", reason=why_not),
+            stage=STAGE,
+            message=f"No council: {why_not}; one planner plans the run",
         )
         return None, None
     ctx.bus.emit(
-        "stage_started",
+        StageStarted(members=[member.name for member in council]),
         stage=STAGE,
         message=f"The council is planning ({len(council)} members)",
-        members=[member.name for member in council],
     )
     drafts = await asyncio.gather(
         *(
@@ -182,21 +185,22 @@ def _announce(ctx: RunContext, result: CouncilResult) -> None:
     else:
         what = result.note or "the planner's own plan taken"
     ctx.bus.emit(
-        "council_decided",
+        CouncilDecided(
+            decision=result.decision,
+            consensus=result.consensus,
+            threshold=result.threshold,
+            chosen=[result.proposals[i].member for i in result.chosen if i < len(result.proposals)],
+            proposals=[
+                CouncilMember(
+                    member=p.member,
+                    score=p.score,
+                    reason=p.reason,
+                    sub_questions=len(p.sub_questions),
+                )
+                for p in result.proposals
+            ],
+        ),
         stage=STAGE,
         message=f"Council: {what}" + (f" ({scored})" if scored else ""),
-        decision=result.decision,
-        consensus=result.consensus,
-        threshold=result.threshold,
-        chosen=[result.proposals[i].member for i in result.chosen if i < len(result.proposals)],
-        proposals=[
-            {
-                "member": p.member,
-                "score": p.score,
-                "reason": p.reason,
-                "sub_questions": len(p.sub_questions),
-            }
-            for p in result.proposals
-        ],
     )
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)

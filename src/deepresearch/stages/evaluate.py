@@ -25,6 +25,8 @@ from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import DimensionScore, EvalResult, Report, SubQuestion, Usage
 from deepresearch.models.evaluation import DIMENSIONS
+from deepresearch.models.event_checks import EvalCompleted
+from deepresearch.models.event_payloads import StageCompleted, StageStarted
 from deepresearch.state import RunState
 
 STAGE = "evaluate"
@@ -71,7 +73,7 @@ async def evaluate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     report = state.get("report")
     if not ctx.settings.evaluate or report is None or report.kind in REPLIES:
         return {}
-    ctx.bus.emit("stage_started", stage=STAGE, message="Evaluating the report")
+    ctx.bus.emit(StageStarted(), stage=STAGE, message="Evaluating the report")
     plan = state.get("plan")
     result = await evaluate_report(
         report,
@@ -81,7 +83,7 @@ async def evaluate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         ctx.clock,
     )
     announce(ctx, result)
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     return {"report": report.model_copy(update={"evaluation": result})}
 
 
@@ -137,7 +139,7 @@ async def evaluate_report(
 
 
 def announce(ctx: RunContext, result: EvalResult) -> None:
-    ctx.bus.emit("eval_completed", stage=STAGE, message=summary(result), **_event_data(result))
+    ctx.bus.emit(event_data(result), stage=STAGE, message=summary(result))
 
 
 def summary(result: EvalResult) -> str:
@@ -157,16 +159,20 @@ def summary(result: EvalResult) -> str:
     )
 
 
-def _event_data(result: EvalResult) -> dict[str, float | str | None]:
-    data: dict[str, float | str | None] = {
-        "citation_precision": result.citation_precision,
-        "citation_recall": result.citation_recall,
-        "coverage": result.coverage,
-        "overall": result.overall,
-        "judge_model": result.judge_model,
-    }
-    data.update({score.dimension: score.score for score in result.scores})
-    return data
+def event_data(result: EvalResult) -> EvalCompleted:
+    """The ``eval_completed`` payload: the figures, and each scored dimension's score."""
+    scores = {score.dimension: score.score for score in result.scores}
+    return EvalCompleted(
+        citation_precision=result.citation_precision,
+        citation_recall=result.citation_recall,
+        coverage=result.coverage,
+        overall=result.overall,
+        judge_model=result.judge_model,
+        comprehensiveness=scores.get("comprehensiveness"),
+        insight=scores.get("insight"),
+        instruction_following=scores.get("instruction_following"),
+        readability=scores.get("readability"),
+    )
 
 
 def _prompt(report: Report) -> str:

@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 from deepresearch.context import RunContext
 from deepresearch.core.assemble import considered_order
 from deepresearch.models import Paragraph, Report, Section, Sentence
+from deepresearch.models.event_payloads import ReportReady
 from deepresearch.state import RunState
 
 SUGGESTIONS = [
@@ -60,7 +61,7 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         created_at=ctx.clock(),
     )
     ctx.bus.emit(
-        "report_ready", stage="abort", message="Abort report: nothing reliable found", kind="abort"
+        ReportReady(kind="abort"), stage="abort", message="Abort report: nothing reliable found"
     )
     return {"report": report}
 
@@ -88,5 +89,5 @@ async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         summary=[Sentence(text=reply)] if reply else [],
         created_at=ctx.clock(),
     )
-    ctx.bus.emit("report_ready", stage="intake", message=title, kind=kind, reply=reply)
+    ctx.bus.emit(ReportReady(kind=kind, reply=reply), stage="intake", message=title)
     return {"report": report}

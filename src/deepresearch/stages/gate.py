@@ -6,6 +6,7 @@ from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
 from deepresearch.core.gate import GateThresholds, evaluate_gate
+from deepresearch.models.event_payloads import GateEvaluated, GateMinimums
 from deepresearch.state import RunState
 
 STAGE = "gate"
@@ -31,21 +32,22 @@ async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         titles={sid: source.title for sid, source in state.get("sources", {}).items()},
     )
     ctx.bus.emit(
-        "gate_evaluated",
+        GateEvaluated(
+            status=result.status,
+            reasons=list(result.reasons),
+            evidence=result.evidence,
+            cited_evidence=result.cited_evidence,
+            domains=list(result.domains),
+            weak_sub_questions=list(result.weak_sub_questions),
+            gaps=list(result.gaps),
+            thresholds=GateMinimums(
+                min_evidence=ctx.settings.min_evidence,
+                min_cited_evidence=ctx.settings.min_cited_evidence,
+                min_domains=ctx.settings.min_domains,
+            ),
+        ),
         stage=STAGE,
         message=f"Quality gate: {result.status}"
         + (f" ({'; '.join(result.reasons)})" if result.reasons else ""),
-        status=result.status,
-        reasons=list(result.reasons),
-        evidence=result.evidence,
-        cited_evidence=result.cited_evidence,
-        domains=list(result.domains),
-        weak_sub_questions=list(result.weak_sub_questions),
-        gaps=list(result.gaps),
-        thresholds={
-            "min_evidence": ctx.settings.min_evidence,
-            "min_cited_evidence": ctx.settings.min_cited_evidence,
-            "min_domains": ctx.settings.min_domains,
-        },
     )
     return {"gate": result}

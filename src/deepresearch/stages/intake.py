@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from deepresearch.context import RunContext
 from deepresearch.core.intake import chitchat_reply, input_problem, screen_question
 from deepresearch.errors import SuspiciousInput
+from deepresearch.models.event_payloads import IntakeDecided, StageCompleted, StageStarted
 from deepresearch.state import Intent, RunState
 
 STAGE = "intake"
@@ -35,7 +36,7 @@ async def intake(
 ) -> Command[Literal["plan", "respond"]]:
     ctx = runtime.context
     question = state["question"]
-    ctx.bus.emit("stage_started", stage=STAGE, message="Reading the question")
+    ctx.bus.emit(StageStarted(), stage=STAGE, message="Reading the question")
     screened = screen_question(question)
     problem = input_problem(question) if screened != "chitchat" else None
     if screened == "research" and problem:
@@ -58,13 +59,14 @@ async def intake(
     if intent == "clarify" and (ctx.settings.no_clarify or not reply.strip()):
         intent = "research"
     ctx.bus.emit(
-        "intake_decided",
+        IntakeDecided(
+            intent=intent,
+            decided_by=source,
+            reason=problem if intent == "malicious" and problem else None,
+        ),
         stage=STAGE,
         message=f"Intent: {intent}",
-        intent=intent,
-        decided_by=source,
-        **({"reason": problem} if intent == "malicious" and problem else {}),
     )
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     update: RunState = {"intent": intent, "intent_reply": reply}
     return Command(goto="plan" if intent == "research" else "respond", update=update)

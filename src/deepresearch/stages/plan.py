@@ -21,7 +21,9 @@ from deepresearch.core.planning import (
     usable_queries,
 )
 from deepresearch.models import Plan, SubQuestion
+from deepresearch.models.event_payloads import PlannedUnit, PlanReady, StageCompleted, StageStarted
 from deepresearch.stages.council import PlanDraft, convene
+from deepresearch.stages.followup import carried, new_sub_questions, plan_context
 from deepresearch.state import RunState
 
 STAGE = "plan"
@@ -46,7 +48,7 @@ async def plan(
     cap = settings.limit("max_sub_questions")
     per_question = settings.limit("queries_per_question")
     operators = ctx.search.supports_operators
-    ctx.bus.emit("stage_started", stage=STAGE, message="Planning the research")
+    ctx.bus.emit(StageStarted(), stage=STAGE, message="Planning the research")
 
     draft = None
     council = None
@@ -54,7 +56,7 @@ async def plan(
     user = (
         f"Question:\n{question}\n\nWrite at most {cap} sub-questions with "
         f"{per_question} queries each."
-    )
+    ) + plan_context(state)  # a follow-up: what the thread already researched
     if settings.council_on:
         draft, council = await convene(ctx, system=system, user=user, question=question)
     if council is None and ctx.gateway.has_model("planner"):
@@ -70,9 +72,9 @@ async def plan(
             model_queries[_key(item.question)] = item.queries
     if draft is None:
         raw = fallback_sub_questions(question)
-    texts = clean_sub_questions(raw, question, cap=cap)
+    texts, first = new_sub_questions(state, clean_sub_questions(raw, question, cap=cap))
     sub_questions = []
-    for index, text in enumerate(texts, start=1):
+    for index, text in enumerate(texts, start=first):
         queries = model_queries.get(_key(text), [])
         queries = usable_queries(
             [*queries, *fallback_queries(text, count=per_question, operators=operators)],
@@ -84,23 +86,23 @@ async def plan(
         question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None
     )
     ctx.bus.emit(
-        "plan_ready",
+        PlanReady(
+            brief=brief,
+            sub_questions=[
+                PlannedUnit(id=sq.id, text=sq.text, queries=list(sq.queries))
+                for sq in sub_questions
+            ],
+            fallback=result.fallback,
+        ),
         stage=STAGE,
         message=f"{len(sub_questions)} sub-question(s)",
-        brief=brief,
-        sub_questions=[
-            {"id": sq.id, "text": sq.text, "queries": list(sq.queries)} for sq in sub_questions
-        ],
-        fallback=result.fallback,
     )
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     update: RunState = {
         "plan": result,
-        "sub_questions": sub_questions,
         "wave": 0,
         "units_used": 0,
-        "sources": {},
-        "evidence": [],
+        **carried(state, sub_questions),  # a follow-up's reused pages, evidence, questions
         "reflections": [],
         "warnings": [],
     }

@@ -27,6 +27,7 @@ from deepresearch.core.threshold import Selection
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.core.waves import drop_flagged
 from deepresearch.models import SearchHit, SubQuestion
+from deepresearch.models.event_payloads import InjectionWarning, JudgeUnusableWarning
 
 STAGE = "rank"
 SCORING_TIMEOUT_S = 30.0  # seed 001: LLM scoring times out at 30 s, then the fallback
@@ -59,13 +60,10 @@ async def rank_candidates(
     if hostile:
         for url, bad in hostile.items():
             ctx.bus.emit(
-                "warning",
+                InjectionWarning(code="injection", url=url, phrase=bad[0].excerpt[:80]),
                 stage=STAGE,
                 message=f"Dropped a search result: its snippet tries to instruct the model "
                 f"({bad[0].describe()})",
-                url=url,
-                phrase=bad[0].excerpt[:80],
-                code="injection",
             )
         clean = [hit for hit in hits if hit.url not in hostile]
         selection = await rank_candidates(ctx, clean, sub_question, limit=limit)
@@ -83,12 +81,11 @@ async def rank_candidates(
         ratings, problem = await _judge(ctx, [by_url[s.url] for s in best], sub_question)
         if problem is not None:
             ctx.bus.emit(
-                "warning",
+                JudgeUnusableWarning(
+                    code="judge_unusable", sub_question=sub_question.id, reason=problem
+                ),
                 stage=STAGE,
                 message=f"{sub_question.id}: ranked without the judge model: {problem}",
-                code="judge_unusable",
-                sub_question=sub_question.id,
-                reason=problem,
             )
     return rank_and_select(
         hits,

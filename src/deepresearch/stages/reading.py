@@ -22,6 +22,12 @@ from deepresearch.errors import FetchError
 from deepresearch.fetch.extract import truncate
 from deepresearch.fetch.extract_pool import extract_page
 from deepresearch.models import SearchHit, Source
+from deepresearch.models.event_payloads import (
+    FetchRefusedWarning,
+    InjectionWarning,
+    SourceFailed,
+    SourceFetched,
+)
 
 STAGE = "research"
 
@@ -66,15 +72,19 @@ class SourceReader:
             return Reading(source, self._screen(source, hit.content))
         if not self.provenance.allows(hit.url):
             self.ctx.bus.emit(
-                "warning",
+                FetchRefusedWarning(code="fetch_refused", url=hit.url),
                 stage=STAGE,
                 message=f"Refused to fetch {hit.url}: it came from no search result or request",
-                url=hit.url,
-                code="fetch_refused",
             )
             return Reading(self._snippet(base, hit, REFUSED))
+        gateway = self.ctx.gateway
         try:
             async with self.ctx.fetch_semaphore:
+                # asked once a fetch may start: a budget may run out while it waits
+                if gateway.budget.check(gateway.usage) is not None:
+                    return Reading(
+                        self._snippet(base, hit, "not fetched: the run's budget was used up")
+                    )
                 self.ctx.fetches += 1
                 page = await self.ctx.fetcher.fetch(hit.url)
             doc = await extract_page(
@@ -102,26 +112,24 @@ class SourceReader:
             return ()
         first = findings[0]
         self.ctx.bus.emit(
-            "warning",
+            InjectionWarning(
+                code="injection",
+                url=source.url,
+                phrase=first.excerpt[:80],
+                kinds=", ".join(sorted({finding.kind for finding in findings})),
+                hidden=any(finding.hidden for finding in findings),
+            ),
             stage=STAGE,
             message=f"Dropped {source.domain}: its text tries to instruct the model "
             f"({first.describe()})",
-            url=source.url,
-            phrase=first.excerpt[:80],
-            code="injection",
-            kinds=", ".join(sorted({finding.kind for finding in findings})),
-            hidden=any(finding.hidden for finding in findings),
         )
         return tuple(findings)
 
     def _snippet(self, base: Source, hit: SearchHit, reason: str) -> Source:
         self.ctx.bus.emit(
-            "source_failed",
+            SourceFailed(url=hit.url, domain=base.domain, reason=reason),
             stage=STAGE,
             message=f"Could not read {base.domain}: {reason}; using the search snippet",
-            url=hit.url,
-            domain=base.domain,
-            reason=reason,
         )
         return base.model_copy(
             update={"text": hit.snippet, "kind": "snippet", "fetched": False, "fetch_error": reason}
@@ -129,13 +137,14 @@ class SourceReader:
 
     def _emit_fetched(self, source: Source, *, cached: bool) -> None:
         self.ctx.bus.emit(
-            "source_fetched",
+            SourceFetched(
+                url=source.url,
+                title=source.title,
+                domain=source.domain,
+                kind=source.kind,
+                chars=len(source.text),
+                from_provider=cached,
+            ),
             stage=STAGE,
             message=f"Read {source.title or source.url}",
-            url=source.url,
-            title=source.title,
-            domain=source.domain,
-            kind=source.kind,
-            chars=len(source.text),
-            from_provider=cached,
         )

@@ -17,18 +17,26 @@ from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
 from deepresearch.core.gate import route_after_wave
-from deepresearch.core.leads import Lead, find_leads, lead_sub_questions, merge_follow_ups
+from deepresearch.core.leads import (
+    Lead,
+    find_leads,
+    lead_sub_questions,
+    leads_wanted,
+    merge_follow_ups,
+    to_widen,
+)
 from deepresearch.core.planning import fallback_queries, usable_queries
 from deepresearch.core.questions import analyze_question
 from deepresearch.core.reformulate import reformulate, stop_early
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import SubQuestion
+from deepresearch.models.event_payloads import LeadNote, QueuedUnit, Reflected, UnitStoppedWarning
+from deepresearch.stages.unit import LEAD_SOURCES
 from deepresearch.state import RunState
 
 STAGE = "reflect"
 FINDINGS_PER_QUESTION = 6
-LEADS_PER_WAVE = 2  # the best lead and one more, in case the best is a dead end
 OPEN_LEADS_SHOWN = 3
 
 SYSTEM = f"""You supervise a research run. {DATA_RULE}
@@ -60,6 +68,8 @@ async def reflect(
     max_waves = settings.limit("max_waves")
     max_units = settings.limit("max_units_total")
     room = min(max_units - units_used, settings.limit("max_concurrent_units") * 2)
+    if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
+        room = 0  # a budget ended the run: no new unit; the report from what there is
     sub_questions = list(state["sub_questions"])
     gate = state["gate"]
     per_question = settings.limit("queries_per_question")
@@ -75,7 +85,11 @@ async def reflect(
         sub_questions, stopped = _stop_empty(sub_questions, evidence_by_question)
         for sq in stopped:
             message = f"{sq.id}: nothing found after {sq.attempts} search iterations; stopped early"
-            ctx.bus.emit("warning", stage=STAGE, message=message, sub_question=sq.id)
+            ctx.bus.emit(
+                UnitStoppedWarning(code="unit_stopped", sub_question=sq.id),
+                stage=STAGE,
+                message=message,
+            )
             notes.append(message)
         queued = _retry_weak(
             sub_questions, operators, per_question, max_refinements=settings.max_refinements
@@ -93,18 +107,24 @@ async def reflect(
                 notes += [f"missing: {m}" for m in reflection.missing]
                 notes += [f"lead: {lead}" for lead in reflection.leads]
 
-    # leads from the verified quotes: followed while the gate does not pass and there is room
+    # leads from the verified quotes: followed while the gate does not pass, or the run has
+    # read fewer sources than its depth asks for, and there is room
+    read = sum(1 for source in state.get("sources", {}).values() if source.fetched)
+    floor = settings.limit("min_sources_read")
+    wanted = leads_wanted(
+        passed=gate.status == "pass",
+        gaps=bool(gate.gaps),
+        shortfall=floor - read,
+        per_lead=LEAD_SOURCES,
+    )
     leads: list[Lead] = []
     followed = list(state.get("leads", []))
-    if gate.status != "pass":
-        leads = _leads(state, sub_questions, followed)
+    if wanted > 0:
+        leads = _leads(state, sub_questions, followed, limit=wanted + OPEN_LEADS_SHOWN)
     lead_units: list[SubQuestion] = []
     if wave < max_waves and room > 0:
-        # with gaps in the answer, the best two leads; when only the counts fall short,
-        # the evidence answers already and one lead widens it
-        per_wave = LEADS_PER_WAVE if gate.gaps else 1
         lead_units = lead_sub_questions(
-            leads[: min(room, per_wave)],
+            leads[: min(room, wanted)],
             [*sub_questions, *follow_ups],
             wave=wave,
             per_question=per_question,
@@ -117,6 +137,24 @@ async def reflect(
     followed += [lead.key for lead in leads if lead.text in taken]
     notes += [_lead_note(lead) for lead in leads if lead.text in taken]
     open_leads = [lead.text for lead in leads if lead.text not in taken][:OPEN_LEADS_SHOWN]
+    # still short of the depth's floor: covered sub-questions read their next-best results
+    per_unit = settings.limit("sources_per_question")
+    expected = sum(LEAD_SOURCES if sq.lead else per_unit for sq in queued)
+    if wave < max_waves:
+        widened = to_widen(
+            sub_questions,
+            shortfall=floor - read - expected,
+            per_unit=per_unit,
+            room=room - len(added),
+            operators=operators,
+            count=per_question,
+        )
+        sub_questions = [next((w for w in widened if w.id == sq.id), sq) for sq in sub_questions]
+        queued += widened
+        notes += [
+            f"{sq.id}: reading its next-best results ({read} of {floor} sources read)"
+            for sq in widened
+        ]
 
     route = route_after_wave(
         gate,
@@ -127,30 +165,37 @@ async def reflect(
         pending_units=len(queued),
     )
     ctx.bus.emit(
-        "reflection",
+        Reflected(
+            route=route,
+            queued=[
+                QueuedUnit(
+                    id=sq.id,
+                    text=sq.text,
+                    queries=list(sq.queries),
+                    lead=sq.lead,
+                    widened=sq.widened,
+                )
+                for sq in queued
+            ],
+            leads=[
+                LeadNote(
+                    text=lead.text,
+                    kind=lead.kind,
+                    score=lead.score,
+                    evidence=list(lead.evidence_ids),
+                    followed=lead.text in taken,
+                )
+                for lead in leads
+            ],
+            wave=wave,
+            max_waves=max_waves,
+            units_used=units_used,
+            max_units=max_units,
+        ),
         stage=STAGE,
         message=f"Next: {route}"
         + (f" ({len(queued)} unit(s) queued)" if queued else "")
         + (f"; leads: {', '.join(sorted(taken))}" if taken else ""),
-        route=route,
-        queued=[
-            {"id": sq.id, "text": sq.text, "queries": list(sq.queries), "lead": sq.lead}
-            for sq in queued
-        ],
-        leads=[
-            {
-                "text": lead.text,
-                "kind": lead.kind,
-                "score": lead.score,
-                "evidence": list(lead.evidence_ids),
-                "followed": lead.text in taken,
-            }
-            for lead in leads
-        ],
-        wave=wave,
-        max_waves=max_waves,
-        units_used=units_used,
-        max_units=max_units,
     )
     update: RunState = {
         "sub_questions": sub_questions,
@@ -231,8 +276,10 @@ def _lead_note(lead: Lead) -> str:
     return f"lead: {lead.text} ({why})"
 
 
-def _leads(state: RunState, sub_questions: list[SubQuestion], followed: list[str]) -> list[Lead]:
-    """The leads the verified quotes reveal that the run has not followed yet."""
+def _leads(
+    state: RunState, sub_questions: list[SubQuestion], followed: list[str], *, limit: int
+) -> list[Lead]:
+    """At most ``limit`` leads the verified quotes reveal that the run has not followed."""
     sources = state.get("sources", {})
     return find_leads(
         analyze_question(state["question"]),
@@ -242,7 +289,7 @@ def _leads(state: RunState, sub_questions: list[SubQuestion], followed: list[str
         searched=[text for sq in sub_questions for text in (sq.text, *sq.queries)],
         read_titles=[s.title for s in sources.values() if s.fetched and s.title],
         read_texts=[s.text for s in sources.values() if s.fetched and s.text],
-        limit=LEADS_PER_WAVE + OPEN_LEADS_SHOWN,
+        limit=limit,
     )
 
 

@@ -10,9 +10,11 @@ from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
 from deepresearch.core.provenance import Provenance
+from deepresearch.core.thread import reusable_urls
 from deepresearch.core.waves import UnitResult, WaveState, merge_wave, search_failure
 from deepresearch.errors import ConfigError
 from deepresearch.models import Source, SubQuestion
+from deepresearch.models.event_payloads import EvidenceAdded, StageCompleted, UnitRef, WaveStarted
 from deepresearch.stages.reading import SourceReader
 from deepresearch.stages.unit import run_unit
 from deepresearch.state import RunState
@@ -26,19 +28,25 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     wave = state.get("wave", 0) + 1
     units_used = state.get("units_used", 0)
     budget = max(settings.limit("max_units_total") - units_used, 0)
+    if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
+        budget = 0  # a run budget (tokens, cost, time) is used up: no new unit
     sub_questions = list(state["sub_questions"])
     pending = [sq for sq in sub_questions if sq.status == "pending"][:budget]
     ctx.bus.emit(
-        "wave_started",
+        WaveStarted(
+            wave=wave,
+            max_waves=settings.limit("max_waves"),
+            units=[UnitRef(id=sq.id, text=sq.text) for sq in pending],
+        ),
         stage=STAGE,
         message=f"Wave {wave}: researching {len(pending)} sub-question(s)",
-        wave=wave,
-        max_waves=settings.limit("max_waves"),
-        units=[{"id": sq.id, "text": sq.text} for sq in pending],
     )
     sources: dict[str, Source] = dict(state.get("sources", {}))
     reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]))
-    seen_urls = {source.url for source in sources.values()}
+    # a follow-up's units may read again, from the stored text, pages only earlier turns used
+    earlier = state.get("thread")
+    reusable = reusable_urls(sources, {sq.id for sq in earlier.sub_questions}) if earlier else set()
+    seen_urls = {source.url for source in sources.values()} - reusable
     limit = asyncio.Semaphore(settings.limit("max_concurrent_units"))
 
     finished = 0
@@ -51,16 +59,17 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             )
         finished += 1  # how far the wave is: the job's progress moves with it
         ctx.bus.emit(
-            "evidence_added",
+            EvidenceAdded(
+                sub_question=sq.id,
+                wave=wave,
+                count=len(result.evidence),
+                sources=len(result.sources),
+                done=finished,
+                units=len(pending),
+                max_waves=settings.limit("max_waves"),
+            ),
             stage=STAGE,
             message=f"{sq.id}: {len(result.evidence)} verified quotes",
-            sub_question=sq.id,
-            wave=wave,
-            count=len(result.evidence),
-            sources=len(result.sources),
-            done=finished,
-            units=len(pending),
-            max_waves=settings.limit("max_waves"),
         )
         return result
 
@@ -81,13 +90,14 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     )
     sources, evidence = merged.sources, merged.evidence
     ctx.bus.emit(
-        "stage_completed",
+        StageCompleted(
+            wave=wave,
+            sources=len(sources),
+            fetched=sum(1 for s in sources.values() if s.fetched),
+            evidence=len(evidence),
+        ),
         stage=STAGE,
         message=f"Wave {wave} done: {len(sources)} sources, {len(evidence)} verified quotes",
-        wave=wave,
-        sources=len(sources),
-        fetched=sum(1 for s in sources.values() if s.fetched),
-        evidence=len(evidence),
     )
     return {
         "wave": wave,

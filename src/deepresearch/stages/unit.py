@@ -6,13 +6,22 @@ from __future__ import annotations
 import asyncio
 
 from deepresearch.context import RunContext
+from deepresearch.core.answers import about, anchors, names_any
 from deepresearch.core.fusion import provider_counts
+from deepresearch.core.mentions import mention_key
 from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.questions import QuestionProfile, analyze_question
 from deepresearch.core.waves import UnitResult, screen_reads, with_unit
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
+from deepresearch.models.event_payloads import (
+    ChosenSource,
+    SearchCompleted,
+    SearchFailedWarning,
+    SourcesRanked,
+    SourceSummarized,
+)
 from deepresearch.stages.compress import CANDIDATES_PER_SOURCE, digest_source
 from deepresearch.stages.rank import rank_candidates
 from deepresearch.stages.reading import SourceReader
@@ -39,37 +48,49 @@ async def run_unit(
     hits = await _search_all(ctx, reader, sub_question, result)
     kept = preprocess(hits, limit=max(len(hits), 1))
     ctx.bus.emit(
-        "search_completed",
+        SearchCompleted(
+            sub_question=sub_question.id,
+            wave=wave,
+            queries=list(sub_question.queries),
+            received=kept.received,
+            duplicates=kept.duplicates,
+            invalid=kept.invalid,
+            kept=kept.kept,
+            providers=dict(provider_counts(kept.hits)),
+        ),
         stage=STAGE,
         message=f"{sub_question.id}: {kept.kept} results from {len(sub_question.queries)} queries",
-        sub_question=sub_question.id,
-        wave=wave,
-        queries=list(sub_question.queries),
-        received=kept.received,
-        duplicates=kept.duplicates,
-        invalid=kept.invalid,
-        kept=kept.kept,
-        providers={name: n for name, n in provider_counts(kept.hits).items()},
     )
+    profile = analyze_question(question)
     fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
     limit = settings.limit("sources_per_question")
     if sub_question.lead:  # a lead's unit looks for the lead's own page, a search's top hits
         limit = min(limit, LEAD_SOURCES)
+        # and reads only results that name the lead: the others are about something else
+        # (a lead with no page of its own finds words of its query: "Tattoo" for "impact")
+        key = mention_key(sub_question.lead)
+        fresh = [hit for hit in fresh if names_any(f"{hit.title} {hit.snippet}", [key])]
+    elif sub_question.widened:
+        # reading further down the results: only those that name what the question is about
+        keys = anchors(profile)
+        fresh = [hit for hit in fresh if about(hit.snippet, hit.title, keys)]
     selection = await rank_candidates(ctx, fresh, sub_question, limit=limit)
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
     ctx.bus.emit(
-        "sources_ranked",
+        SourcesRanked(
+            sub_question=sub_question.id,
+            wave=wave,
+            threshold=selection.threshold,
+            candidates=list(selection.decisions),
+            chosen=[
+                ChosenSource(url=hit.url, title=hit.title, score=scores.final)
+                for hit, scores in chosen
+            ],
+            dropped=len(selection.dropped),
+        ),
         stage=STAGE,
         message=f"{sub_question.id}: reading {len(chosen)} of {len(fresh)} sources (threshold {selection.threshold:.2f})",
-        sub_question=sub_question.id,
-        wave=wave,
-        threshold=selection.threshold,
-        candidates=[scores.model_dump(mode="json") for scores in selection.decisions],
-        chosen=[
-            {"url": hit.url, "title": hit.title, "score": scores.final} for hit, scores in chosen
-        ],
-        dropped=len(selection.dropped),
     )
     readings = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
     # a page that tries to instruct the model is dropped: never summarized, quoted or cited
@@ -79,7 +100,6 @@ async def run_unit(
     result.passing = reads.passing
     budget = settings.preset.evidence_per_question
     readable = [s for s in reads.usable if s.fetched and s.text]
-    profile = analyze_question(question)
     candidates, relevant = _candidates(readable, sub_question, profile)
     digests = await asyncio.gather(
         *(
@@ -142,7 +162,11 @@ async def _search_all(
         except ProviderError as exc:
             result.errors.append(exc)
             result.warnings.append(f"search failed for {query!r}: {exc.message}")
-            ctx.bus.emit("warning", stage=STAGE, message=f"Search failed: {exc.message}")
+            ctx.bus.emit(
+                SearchFailedWarning(code="search_failed", query=query),
+                stage=STAGE,
+                message=f"Search failed: {exc.message}",
+            )
             return []
 
     batches = await asyncio.gather(*(one(query) for query in sub_question.queries))
@@ -175,11 +199,8 @@ async def _digest(
         )
     if summary:
         ctx.bus.emit(
-            "source_summarized",
+            SourceSummarized(url=source.url, sub_question=sub_question.id, evidence=len(evidence)),
             stage=STAGE,
             message=f"Summarized {source.domain}",
-            url=source.url,
-            sub_question=sub_question.id,
-            evidence=len(evidence),
         )
     return summary, evidence

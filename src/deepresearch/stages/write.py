@@ -28,6 +28,7 @@ from deepresearch.core.questions import analyze_question
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Paragraph, Section, Sentence
+from deepresearch.models.event_payloads import ReportReady, StageCompleted, StageStarted
 from deepresearch.models.report import ReportKind
 from deepresearch.state import RunState
 
@@ -83,7 +84,7 @@ class Draft(BaseModel):
 
 async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
-    ctx.bus.emit("stage_started", stage=STAGE, message="Writing the report")
+    ctx.bus.emit(StageStarted(), stage=STAGE, message="Writing the report")
     evidence = [item for item in state.get("evidence", []) if item.verified]
     sources = state.get("sources", {})
 
@@ -137,15 +138,11 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     report = done.report
     refs, cited = report.sources, report.cited_evidence_ids()
     ctx.bus.emit(
-        "report_ready",
+        ReportReady(kind=kind, sources=len(refs), evidence=len(cited), invented_citations=invented),
         stage=STAGE,
         message=f"{kind.capitalize()} report: {len(refs)} sources, {len(cited)} verified quotes",
-        kind=kind,
-        sources=len(refs),
-        evidence=len(cited),
-        invented_citations=invented,
     )
-    ctx.bus.emit("stage_completed", stage=STAGE)
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     return {
         "report": report,
         "findings_restored": done.findings_restored,

@@ -19,6 +19,7 @@ from deepresearch.core.lexical import overlap
 from deepresearch.core.planning import fallback_queries
 from deepresearch.core.support import check_support
 from deepresearch.core.text import keywords
+from deepresearch.core.thread import SHIFT_BELOW, topic_overlap
 from deepresearch.stages import (
     answer,
     audit,
@@ -26,6 +27,7 @@ from deepresearch.stages import (
     compress,
     council,
     evaluate,
+    followup,
     intake,
     plan,
     rank,
@@ -62,6 +64,8 @@ def research_script(
     def reply(messages: list[BaseMessage]) -> str:
         system = str(messages[0].content) if messages else ""
         user = str(messages[-1].content) if messages else ""
+        if system.startswith(_first_line(followup.TOPIC_SYSTEM)):
+            return _topic(user)
         if system.startswith(_first_line(intake.SYSTEM)):
             return json.dumps({"intent": "research", "reply": ""})
         if system.startswith(_first_line(plan.SYSTEM)):
@@ -89,6 +93,14 @@ def research_script(
         return json.dumps({})
 
     return reply
+
+
+def _topic(user: str) -> str:
+    """Same topic when the follow-up's words are in the earlier questions and findings."""
+    question = user.rsplit("Follow-up question:\n", 1)[-1].strip()
+    thread = user.split("Follow-up question:\n", 1)[0]
+    same = topic_overlap(question, [thread]) >= SHIFT_BELOW
+    return json.dumps({"same_topic": same, "reason": "the words of the thread"})
 
 
 def _plan(user: str) -> str:

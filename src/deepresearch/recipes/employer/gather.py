@@ -26,6 +26,7 @@ from deepresearch.core.untrusted import data_block
 from deepresearch.core.verify import verify_quote
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, Source
+from deepresearch.models.event_payloads import SearchFailedWarning
 from deepresearch.recipes.employer.extract import item_sentences, names_company
 from deepresearch.recipes.employer.models import SearchResult, SourceInfo
 from deepresearch.stages.reading import SourceReader
@@ -209,7 +210,11 @@ async def search_once(
     try:
         hits = await ctx.search.search(query, limit=max(sources_per_query * 2, 5))
     except ProviderError as exc:
-        ctx.bus.emit("warning", stage=STAGE, message=f"Search failed: {exc.message}", query=query)
+        ctx.bus.emit(
+            SearchFailedWarning(code="search_failed", query=query),
+            stage=STAGE,
+            message=f"Search failed: {exc.message}",
+        )
         return SearchResult(query=query, error=exc.message)
     reader.provenance.add_hits(hits)  # the only URLs this search may fetch
     kept = preprocess(hits, limit=max(len(hits), 1)).hits

@@ -7,20 +7,36 @@ and the ports, reports through the event bus (seed 000, section 15: ``phase``,
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from pydantic import JsonValue
 
 from deepresearch.context import RunContext
 from deepresearch.core.provenance import Provenance
 from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import DeepResearchError
 from deepresearch.llm.redact import redact
+from deepresearch.models.event_payloads import (
+    JudgeFailedWarning,
+    ReportReady,
+    ResearchFailedWarning,
+    SuspiciousInputWarning,
+)
 from deepresearch.recipes.employer import judge, rerank
 from deepresearch.recipes.employer.bad_data import screen_name
 from deepresearch.recipes.employer.classify import classify
+from deepresearch.recipes.employer.events import (
+    ConnectingComplete,
+    Observation,
+    PhaseStarted,
+    Reasoning,
+    RerankerComplete,
+    ResearchComplete,
+    RouteDecided,
+    SearchInput,
+    ToolCall,
+)
 from deepresearch.recipes.employer.extract import company_matcher
 from deepresearch.recipes.employer.gather import (
     Library,
@@ -45,9 +61,9 @@ from deepresearch.recipes.employer.state import EmployerContext, EmployerRunStat
 from deepresearch.recipes.employer.synthesize import synthesize
 from deepresearch.stages.reading import SourceReader
 
-CONNECTING = "connecting"
-RESEARCH = "deep_research"
-RERANKER = "research_reranker"
+CONNECTING: Final = "connecting"
+RESEARCH: Final = "deep_research"
+RERANKER: Final = "research_reranker"
 ROUTE = "route"
 RESULT = "result"
 FALLBACK_SUMMARY = "Unable to gather complete employer information from the available sources."
@@ -166,10 +182,9 @@ async def route(
         after=snapshot(after),
     )
     runtime.context.run.bus.emit(
-        "route_decided",
+        RouteDecided(**step.model_dump()),
         stage=RERANKER,
         message=f"Route: {taken} → {step.next_phase}",
-        **step.model_dump(mode="json"),
     )
     update: EmployerRunState = {"employer": after, "trace": [*state.get("trace", []), step]}
     if after.current_phase == "deep_research":
@@ -210,15 +225,16 @@ async def result(state: EmployerRunState, runtime: Runtime[EmployerContext]) -> 
         search=ctx.search.name,
     )
     ctx.bus.emit(
-        "report_ready",
+        ReportReady(
+            kind="employer",
+            outcome=document.outcome,
+            sources=len(document.sources),
+            evidence=len(document.evidence),
+        ),
         stage="generate_results" if early else "skeptical_comparison",
         message="No profile: " + output.early_exit_reason
         if early
         else "Employer profile ready" + (" (low data)" if employer.low_data_flag else ""),
-        kind="employer",
-        outcome=document.outcome,
-        sources=len(document.sources),
-        evidence=len(document.evidence),
     )
     return {"result": document, **progress}
 
@@ -260,17 +276,15 @@ async def _classify(
     ctx: RunContext, request: EmployerRequest, lists: EmployerLists
 ) -> Classification:
     bus = ctx.bus
-    bus.emit("phase", stage=CONNECTING, message="Reading the input...", phase=CONNECTING)
+    bus.emit(PhaseStarted(phase=CONNECTING), stage=CONNECTING, message="Reading the input...")
     classification = await classify(ctx.gateway, request, lists)
     skills = ", ".join(classification.extracted_skills) or "none"
     bus.emit(
-        "phase_complete",
+        ConnectingComplete(phase=CONNECTING, **classification.model_dump()),
         stage=CONNECTING,
         message=f"Input: {classification.query_type} | Company: "
         f"{classification.company_name or 'unknown'} | Role: "
         f"{classification.job_title or 'unknown'} | Skills: {skills}",
-        phase=CONNECTING,
-        **classification.model_dump(mode="json"),
     )
     return classification
 
@@ -291,10 +305,9 @@ def _screen(
             reason = f"the job description tries to instruct the model ({phrase[:60]!r})"
     if reason:
         ctx.bus.emit(
-            "warning",
+            SuspiciousInputWarning(code="suspicious_input", reason=reason),
             stage=CONNECTING,
             message=f"Suspicious input, not researched: {reason}",
-            reason=reason,
         )
     return reason
 
@@ -329,14 +342,11 @@ async def _research_attempt(
 ) -> tuple[Phase2Output, list[str]]:
     """One attempt; ``attempts`` gets its record. Returns the profile and any error."""
     bus = ctx.bus
-    planned: list[JsonValue] = [] if skip else [*queries]
+    planned: list[str] = [] if skip else [*queries]
     bus.emit(
-        "phase",
+        PhaseStarted(phase=RESEARCH, attempt=attempt, queries=planned),
         stage=RESEARCH,
         message="Researching for info...",
-        phase=RESEARCH,
-        attempt=attempt,
-        queries=planned,
     )
     if skip:
         output = Phase2Output(synthesized_by="skipped", reasoning_trace=f"Not researched: {skip}.")
@@ -359,7 +369,11 @@ async def _research_attempt(
             synthesized_by="fallback",
             reasoning_trace=f"Research phase encountered an error: {detail[:100]}",
         )
-        bus.emit("warning", stage=RESEARCH, message="Research step failed; continuing")
+        bus.emit(
+            ResearchFailedWarning(code="research_failed"),
+            stage=RESEARCH,
+            message="Research step failed; continuing",
+        )
         _phase2_complete(ctx, output, attempt)
         return output, [f"Phase 2 error: {detail[:200]}"]
     _phase2_complete(ctx, output, attempt)
@@ -380,12 +394,9 @@ async def _search_and_synthesize(
     require_company = library.company is not None
     for number, query in enumerate(record.queries, start=1):
         bus.emit(
-            "thought",
+            ToolCall(kind="tool_call", tool="web_search", input=SearchInput(query=query)),
             stage=RESEARCH,
             message=f"web_search: {query}",
-            kind="tool_call",
-            tool="web_search",
-            input={"query": query},
         )
         found = await search_once(
             ctx,
@@ -399,19 +410,20 @@ async def _search_and_synthesize(
         )
         record.results.append(found)
         bus.emit(
-            "thought",
+            Observation(
+                kind="observation",
+                tool="web_search",
+                query=query,
+                evidence=list(found.evidence),
+                sources=list(found.sources),
+                hits=found.hits,
+            ),
             stage=RESEARCH,
             message="Found relevant employer information."
             if found.evidence
             else "No relevant employer information found.",
-            kind="observation",
-            tool="web_search",
-            query=query,
-            evidence=list(found.evidence),
-            sources=list(found.sources),
-            hits=found.hits,
         )
-    bus.emit("thought", stage=RESEARCH, message="Synthesizing search results...", kind="reasoning")
+    bus.emit(Reasoning(kind="reasoning"), stage=RESEARCH, message="Synthesizing search results...")
     results = [r for attempt in attempts for r in attempt.results]
     formatted = format_search_results(
         results,
@@ -441,16 +453,17 @@ def _phase2_complete(ctx: RunContext, output: Phase2Output, attempt: int) -> Non
     tech, reqs = len(output.tech_stack), len(output.identified_requirements)
     culture = len(output.culture_signals)
     ctx.bus.emit(
-        "phase_complete",
+        ResearchComplete(
+            phase=RESEARCH,
+            attempt=attempt,
+            technologies=tech,
+            requirements=reqs,
+            culture_signals=culture,
+            synthesized_by=output.synthesized_by,
+            unsupported=len(output.unsupported),
+        ),
         stage=RESEARCH,
         message=f"Identified {tech} technologies, {reqs} requirements, {culture} culture signals",
-        phase=RESEARCH,
-        attempt=attempt,
-        technologies=tech,
-        requirements=reqs,
-        culture_signals=culture,
-        synthesized_by=output.synthesized_by,
-        unsupported=len(output.unsupported),
     )
 
 
@@ -466,7 +479,7 @@ async def _rerank(
     screened: str | None,
 ) -> tuple[ResearchRerankerOutput, bool]:
     bus = ctx.bus
-    bus.emit("phase", stage=RERANKER, message="Validating research quality...", phase=RERANKER)
+    bus.emit(PhaseStarted(phase=RERANKER), stage=RERANKER, message="Validating research quality...")
     inputs = rerank.gather_inputs(
         phase2,
         lists,
@@ -477,14 +490,15 @@ async def _rerank(
         screened=screened,
     )
     bus.emit(
-        "thought",
+        Reasoning(
+            kind="reasoning",
+            data_quality_tier=inputs.assessment.data_quality_tier,
+            preliminary_tier=inputs.assessment.preliminary_tier,
+            risk_level=inputs.bad_data.risk_level,
+            patterns_detected=list(inputs.bad_data.patterns_detected),
+        ),
         stage=RERANKER,
         message=f"Assessing research quality: {inputs.assessment.data_quality_tier} tier detected",
-        kind="reasoning",
-        data_quality_tier=inputs.assessment.data_quality_tier,
-        preliminary_tier=inputs.assessment.preliminary_tier,
-        risk_level=inputs.bad_data.risk_level,
-        patterns_detected=list(inputs.bad_data.patterns_detected),
     )
     output = rerank.decide(inputs)
     failed = False
@@ -493,26 +507,27 @@ async def _rerank(
         if verdict is None:
             output, failed = rerank.after_evaluation_error(output, inputs), True
             bus.emit(
-                "warning",
+                JudgeFailedWarning(code="judge_failed"),
                 stage=RERANKER,
                 message="The judge model failed; the heuristic assessment decided",
             )
         else:
             output = judge.combine(output, verdict, inputs)
     bus.emit(
-        "phase_complete",
+        RerankerComplete(
+            phase=RERANKER,
+            data_quality_tier=output.data_quality_tier,
+            research_quality_tier=output.research_quality_tier,
+            data_confidence_score=output.data_confidence_score,
+            recommended_action=output.recommended_action,
+            company_verifiability=output.company_verifiability,
+            quality_flags=list(output.quality_flags),
+            pruned=output.pruned_data,
+            evaluated_by=output.evaluated_by,
+        ),
         stage=RERANKER,
         message=f"Data: {output.data_quality_tier} | Quality: "
         f"{output.research_quality_tier} | Confidence: {output.data_confidence_score}% | "
         f"Action: {output.recommended_action}",
-        phase=RERANKER,
-        data_quality_tier=output.data_quality_tier,
-        research_quality_tier=output.research_quality_tier,
-        data_confidence_score=output.data_confidence_score,
-        recommended_action=output.recommended_action,
-        company_verifiability=output.company_verifiability,
-        quality_flags=list(output.quality_flags),
-        pruned=output.pruned_data.model_dump(mode="json"),
-        evaluated_by=output.evaluated_by,
     )
     return output, failed

@@ -11,7 +11,9 @@ from pydantic import ValidationError
 
 from deepresearch.errors import ConfigError
 from deepresearch.models import Usage
+from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.recipes.base import Completion, Recipe
+from deepresearch.recipes.employer import events as _events  # noqa: F401  (registers its payloads)
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
 from deepresearch.recipes.employer.render import render_employer
@@ -22,6 +24,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
+    from deepresearch.core.document import Document
     from deepresearch.recipes.employer.state import EmployerContext
 
 #: the resources a local front end may load from a file: the lists (``--lists FILE``)
@@ -98,13 +101,10 @@ class EmployerRecipe:
 
     def started(
         self, request: EmployerRequest, settings: Settings, search: str
-    ) -> tuple[str, dict[str, Any]]:
-        return "Employer research started", {
-            "question": _describe(request),
-            "model": settings.model,
-            "search": search,
-            "recipe": self.name,
-        }
+    ) -> tuple[str, RunStarted]:
+        return "Employer research started", RunStarted(
+            question=_describe(request), model=settings.model, search=search, recipe=self.name
+        )
 
     def result(self, values: Mapping[str, Any]) -> EmployerResult | None:
         document = values.get("result")
@@ -123,20 +123,25 @@ class EmployerRecipe:
             headline="early exit (no profile)" if early else "employer profile",
             message="Employer research finished",
             evidence=list(result.evidence),
-            completed_event={
-                "kind": self.name,
-                "outcome": result.outcome,
-                "sources": len(result.sources),
-                "evidence": len(result.evidence),
-                "fetches": fetches,
-                "input_tokens": result.usage.input_tokens,
-                "output_tokens": result.usage.output_tokens,
-            },
+            completed_event=RunCompleted(
+                kind=self.name,
+                outcome=result.outcome,
+                sources=len(result.sources),
+                evidence=len(result.evidence),
+                fetches=fetches,
+                input_tokens=result.usage.input_tokens,
+                output_tokens=result.usage.output_tokens,
+            ),
             notes=(f"reason: {result.reranker.early_exit_reason}",) if early else (),
         )
 
     def render(self, result: EmployerResult, fmt: str) -> str:
         return render_employer(result, fmt)
+
+    def document(self, result: EmployerResult) -> Document:
+        from deepresearch.recipes.employer.document import employer_document  # exports only
+
+        return employer_document(result)
 
 
 def _describe(request: EmployerRequest) -> str:

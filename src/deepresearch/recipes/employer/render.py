@@ -92,18 +92,23 @@ def _status_lines(result: EmployerResult) -> list[str]:
 # -- markdown -------------------------------------------------------------------------------
 
 
-def to_markdown(result: EmployerResult) -> str:
-    numbers = _numbers(result)
-    data = _shown(result)
+def meta_line(result: EmployerResult) -> str:
+    """What was asked: the input's kind, the role and skills, the run."""
     c = result.classification
-    out = [f"# {_md(_title(result))}", ""]
     meta = [f"input: {c.query_type.replace('_', ' ')}"]
     if c.job_title:
         meta.append(f"role: {c.job_title}")
     if c.extracted_skills:
         meta.append(f"skills: {', '.join(c.extracted_skills)}")
     meta.append(f"run {result.run_id}")
-    out += [f"*{_md(' · '.join(meta))}*", ""]
+    return " · ".join(meta)
+
+
+def to_markdown(result: EmployerResult) -> str:
+    numbers = _numbers(result)
+    data = _shown(result)
+    out = [f"# {_md(_title(result))}", ""]
+    out += [f"*{_md(meta_line(result))}*", ""]
     out += [f"- {_md(line)}" for line in _status_lines(result)]
     out.append("")
     if result.early_exit:
@@ -200,7 +205,7 @@ def _md_routing(trace: Sequence[RoutingStep]) -> list[str]:
     out = [
         "## Routing",
         "",
-        "| attempt | data | quality | confidence | recommended | route | next | state after |",
+        "| " + " | ".join((*ROUTING_HEADER, "state after")) + " |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for step in trace:
@@ -209,12 +214,24 @@ def _md_routing(trace: Sequence[RoutingStep]) -> list[str]:
             f"search_attempt={after.search_attempt}, low_data_flag={after.low_data_flag}, "
             f"early_exit={after.early_exit}"
         )
-        out.append(
-            f"| {step.attempt} | {step.data_quality_tier} | {step.research_quality_tier} | "
-            f"{step.data_confidence_score}% | {step.recommended_action} | {step.route} | "
-            f"{step.next_phase} | {state} |"
-        )
+        out.append("| " + " | ".join((*routing_cells(step), state)) + " |")
     return [*out, ""]
+
+
+#: the routing table's columns, in every format (``routing_cells`` gives a step's cells)
+ROUTING_HEADER = ("attempt", "data", "quality", "confidence", "recommended", "route", "next")
+
+
+def routing_cells(step: RoutingStep) -> tuple[str, ...]:
+    return (
+        str(step.attempt),
+        step.data_quality_tier,
+        step.research_quality_tier,
+        f"{step.data_confidence_score}%",
+        step.recommended_action,
+        step.route,
+        step.next_phase,
+    )
 
 
 def _md_searches(result: EmployerResult) -> list[str]:
@@ -337,21 +354,11 @@ def to_html(result: EmployerResult) -> str:
     )
     parts.append("</ul>")
     if result.routing_trace:
-        parts.append(
-            "<h2>Routing</h2><table><tr><th>attempt</th><th>data</th><th>quality</th>"
-            "<th>confidence</th><th>recommended</th><th>route</th><th>next</th></tr>"
-        )
+        heads = "".join(f"<th>{name}</th>" for name in ROUTING_HEADER)
+        parts.append(f"<h2>Routing</h2><table><tr>{heads}</tr>")
         for step in result.routing_trace:
-            cells = (
-                step.attempt,
-                step.data_quality_tier,
-                step.research_quality_tier,
-                f"{step.data_confidence_score}%",
-                step.recommended_action,
-                step.route,
-                step.next_phase,
-            )
-            parts.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in cells) + "</tr>")
+            cells = routing_cells(step)
+            parts.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
         parts.append("</table>")
     parts.append("<h2>Searches</h2><ul>")
     for attempt in result.attempts:

@@ -12,8 +12,10 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select, update
 
 from deepresearch.models import RunEvent
+from deepresearch.models.event_payloads import ModelCalled
+from deepresearch.models.events import Payload
 from deepresearch.service import tables as t
-from deepresearch.service.jobs import count_updates, progress_after, stage_after
+from deepresearch.service.jobs import count_updates, progress_after, stage_after, usage_updates
 from deepresearch.service.store.base import StoreBase, aware, get_job
 
 
@@ -54,8 +56,8 @@ class EventQueries(StoreBase):
                 seqs.append(seq)
                 events.append(_event_row(job_id, seq, run_event))
                 _fold(jobs[job_id], run_event)
-                if run_event.type == "model_call":
-                    usage_rows.append(_usage_row(job_id, seq, run_event.data))
+                if isinstance(run_event.data, ModelCalled):
+                    usage_rows.append(_usage_row(job_id, seq, run_event.stage, run_event.data))
             if events:
                 conn.execute(insert(t.job_events), events)
             if usage_rows:
@@ -106,29 +108,14 @@ def last_seq(conn: Connection, job_id: str) -> int:
     return int(last or 0)
 
 
-def append_row(
-    conn: Connection,
-    job_id: str,
-    kind: str,
-    stage: str | None,
-    message: str,
-    data: dict[str, Any],
-    ts: datetime,
-) -> int:
+def append_row(conn: Connection, job_id: str, data: Payload, message: str, ts: datetime) -> int:
     """Store one event the store itself writes (cancelled, a terminal event) inside the
-    caller's transaction; its sequence number."""
+    caller's transaction; its sequence number. Its payload is typed like a run's events."""
     seq = last_seq(conn, job_id) + 1
-    conn.execute(
-        insert(t.job_events).values(
-            job_id=job_id,
-            seq=seq,
-            ts=ts,
-            type=kind,
-            stage=stage,
-            message=message,
-            data=data,
-        )
+    event = RunEvent(
+        run_id=job_id, seq=seq, ts=ts, type=data.event_type, message=message, data=data
     )
+    conn.execute(insert(t.job_events).values(_event_row(job_id, seq, event)))
     return seq
 
 
@@ -140,7 +127,7 @@ def _event_row(job_id: str, seq: int, run_event: RunEvent) -> dict[str, Any]:
         "type": run_event.type,
         "stage": run_event.stage,
         "message": run_event.message,
-        "data": run_event.data,
+        "data": run_event.data.model_dump(mode="json"),
     }
 
 
@@ -150,24 +137,20 @@ def _fold(job: dict[str, Any], run_event: RunEvent) -> None:
     job["progress"] = progress_after(
         run_event.type, run_event.stage, run_event.data, job["progress"]
     )
-    for key, n in count_updates(run_event.type, run_event.data).items():
+    for key, n in count_updates(run_event.data).items():
         job["counts"][key] = job["counts"].get(key, 0) + n
-    if run_event.type == "model_call":
-        usage = job["usage"]
-        usage["calls"] = usage.get("calls", 0) + 1
-        for key in ("input_tokens", "output_tokens"):
-            value = run_event.data.get(key)
-            usage[key] = usage.get(key, 0) + (value if isinstance(value, int) else 0)
+    for key, n in usage_updates(run_event.data).items():
+        job["usage"][key] = job["usage"].get(key, 0) + n
 
 
-def _usage_row(job_id: str, seq: int, data: dict[str, Any]) -> dict[str, Any]:
+def _usage_row(job_id: str, seq: int, stage: str | None, call: ModelCalled) -> dict[str, Any]:
     return {
         "job_id": job_id,
         "seq": seq,
-        "stage": data.get("stage"),
-        "role": str(data.get("role", "")),
-        "model": str(data.get("model", "")),
-        "input_tokens": int(data.get("input_tokens") or 0),
-        "output_tokens": int(data.get("output_tokens") or 0),
-        "cached": bool(data.get("cached", False)),
+        "stage": stage,
+        "role": call.role,
+        "model": call.model,
+        "input_tokens": call.input_tokens,
+        "output_tokens": call.output_tokens,
+        "cached": False,  # a reply from the response cache makes no model_call event
     }

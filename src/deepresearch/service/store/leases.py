@@ -10,8 +10,10 @@ from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
 
+from deepresearch.models.event_payloads import RunCancelled, RunCompleted, RunFailed
+from deepresearch.models.events import Payload
 from deepresearch.service import tables as t
-from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENT, Job, JobStatus
+from deepresearch.service.jobs import TERMINAL, Job, JobStatus
 from deepresearch.service.store.base import StoreBase, get_job
 from deepresearch.service.store.events import append_row
 from deepresearch.service.store.results import delete_results
@@ -113,9 +115,7 @@ class LeaseQueries(StoreBase):
                         updated_at=now,
                     )
                 )
-                append_row(
-                    conn, job_id, "run_cancelled", None, "Cancelled before it started", {}, now
-                )
+                append_row(conn, job_id, RunCancelled(), "Cancelled before it started", now)
             elif job.status == "RUNNING":
                 conn.execute(
                     update(t.research_jobs)
@@ -133,11 +133,13 @@ class LeaseQueries(StoreBase):
         message: str,
         error: str | None = None,
         ttl_s: float,
-        data: dict[str, Any] | None = None,
+        completed: RunCompleted | None = None,
     ) -> bool:
         """Move a job this worker holds to a terminal state and store the terminal event
-        in the same transaction. False when the worker had lost the job."""
+        in the same transaction. False when the worker had lost the job. A completed job's
+        event is its run's ``completed`` (its counts); a failed one's carries ``error``."""
         assert status in TERMINAL
+        terminal = _terminal(status, error, completed)
         now = self.clock()
         with self._write() as conn:
             result = conn.execute(
@@ -156,10 +158,7 @@ class LeaseQueries(StoreBase):
             )
             if not result.rowcount:
                 return False
-            payload = dict(data or {})
-            if error:
-                payload["error"] = error
-            append_row(conn, job_id, TERMINAL_EVENT[status], None, message, payload, now)
+            append_row(conn, job_id, terminal, message, now)
         return True
 
     def expire(self) -> int:
@@ -186,3 +185,14 @@ class LeaseQueries(StoreBase):
                 .values(status="EXPIRED", updated_at=now)
             )
         return len(ids)
+
+
+def _terminal(status: JobStatus, error: str | None, completed: RunCompleted | None) -> Payload:
+    """The payload of a job's terminal event (``jobs.TERMINAL_EVENT``'s type)."""
+    if status == "COMPLETED":
+        if completed is None:
+            raise ValueError("a completed job's terminal event needs its run's counts")
+        return completed
+    if status == "FAILED":
+        return RunFailed(error=error or "the run failed")
+    return RunCancelled()

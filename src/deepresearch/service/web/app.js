@@ -8,6 +8,7 @@ import {
 } from "./dom.js";
 import { ReportView } from "./report.js";
 import { EventStream } from "./sse.js";
+import { threadBox } from "./thread.js";
 import { RunWatch } from "./watch.js";
 
 const ACTIVE = new Set(["QUEUED", "RUNNING"]);
@@ -138,6 +139,15 @@ async function submitQuestion(event) {
   let ok = fieldError("question", question ? "" : "Enter a question to research.");
   ok = fieldError("model", !model || MODEL_PATTERN.test(model) ? ""
     : "Write the model as provider:model (for example openai:gpt-4.1-mini), or none.") && ok;
+  const budgets = {};
+  for (const [name, whole] of [["max_tokens", true], ["max_cost", false], ["max_time", false]]) {
+    const raw = $(name).value.trim();
+    const value = Number(raw);
+    const bad = raw && (!Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value)));
+    ok = fieldError(name, bad ? (whole ? "Enter a whole number above 0, or leave it empty."
+      : "Enter a number above 0, or leave it empty.") : "") && ok;
+    if (raw && !bad) budgets[name] = value;
+  }
   if (!ok) {
     showProblem($("ask-problem"), null);
     document.querySelector("#ask-form [aria-invalid=true]").focus();
@@ -152,6 +162,7 @@ async function submitQuestion(event) {
   // the council is sent only when chosen here: otherwise the server's default (on at deep)
   if ($("council").dataset.touched) options.council = $("council").checked;
   if ($("evaluate").checked) options.evaluate = true;
+  Object.assign(options, budgets);
   const body = { question, options };
   if ($("recipe").value) body.recipe = $("recipe").value;
   const button = $("ask-submit");
@@ -409,6 +420,15 @@ async function loadReport(current, job) {
       },
     });
     current.report.render(report, sources.sources);
+    const thread = threadBox(job, report, {
+      ask: async (question) => {
+        const { data } = await api(`${base}/followups`, {
+          method: "POST", body: { question }, headers: { "Idempotency-Key": idempotencyKey() },
+        });
+        return data.id;
+      },
+    });
+    if (thread) read.append(thread);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (current.closed) return;

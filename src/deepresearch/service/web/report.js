@@ -96,7 +96,7 @@ export class ReportView {
     const ledger = report.claims && typeof report.claims === "object" ? report.claims : null;
     const disputed = ledger ? arr(ledger.claims).filter((claim) => claim && claim.contradiction).length : 0;
     const contradictions = report.sections.findIndex((s) => s.kind === "contradictions");
-    const formats = [["md", "Markdown"], ["html", "HTML"], ["json", "JSON"]];
+    const formats = [["md", "Markdown"], ["html", "HTML"], ["json", "JSON"], ["pdf", "PDF"], ["docx", "Word"]];
     return h("header", { class: "report-header" },
       h("h2", { id: "report-title" }, report.title),
       report.notice ? h("p", { class: "notice" }, report.notice) : null,
@@ -404,8 +404,16 @@ export class ReportView {
     return h("p", { class: "usage" },
       `Run ${report.run_id || this.jobId}: ${report.sources.length} sources cited, `
       + `${fmtInt(usage.calls)} model calls, ${fmtInt(usage.input_tokens)} input and `
-      + `${fmtInt(usage.output_tokens)} output tokens.`);
+      + `${fmtInt(usage.output_tokens)} output tokens, ${costText(usage)}.`);
   }
+}
+
+/** The cost beside the tokens, as the markdown report says it (core/budget.py cost_text). */
+function costText(usage) {
+  const cost = typeof usage.cost_usd === "number" ? usage.cost_usd : 0;
+  const unpriced = usage.unpriced_calls || 0;
+  if (usage.calls && unpriced >= usage.calls) return `cost unknown (${fmtInt(unpriced)} calls to unpriced models)`;
+  return `cost $${cost.toFixed(4)}` + (unpriced ? ` + ${fmtInt(unpriced)} unpriced calls` : "");
 }
 
 function fmtScore1(value) {

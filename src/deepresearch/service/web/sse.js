@@ -158,7 +158,7 @@ export class EventStream {
     const reader = body.getReader();
     const decoder = new TextDecoder("utf-8");
     this.buffer = "";
-    this.block = { data: [], event: "", id: null };
+    this.block = { lines: [], event: "", id: null };
     let stallTimer = 0;
     const armStall = () => {
       clearTimeout(stallTimer);
@@ -220,7 +220,7 @@ export class EventStream {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") this.block.data.push(value);
+    if (field === "data") this.block.lines.push(value);
     else if (field === "event") this.block.event = value;
     else if (field === "id" && !value.includes("\0")) this.block.id = value;
     else if (field === "retry" && /^\d+$/.test(value)) this.retryMs = Number(value);
@@ -229,16 +229,16 @@ export class EventStream {
 
   dispatch() {
     const block = this.block;
-    this.block = { data: [], event: "", id: null };
-    if (!block.data.length) return false;
-    const type = block.event || "message";
+    this.block = { lines: [], event: "", id: null };
+    if (!block.lines.length) return false;
+    const name = block.event || "message"; // the SSE event's name: a run event's type
     let payload = null;
     try {
-      payload = JSON.parse(block.data.join("\n"));
+      payload = JSON.parse(block.lines.join("\n"));
     } catch {
       payload = null;
     }
-    if (type === "heartbeat") {
+    if (name === "heartbeat") {
       this.onHeartbeat(payload || {});
       return false;
     }
@@ -251,6 +251,6 @@ export class EventStream {
     if (this.lastSeq > 0 && seq !== this.lastSeq + 1) this.stats.gaps += 1;
     this.lastSeq = seq;
     if (payload && typeof payload === "object") this.onEvent(payload, seq);
-    return TERMINAL_EVENTS.has(type);
+    return TERMINAL_EVENTS.has(name);
   }
 }

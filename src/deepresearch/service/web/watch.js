@@ -1,12 +1,15 @@
 // The live view of a run, folded from its events and nothing else (docs/events.md): stage
 // timeline, sub-questions, sources as they are found, evidence, tokens, elapsed time, and
 // every event in a log. Updates are incremental (keyed rows), so focus and scrolling stay.
+// An event's data is read through events.js only.
 
 import {
-  announce, fmtDuration, fmtInt, fmtScore, h, num, shortUrl, text,
+  announce, fmtDuration, fmtInt, fmtScore, h, shortUrl, text,
 } from "./dom.js";
+import { eventData } from "./events.js";
 
 const STAGE_NAMES = {
+  followup: "Follow-up",
   intake: "Intake",
   plan: "Plan",
   research: "Research",
@@ -31,7 +34,7 @@ const SOURCE_STATE_LABELS = { dropped: "Dropped", chosen: "To read", failed: "Fa
 const SUBQ_LABELS = {
   planned: "Planned", queued: "Queued", researching: "Researching", done: "Done",
 };
-export const TERMINAL_STATUS = {
+export const TERMINAL_EVENT_STATUS = {
   run_completed: "COMPLETED", run_failed: "FAILED", run_cancelled: "CANCELLED",
 };
 
@@ -42,10 +45,6 @@ export function stageName(stage) {
 
 export function tierName(tier) {
   return TIER_NAMES[tier] || String(tier || "");
-}
-
-function list(value) {
-  return Array.isArray(value) ? value : [];
 }
 
 function str(value) {
@@ -72,7 +71,7 @@ export class RunWatch {
     this.sources = new Map();
     this.warnings = [];
     this.counts = {
-      events: 0, read: 0, failed: 0, evidence: 0, calls: 0, input: 0, output: 0, cost: null,
+      events: 0, read: 0, failed: 0, evidence: 0, calls: 0, input: 0, output: 0,
     };
     this.wave = 0;
     this.startedAt = null; // event time of run_started
@@ -90,8 +89,8 @@ export class RunWatch {
 
   build() {
     const el = (name) => this.root.querySelector(`[data-el="${name}"]`);
-    const stat = (name, label, hidden = false) => h(
-      "div", { class: "stat", "data-stat": name, hidden },
+    const stat = (name, label) => h(
+      "div", { class: "stat", "data-stat": name },
       h("dt", {}, label), h("dd", { "data-el": `stat-${name}` }, "–"),
     );
     this.cancelButton = h("button", {
@@ -121,7 +120,6 @@ export class RunWatch {
         stat("evidence", "Verified quotes"),
         stat("calls", "Model calls"),
         stat("tokens", "Tokens in / out"),
-        stat("cost", "Cost so far", true),
       ),
       h(
         "div", { class: "watch-grid" },
@@ -232,8 +230,8 @@ export class RunWatch {
   // ---- folding events -----------------------------------------------------------------
 
   apply(event, seq) {
-    const data = event.data && typeof event.data === "object" ? event.data : {};
     const type = str(event.type);
+    const info = eventData(event);
     const ts = parseTs(event.ts);
     if (ts !== null) {
       const skew = Date.now() - ts;
@@ -250,63 +248,56 @@ export class RunWatch {
         this.setStatus("RUNNING");
         break;
       case "plan_ready":
-        for (const item of list(data.sub_questions)) this.subq(item, "planned");
+        for (const item of info.units) this.subq(item, "planned");
         break;
       case "reflection":
-        for (const item of list(data.queued)) this.subq(item, "queued");
+        for (const item of info.units) this.subq(item, "queued");
         break;
       case "wave_started":
-        this.wave = num(data.wave) || this.wave;
-        for (const item of list(data.units)) this.subq(item, "researching");
+        this.wave = info.wave || this.wave;
+        for (const item of info.units) this.subq(item, "researching");
         break;
       case "search_completed": {
-        const sq = this.subqs.get(str(data.sub_question));
-        if (sq) sq.found = num(data.kept);
-        this.renderSubq(str(data.sub_question));
+        const sq = this.subqs.get(info.subq);
+        if (sq) sq.found = info.kept;
+        this.renderSubq(info.subq);
         break;
       }
       case "sources_ranked": {
-        const candidates = list(data.candidates);
-        const sq = this.subqs.get(str(data.sub_question));
+        const sq = this.subqs.get(info.subq);
         if (sq) {
-          sq.reading = list(data.chosen).length;
-          sq.ranked = candidates.length;
+          sq.reading = info.chosen;
+          sq.ranked = info.candidates.length;
           this.renderSubq(sq.id);
         }
-        for (const c of candidates) {
-          if (!c || typeof c !== "object") continue;
-          this.source(str(c.url), {
-            domain: str(c.domain),
-            tier: str(c.tier),
-            score: typeof c.final === "number" ? c.final : null,
-            state: c.decision === "read" ? "chosen" : "dropped",
-            reason: str(c.reason),
+        for (const c of info.candidates) {
+          this.source(c.url, {
+            domain: c.domain, tier: c.tier, score: c.score, state: c.read ? "chosen" : "dropped", reason: c.reason,
           });
         }
         break;
       }
       case "source_fetched":
         this.counts.read += 1;
-        this.source(str(data.url), { domain: str(data.domain), title: str(data.title), state: "read" });
+        this.source(info.url, { domain: info.domain, title: info.title, state: "read" });
         break;
       case "source_failed":
         this.counts.failed += 1;
-        this.source(str(data.url), { domain: str(data.domain), state: "failed", reason: str(data.reason) });
+        this.source(info.url, { domain: info.domain, state: "failed", reason: info.reason });
         break;
       case "evidence_added": {
-        const count = num(data.count);
-        this.counts.evidence += count;
-        const sq = this.subqs.get(str(data.sub_question));
+        this.counts.evidence += info.count;
+        const sq = this.subqs.get(info.subq);
         if (sq) {
-          sq.evidence += count;
+          sq.evidence += info.count;
           sq.status = "done";
           this.renderSubq(sq.id);
         }
         break;
       }
       case "gate_evaluated":
-        for (const id of list(data.weak_sub_questions)) {
-          const sq = this.subqs.get(str(id));
+        for (const id of info.weak) {
+          const sq = this.subqs.get(id);
           if (sq) {
             sq.weak = true;
             this.renderSubq(sq.id);
@@ -315,28 +306,28 @@ export class RunWatch {
         break;
       case "model_call":
         this.counts.calls += 1;
-        this.counts.input += num(data.input_tokens);
-        this.counts.output += num(data.output_tokens);
-        for (const key of ["cost_usd", "cost"]) {
-          if (typeof data[key] === "number") this.counts.cost = (this.counts.cost || 0) + data[key];
-        }
+        this.counts.input += info.input;
+        this.counts.output += info.output;
+        if (info.cost !== null) this.counts.cost = (this.counts.cost || 0) + info.cost;
         break;
       case "warning":
-        this.warnings.push(str(event.message) || str(data.message));
+      case "budget_exhausted": // which budget ended the run: no new work after it
+        this.warnings.push(str(event.message));
         this.renderWarnings();
         break;
       case "run_completed":
         // the run's own totals are the final word
-        if (typeof data.input_tokens === "number") this.counts.input = data.input_tokens;
-        if (typeof data.output_tokens === "number") this.counts.output = data.output_tokens;
+        if (info.input !== null) this.counts.input = info.input;
+        if (info.output !== null) this.counts.output = info.output;
+        if (info.cost !== null) this.counts.cost = info.cost;
         break;
       default:
         break;
     }
     this.step(event, type, ts);
-    if (TERMINAL_STATUS[type]) {
+    if (TERMINAL_EVENT_STATUS[type]) {
       this.endedAt = ts !== null ? ts : Date.now() - (this.skew || 0);
-      this.setStatus(TERMINAL_STATUS[type]);
+      this.setStatus(TERMINAL_EVENT_STATUS[type]);
       for (const sq of this.subqs.values()) {
         if (sq.status === "researching" || sq.status === "queued" || sq.status === "planned") {
           sq.status = type === "run_completed" ? sq.status : "stopped";
@@ -350,7 +341,7 @@ export class RunWatch {
   step(event, type, ts) {
     const stage = str(event.stage);
     const last = this.steps[this.steps.length - 1];
-    if (TERMINAL_STATUS[type]) {
+    if (TERMINAL_EVENT_STATUS[type]) {
       if (last && last.status === "active") {
         last.status = type === "run_completed" ? "done" : type === "run_failed" ? "failed" : "stopped";
         last.ended = ts;
@@ -384,15 +375,14 @@ export class RunWatch {
   }
 
   subq(item, status) {
-    if (!item || typeof item !== "object") return;
-    const id = str(item.id);
+    const id = item.id;
     if (!id) return;
     let sq = this.subqs.get(id);
     if (!sq) {
-      sq = { id, text: str(item.text), status, found: null, ranked: null, reading: null, evidence: 0, weak: false };
+      sq = { id, text: item.text, status, found: null, ranked: null, reading: null, evidence: 0, weak: false };
       this.subqs.set(id, sq);
     } else {
-      if (item.text) sq.text = str(item.text);
+      if (item.text) sq.text = item.text;
       sq.status = status;
     }
     this.renderSubq(id);
@@ -422,8 +412,9 @@ export class RunWatch {
     const time = ts === null ? "" : new Date(ts).toLocaleTimeString(undefined, { hour12: false });
     const stage = str(event.stage);
     let message = str(event.message) || str(event.type);
-    if (event.type === "model_call" && event.data) {
-      message += ` · ${fmtInt(event.data.input_tokens)} in / ${fmtInt(event.data.output_tokens)} out`;
+    if (event.type === "model_call") {
+      const call = eventData(event);
+      message += ` · ${fmtInt(call.input)} in / ${fmtInt(call.output)} out`;
     }
     this.el("log").append(h(
       "li", { "data-seq": seq, "data-type": str(event.type) },
@@ -545,10 +536,6 @@ export class RunWatch {
     text(this.el("stat-evidence"), fmtInt(c.evidence));
     text(this.el("stat-calls"), fmtInt(c.calls));
     text(this.el("stat-tokens"), `${fmtInt(c.input)} / ${fmtInt(c.output)}`);
-    if (c.cost !== null) {
-      this.root.querySelector('[data-stat="cost"]').hidden = false;
-      text(this.el("stat-cost"), `$${c.cost.toFixed(4)}`);
-    }
     const last = this.steps[this.steps.length - 1];
     const ended = { COMPLETED: "Done", FAILED: "Failed", CANCELLED: "Cancelled", EXPIRED: "Expired" };
     text(this.el("stat-stage"), ended[this.status]

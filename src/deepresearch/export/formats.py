@@ -1,0 +1,43 @@
+"""Every report format from one place, for any recipe's document: the text ones (md, html,
+json) from the recipe's ``render``, the binary ones (pdf, docx) drawn from its
+page-neutral ``document``. The CLI, the API and the MCP server all write reports through
+``render_bytes``, with the recipe the run's id or job names (``recipes.registry``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES, export_document
+from deepresearch.export.fonts import find_fonts
+from deepresearch.recipes.base import FORMATS as TEXT_FORMATS
+from deepresearch.recipes.base import Recipe
+
+R = TypeVar("R", bound=BaseModel)
+
+#: every format a report can be had in
+FORMATS: tuple[str, ...] = (*TEXT_FORMATS, *BINARY_FORMATS)
+TEXT_MEDIA_TYPES = {
+    "md": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "json": "application/json",
+}
+
+
+def media_type(fmt: str) -> str:
+    return MEDIA_TYPES.get(fmt) or TEXT_MEDIA_TYPES[fmt]
+
+
+def render_bytes(
+    recipe: Recipe[Any, R], result: R, fmt: str, *, pdf_fonts: Sequence[Path] = ()
+) -> bytes:
+    """``result`` (``recipe``'s document) in ``fmt``. A PDF embeds ``pdf_fonts`` (the
+    ``pdf_fonts`` setting) and then the system fonts ``find_fonts`` finds. ValueError for
+    an unknown format."""
+    if fmt in BINARY_FORMATS:
+        fonts = find_fonts(pdf_fonts) if fmt == "pdf" else ()
+        return export_document(recipe.document(result), fmt, fonts=fonts)
+    return recipe.render(result, fmt).encode("utf-8")

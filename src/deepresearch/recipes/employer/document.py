@@ -1,0 +1,189 @@
+"""An EmployerResult as a ``core.document.Document``, for the PDF and DOCX exports. Pure.
+
+The same content as ``render.to_markdown``: status, summary, the found items with their
+citations, the inferred items labelled as assumptions, the quality assessment, the
+routing table, the searches and the cited evidence. A citation ``[n]`` links to the page
+its quote comes from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from deepresearch.core.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
+from deepresearch.recipes.employer.models import EmployerResult, ProfileItem
+from deepresearch.recipes.employer.render import (
+    ROUTING_HEADER,
+    _cited,
+    _cites,
+    _numbers,
+    _shown,
+    _status_lines,
+    _title,
+    meta_line,
+    routing_cells,
+)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _link(url: str) -> str | None:
+    return url if url.startswith(("http://", "https://")) else None
+
+
+def employer_document(result: EmployerResult) -> Document:
+    numbers = _numbers(result)
+    urls = {item.id: item.source_url for item in result.evidence}
+    data = _shown(result)
+
+    def marks(ids: Sequence[str]) -> tuple[Span, ...]:
+        cited = _cites(ids, numbers)
+        by_number = {numbers[i]: urls.get(i, "") for i in ids if i in numbers}
+        spans = [Span(f"[{n}]", url=_link(by_number.get(n, ""))) for n in cited]
+        return (Span(" "), *spans) if spans else ()
+
+    blocks: list[Block] = [
+        Heading(1, _title(result)),
+        Paragraph((Span(_flat(meta_line(result)), italic=True),), "note"),
+        ItemList(tuple((Span(_flat(line)),) for line in _status_lines(result))),
+    ]
+    if result.early_exit:
+        blocks.append(
+            Paragraph(
+                (
+                    Span(
+                        "No profile is passed on: bad data is worse than no data. What the "
+                        "research found is shown below for transparency only."
+                    ),
+                ),
+                "notice",
+            )
+        )
+    blocks.append(Heading(2, "Summary"))
+    if data.employer_summary:
+        blocks.append(
+            Paragraph((Span(_flat(data.employer_summary)), *marks(data.summary_evidence)))
+        )
+    else:
+        blocks.append(
+            Paragraph((Span("No summary could be built from verified sources.", italic=True),))
+        )
+    for heading, items in (
+        ("Tech stack (found in sources)", data.tech_stack),
+        ("Requirements", data.identified_requirements),
+        ("Culture signals", data.culture_signals),
+    ):
+        blocks.append(Heading(2, heading))
+        blocks.append(_items(items, marks))
+    industry = data.inferred_industry
+    if industry is not None:
+        blocks += [
+            Heading(2, "Inferred (not found in any source)"),
+            Paragraph(
+                (
+                    Span("Industry: "),
+                    Span(_flat(industry.industry), bold=True),
+                    Span(
+                        f", guessed from the words {_flat(', '.join(industry.matched_signals))}. "
+                        "Technologies typical of that industry, offered as assumptions to "
+                        "check, not as facts about this employer:"
+                    ),
+                )
+            ),
+            _items(data.inferred_tech_stack, marks),
+        ]
+    blocks += _quality(result)
+    if result.routing_trace:
+        blocks.append(Heading(2, "Routing"))
+        rows = tuple(
+            tuple(Span(cell) for cell in routing_cells(step)) for step in result.routing_trace
+        )
+        widths = (0.09, 0.11, 0.11, 0.12, 0.21, 0.2, 0.16)
+        blocks.append(Table(ROUTING_HEADER, rows, widths))
+    searches = []
+    for attempt in result.attempts:
+        for res in attempt.results:
+            found = f"{len(res.evidence)} passages kept" if res.evidence else "nothing kept"
+            if res.error:
+                found = f"failed: {res.error}"
+            searches.append((Span(f"Attempt {attempt.attempt}: “{_flat(res.query)}” — {found}"),))
+    blocks += [Heading(2, "Searches"), ItemList(tuple(searches))] if searches else []
+    blocks += _evidence(result, numbers)
+    return Document(
+        title=_title(result), blocks=tuple(blocks), subject=_title(result), created=result.created
+    )
+
+
+Marks = Callable[[Sequence[str]], tuple[Span, ...]]
+
+
+def _items(items: Sequence[ProfileItem], marks: Marks) -> Block:
+    if not items:
+        return Paragraph((Span("None found.", italic=True),))
+    return ItemList(
+        tuple(
+            (
+                Span(_flat(item.text)),
+                *((Span(" (inferred)", italic=True),) if item.inferred else ()),
+                *marks(item.evidence),
+            )
+            for item in items
+        )
+    )
+
+
+def _quality(result: EmployerResult) -> list[Block]:
+    r = result.reranker
+    lines = [
+        f"Flags: {', '.join(r.quality_flags) or 'none'}",
+        f"Missing: {', '.join(r.missing_data_categories) or 'nothing'}",
+        f"Bad-data patterns: {', '.join(r.patterns_detected) or 'none'}",
+        f"Company verification: {r.company_verification.status} ({r.company_verification.note})",
+        f"Reasoning: {r.reasoning_trace}",
+    ]
+    pruned = r.pruned_data
+    for name, values in (
+        ("Pruned generic tech terms", pruned.tech_stack),
+        ("Pruned generic requirements", pruned.identified_requirements),
+        ("Pruned platitudes", pruned.culture_signals),
+        ("Not supported by any verified passage", pruned.unsupported),
+    ):
+        if values:
+            lines.append(f"{name}: {'; '.join(values)}")
+    lines += [f"Problem: {text}" for text in [*result.processing_errors, *result.warnings]]
+    return [
+        Heading(2, "Quality assessment"),
+        ItemList(tuple((Span(_flat(line)),) for line in lines)),
+    ]
+
+
+def _evidence(result: EmployerResult, numbers: dict[str, int]) -> list[Block]:
+    titles = {source.url: source.title for source in result.sources}
+    cited = set(_cited(result))
+    blocks: list[Block] = [Heading(2, "Evidence")]
+    for item in sorted(result.evidence, key=lambda e: numbers.get(e.id, 10**6)):
+        if item.id not in cited:
+            continue
+        title = titles.get(item.source_url) or item.source_url
+        blocks.append(
+            Paragraph(
+                (
+                    Span(f"[{numbers[item.id]}] ", bold=True),
+                    Span(_flat(title), url=_link(item.source_url)),
+                )
+            )
+        )
+        blocks.append(Paragraph((Span(f"“{_flat(item.quote)}”"),), "quote"))
+    if not cited:
+        blocks.append(Paragraph((Span("No quote is cited.", italic=True),)))
+    others = len(result.evidence) - len(cited)
+    if others > 0:
+        blocks.append(
+            Paragraph(
+                (Span(f"{others} other verified passages were read; the JSON output lists them."),),
+                "note",
+            )
+        )
+    return blocks

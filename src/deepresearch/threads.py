@@ -1,0 +1,104 @@
+"""Threads of research runs in the checkpoint store: a follow-up's parent read (a
+finished research run), a new turn recorded in the thread's first run (its root), the
+thread's turns listed from any of its runs.
+
+A thread needs no table of its own: each follow-up's state names its root and the run it
+follows (``Thread``), and the root's state lists the turns that followed it
+(``thread_turns``, written as ``evaluation.py`` writes an evaluation: a state update on
+the finished run), so SQLite and PostgreSQL checkpoints hold threads alike."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from deepresearch.checkpoints import describe, open_checkpointer
+from deepresearch.core.ids import check_run_id
+from deepresearch.errors import InvalidInput, RunError, RunNotFound
+from deepresearch.graph import build_graph
+from deepresearch.models import Report
+from deepresearch.models.thread import Thread, Turn
+from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
+from deepresearch.settings import Settings
+
+#: report kinds that are replies, not research: nothing to follow up
+_REPLIES = ("chitchat", "refusal", "clarification")
+NODE = "evaluate"  # the last node: a state update as it leaves the run finished
+
+
+def _config(run_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": run_id}}
+
+
+async def load_parent(settings: Settings, run_id: str) -> dict[str, Any]:
+    """The state of finished research run ``run_id``, which a follow-up continues; a clear
+    error when there is none, it is another recipe's, unfinished, or ended with a reply."""
+    check_run_id(run_id)
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        snapshot = await build_graph(saver).aget_state(_config(run_id))
+    values = dict(snapshot.values)
+    if not values:
+        raise RunNotFound(
+            f"no run {run_id!r} in {describe(settings)}",
+            hint="check the run id, and that DEEPRESEARCH_DATA_DIR is the one it used",
+        )
+    check_parent(run_id, values, finished=not snapshot.next)
+    return values
+
+
+def check_parent(run_id: str, values: Mapping[str, Any], *, finished: bool) -> None:
+    """Why run ``run_id`` (its state ``values``) cannot be followed up, as an error."""
+    recipe = values.get("recipe") or DEFAULT_RECIPE
+    if recipe != DEFAULT_RECIPE:
+        raise InvalidInput(
+            f"run {run_id!r} is a {recipe!r} run; only research runs take follow-ups"
+        )
+    report = values.get("report")
+    if not finished or not isinstance(report, Report):
+        raise RunError(
+            f"run {run_id!r} has not finished",
+            hint="ask a follow-up once its report is written",
+        )
+    if report.kind in _REPLIES:
+        raise InvalidInput(
+            f"run {run_id!r} ended with a {report.kind}, not a report: ask a new question instead"
+        )
+
+
+def root_of(run_id: str, values: Mapping[str, Any]) -> str:
+    thread = values.get("thread")
+    return thread.info.root if isinstance(thread, Thread) else run_id
+
+
+def turn_of(values: Mapping[str, Any]) -> int:
+    thread = values.get("thread")
+    return thread.info.turn if isinstance(thread, Thread) else 1
+
+
+async def record_turn(settings: Settings, root: str, turn: Turn) -> None:
+    """Add ``turn`` to the turns the thread's root lists (once per run id)."""
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        graph = build_graph(saver)
+        values = (await graph.aget_state(_config(root))).values
+        turns = [t for t in values.get("thread_turns", []) if t.run_id != turn.run_id]
+        await graph.aupdate_state(_config(root), {"thread_turns": [*turns, turn]}, as_node=NODE)
+
+
+async def thread_turns(settings: Settings, run_id: str) -> list[Turn]:
+    """Every turn of the thread run ``run_id`` belongs to, first to last: the root, then
+    its follow-ups (empty when there is no such run)."""
+    check_run_id(run_id)
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        graph = build_graph(saver)
+        values = (await graph.aget_state(_config(run_id))).values
+        if not values:
+            return []
+        root = root_of(run_id, values)
+        if root != run_id:
+            values = (await graph.aget_state(_config(root))).values
+        if not values:
+            return []
+    first = Turn(run_id=root, turn=1, question=str(values.get("question", "")))
+    return [first, *sorted(values.get("thread_turns", []), key=lambda t: (t.turn, t.run_id))]

@@ -1,0 +1,45 @@
+"""The employer profile as PDF and DOCX, through the registry as every front end gets it
+(``render_bytes`` with the recipe): the same content as its markdown (status, found items
+with their citations, the routing table, the cited evidence), links to the pages the
+quotes come from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deepresearch.export.formats import FORMATS, render_bytes
+from deepresearch.recipes.employer import EmployerRequest
+from deepresearch.recipes.employer.render import _cited
+from deepresearch.recipes.registry import get_recipe
+from deepresearch.testing.web import OfflineWeb
+
+from ..export.reading import docx_links, docx_tables, docx_text, flat, pdf_links, pdf_text
+from .conftest import COMPANY
+from .test_run import run
+
+
+async def test_the_profile_exports_to_pdf_and_docx(web: OfflineWeb, tmp_path: Path) -> None:
+    result, _ = await run(web, tmp_path, EmployerRequest(company=COMPANY))
+    cited = set(_cited(result))
+    quotes = [flat(item.quote) for item in result.evidence if item.id in cited]
+    urls = {item.source_url for item in result.evidence if item.id in cited}
+    assert quotes and result.routing_trace
+    recipe = get_recipe("employer")
+    assert recipe.document(result).title == "Employer profile: Google"
+
+    pdf = render_bytes(recipe, result, "pdf")
+    text = pdf_text(pdf)
+    assert "Employer profile: Google" in text and "Routing" in text
+    assert "attempt data quality confidence recommended route next" in text  # the table
+    assert all(quote in text for quote in quotes if quote.isascii())
+    assert set(pdf_links(pdf)) == urls
+
+    word = render_bytes(recipe, result, "docx")
+    assert all(quote in docx_text(word) for quote in quotes)
+    assert {url for _, url in docx_links(word)} == urls
+    (routing,) = docx_tables(word)
+    assert routing[0][:2] == ["attempt", "data"] and len(routing) == 1 + len(result.routing_trace)
+
+    # the text formats through the same door are the recipe's own renderings
+    for fmt in FORMATS[:3]:
+        assert render_bytes(recipe, result, fmt) == recipe.render(result, fmt).encode()
