@@ -66,13 +66,19 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
 
     import pytest_socket
 
-    from deepresearch.replay.play import replay_run
+    from deepresearch.errors import RunError
+    from deepresearch.replay.play import refuse_inexact, replay_run
     from deepresearch.runner import load_result
     from deepresearch.settings import load_settings
 
     for number, manifest in enumerate(sorted(tmp_path.rglob("recordings/*/manifest.json"))):
-        if not json.loads(manifest.read_text(encoding="utf-8")).get("finished"):
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))
+        if not recorded.get("finished"):
             continue  # a paused or failed run: nothing to reproduce
+        try:
+            refuse_inexact(recorded)
+        except RunError:
+            continue  # a budgeted run or a follow-up: refused with a message, not replayed
         data_dir = manifest.parents[2]
         recipe, original = asyncio.run(
             load_result(load_settings(data_dir=data_dir), manifest.parent.name)

@@ -66,6 +66,7 @@ async def replay_run(
             "there is no report to reproduce",
             hint="resume it first (deepresearch run --resume RUN_ID), then replay it",
         )
+    refuse_inexact(manifest)
     recipe: Recipe[Any, Any] = get_recipe(str(manifest.get("recipe")))
     request = recipe.request_model.model_validate(manifest["request"])
     with tempfile.TemporaryDirectory(prefix="deepresearch-replay-") as scratch:
@@ -99,6 +100,31 @@ async def replay_run(
             + "); replay it with that version",
         )
     return recipe, document
+
+
+#: settings under which the same replies can give another report: which model calls a
+#: budget lets start depends on how fast the calls before it came back
+TIMING_SETTINGS = ("max_tokens", "max_cost", "max_time")
+
+
+def refuse_inexact(manifest: dict[str, Any]) -> None:
+    """Refuse, before any work, a recorded run whose replay cannot be exact."""
+    run = manifest.get("run_id")
+    budgets = [name for name in TIMING_SETTINGS if manifest["settings"].get(name) is not None]
+    if budgets:
+        raise RunError(
+            f"run {run!r} ran under a budget ({', '.join(budgets)}): which model calls a "
+            "budget lets start depends on how fast earlier calls came back, so its replay "
+            "cannot be exact",
+            hint="`deepresearch report RUN_ID` shows its report; replay runs made without a budget",
+        )
+    parent = manifest.get("request", {}).get("followup_of")
+    if parent:
+        raise RunError(
+            f"run {run!r} follows up run {parent!r}, which a replay cannot read",
+            hint="`deepresearch report RUN_ID` shows its report; replaying follow-ups is "
+            "not supported yet",
+        )
 
 
 def _missing(player: Player) -> RunError:
