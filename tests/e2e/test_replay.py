@@ -110,6 +110,13 @@ async def test_a_replay_that_cannot_be_exact_says_why(
     with pytest.raises(RunNotFound, match="has no recording"):
         await replay_run(unrecorded, report.run_id)
 
+    # a budget decides which calls start by how fast earlier ones came back: refused
+    budgeted = offline_settings(offline_web, tmp_path / "budget", model="none", max_tokens=10**6)
+    report = await run_research(hotpot_question, budgeted)
+    assert report is not None
+    with pytest.raises(RunError, match="ran under a budget"):
+        await replay_run(budgeted, report.run_id)
+
     # a recording whose report was not the one it reproduces: refused, not passed off
     done = await run_research(hotpot_question, settings, run_id="done-run")
     assert done is not None
