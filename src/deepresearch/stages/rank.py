@@ -55,7 +55,7 @@ class Ratings(BaseModel):
 async def rank_candidates(
     ctx: RunContext, hits: Sequence[SearchHit], sub_question: SubQuestion, *, limit: int
 ) -> Selection:
-    now = ctx.clock()
+    now = ctx.ranked_at
     hostile = {hit.url: bad for hit in hits if (bad := scan(f"{hit.title}\n{hit.snippet}"))}
     if hostile:
         for url, bad in hostile.items():
