@@ -48,13 +48,6 @@ class RunContext:
         self.domain_rules = with_local_hosts(rules, self.settings.allow_hosts)
 
     @cached_property
-    def ranked_at(self) -> datetime:
-        """The moment the run's rankings score recency against: the first ranking's, for
-        every unit alike, so concurrent units score the same page the same way and a replay
-        reads the recorded moment whatever order its units rank in."""
-        return self.clock()
-
-    @cached_property
     def embedder(self) -> Embedder | None:
         """The embedding model for the deterministic audit, loaded on first use."""
         return self.embedder_factory() if self.embedder_factory is not None else None
