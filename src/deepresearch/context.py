@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cached_property
 
 from langchain_core.language_models import BaseChatModel
@@ -29,6 +30,8 @@ class RunContext:
     embedder_factory: Callable[[], Embedder | None] | None = None
     #: ``--council-models``: each member's spec and model (``llm.council``)
     council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
+    #: the time a stage stamps a report with or ranks by (a replay's is the recorded run's)
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
     fetches: int = 0
     #: search providers that failed while others answered, "provider: problem" (the

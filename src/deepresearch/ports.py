@@ -4,7 +4,11 @@ place, so the research run and the recipes build them the same way.
 
 Models built from Settings pass the preflight (``llm.preflight``) here, before the run
 does anything else: an unreachable model server stops the run with a ConfigError (exit 2)
-unless ``on_model_unavailable = "extractive"``."""
+unless ``on_model_unavailable = "extractive"``.
+
+With a ``Recorder`` (``replay.ports``) every port's answers go to the run's recording; with
+a ``Player`` the ports answer from one (the runner hands its models, search and fetcher in,
+and the response cache, council and clock are the recording's here)."""
 
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ from deepresearch.models.event_payloads import (
     ModelWaitTimeoutWarning,
     SearchProviderFailedWarning,
 )
+from deepresearch.replay.ports import Player, Recorder
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
 from deepresearch.search.registry import build_search_provider
@@ -51,6 +56,7 @@ async def open_context(
     models: Mapping[Role, BaseChatModel | None] | None,
     search: SearchProvider | None,
     fetcher: Fetcher | None,
+    tape: Recorder | Player | None = None,
 ) -> RunContext:
     """The run's ports; everything opened is closed with ``stack``."""
     refuse_in_worker_start()  # a script without a main guard, re-imported by a worker
@@ -60,10 +66,13 @@ async def open_context(
         )
     )
     search_errors: list[str] = []  # the run's: RunContext.search_errors
+    on_failure = _search_warnings(bus, search_errors)
+    if isinstance(tape, Recorder):
+        on_failure = tape.search_failures(on_failure)
+    elif isinstance(tape, Player):  # the recorded failures, told again as the run told them
+        tape.on_search_failure = on_failure
     if search is None:
-        search = build_search_provider(
-            settings, client, on_failure=_search_warnings(bus, search_errors)
-        )
+        search = build_search_provider(settings, client, on_failure=on_failure)
     if settings.debug_log is not None:
         stack.enter_context(fetch_debug_log(settings.debug_log))
     if fetcher is None:  # its own pinned client: never the shared one above
@@ -82,6 +91,8 @@ async def open_context(
         pages = PageCache(settings.data_dir / "pages.sqlite3", ttl_s=settings.page_cache_ttl_s)
         stack.callback(pages.close)
         fetcher = CachingFetcher(fetcher, pages)
+    if isinstance(tape, Recorder):
+        search, fetcher = tape.search(search), tape.fetcher(fetcher)
 
     guard = BudgetGuard.from_settings(settings)  # its clock starts with the run
 
@@ -113,6 +124,8 @@ async def open_context(
 
     cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
     stack.callback(cache.close)
+    if tape is not None:
+        cache = tape.cache(cache)
     if models is not None:
         gateway = Gateway(
             dict(models),
@@ -148,15 +161,22 @@ async def open_context(
         [(gateway.model_name(r), gateway.endpoint(r)) for r in ROLES if gateway.has_model(r)]
         + [(spec, endpoint_for(spec, settings)) for spec in settings.council_models]
     )
-    return RunContext(
+    council = tape.council_models() if isinstance(tape, Player) else build_council_models(settings)
+    if isinstance(tape, Recorder):
+        gateway.wrap_models(tape.model)
+        council = {spec: m and tape.model(m, spec) for spec, m in council.items()}
+    context = RunContext(
         settings=settings,
         gateway=gateway,
         search=search,
         fetcher=fetcher,
         bus=bus,
-        council_models=build_council_models(settings),
+        council_models=council,
         search_errors=search_errors,
     )
+    if tape is not None:
+        context.clock = tape.clock()
+    return context
 
 
 def _search_warnings(bus: EventBus, failures: list[str]) -> OnFailure:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from deepresearch.fetch.base import Fetcher
     from deepresearch.recipes.base import Recipe
+    from deepresearch.replay.ports import Player, Recorder
     from deepresearch.search.base import SearchProvider
 
 RECURSION_LIMIT = 200
@@ -114,11 +115,14 @@ async def run_recipe(
     stop_after: str | None = None,
     reply: Any = None,
     reply_to: str | None = None,
+    tape: Recorder | Player | None = None,
 ) -> R | InputRequest | None:
     """Run ``recipe`` on ``request`` (from ``recipe.request``), or resume run ``run_id``
     (``request`` None), and return its document; None when ``stop_after`` paused it.
     ``resources`` are the recipe's own (``recipe.resources``); the recipe's per-role
-    temperatures apply unless ``settings`` set a temperature.
+    temperatures apply unless ``settings`` set a temperature. ``tape`` records the run
+    (by default, with ``settings.record_runs``, into ``data_dir/recordings/<run id>``) or
+    replays one (``replay.play``).
 
     A run that needs a person (a LangGraph interrupt: a clarifying question, a plan to
     review) is checkpointed where it stands and returns an ``InputRequest``, after an
@@ -185,7 +189,12 @@ async def run_recipe(
         answer: Any = None
         if reply is not None and waiting is not None and reply_to in (None, waiting.id):
             answer = check_reply(waiting.kind, reply)  # a bad answer changes nothing
-        ctx = await open_context(stack, settings, bus, models, search, fetcher)
+        if tape is None and settings.record_runs:  # loads LangChain: after run_started
+            from deepresearch.replay.ports import Recorder
+            from deepresearch.replay.tape import Tape, recording_folder
+
+            tape = Recorder(Tape(recording_folder(settings, run_id), secrets=settings.secrets()))
+        ctx = await open_context(stack, settings, bus, models, search, fetcher, tape)
         gateway = ctx.gateway
         gateway.budget.started = began  # --max-time counts from the run's start
 
@@ -211,6 +220,16 @@ async def run_recipe(
         else:
             assert request is not None
             start = recipe.initial_state(request, run_id)
+            if tape is not None:  # a recording's manifest, or a replay's recorded boundary
+                tape.begin(
+                    run_id=run_id,
+                    recipe=recipe.name,
+                    request=request,
+                    settings=settings,
+                    gateway=gateway,
+                    search=ctx.search,
+                    council=ctx.council_models,
+                )
             start["boundary"] = gateway.boundary  # the fence of untrusted text, kept on resume
 
         try:
@@ -236,6 +255,8 @@ async def run_recipe(
         final = await graph.aget_state(config)
         request_ = _waiting(run_id, final.interrupts)
         if request_ is not None:  # a person's turn: checkpointed, not failed
+            if tape is not None:
+                tape.waited()
             bus.emit(
                 InputRequested.model_validate(request_.event_data()),
                 stage=next(iter(final.next), None),
@@ -251,6 +272,8 @@ async def run_recipe(
                 message=f"Run paused after {stop_after}",
             )
             return None
+        if tape is not None:
+            tape.finish(document)
         completion = recipe.completion(document, fetches=ctx.fetches)
         budget = gateway.budget  # which budget ended the run (None: none did), and spend
         completed = completion.completed_event

@@ -230,6 +230,11 @@ class Settings(BaseSettings):
         default=0.25, ge=0.0, le=30.0, description="minimum gap between request starts to one host"
     )
     respect_robots: bool = Field(default=True, description="obey each site's robots.txt (RFC 9309)")
+    record_runs: bool = Field(
+        default=True,
+        description="keep each run's model replies, search results and pages in "
+        "data_dir/recordings/<run id>, so `deepresearch replay` reproduces it offline",
+    )
     page_cache_ttl_s: float = Field(
         default=86_400, ge=0, description="how long a fetched page is reused (0: no page cache)"
     )

@@ -91,6 +91,7 @@ POSITIVE = {
         "sse.clients_exact",
     ],
     "upload_cap": ["declared.refused_413", "chunked.refused_413", "declared.rss_before_mb"],
+    "replay": ["run_wall_s", "replay_wall_s", "identical", "recording_kb"],
     "wide": [
         "topics.scripted.sources_read",
         "topics.scripted.input_tokens",
@@ -272,6 +273,13 @@ def test_critical_path_is_the_heaviest_sequential_chain() -> None:
     assert path.stages == ["a", "c", "e"]
     assert path.ideal_s == 5.0
     assert critical_path([]).calls == ()
+
+
+def test_replay_reproduces_every_run_without_calls(tiny_run: dict[str, Any]) -> None:
+    figures = tiny_run["benchmarks"]["replay"]["figures"]
+    assert figures["identical"]["value"] == 1.0
+    assert figures["replay_model_calls"]["value"] == 0
+    assert figures["replay_requests"]["value"] == 0
 
 
 def test_budgeted_runs_never_pass_their_budget(tiny_run: dict[str, Any]) -> None:

@@ -51,3 +51,57 @@ def hotpot_question() -> str:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data folder not found at {SHARED_DATA}")
     return hotpotqa_questions(SHARED_DATA)[0].question
+
+
+@pytest.fixture(autouse=True)
+def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
+    """After each end-to-end test, every run it finished is replayed from a copy of its
+    recording in a new data folder with every network socket refused (issue 19): the
+    replay must render the same markdown and JSON, byte for byte, as the run's own report
+    (``tests/e2e/test_replay.py`` also counts the model calls, searches and fetches)."""
+    yield
+    import asyncio
+    import json
+    import shutil
+
+    import pytest_socket
+
+    from deepresearch.errors import RunError
+    from deepresearch.replay.play import refuse_inexact, replay_run
+    from deepresearch.runner import load_result
+    from deepresearch.settings import load_settings
+
+    for number, manifest in enumerate(sorted(tmp_path.rglob("recordings/*/manifest.json"))):
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))
+        if not recorded.get("finished"):
+            continue  # a paused or failed run: nothing to reproduce
+        try:
+            refuse_inexact(recorded)
+        except RunError:
+            continue  # a budgeted run, a follow-up, a run that waited: refused, not replayed
+        data_dir = manifest.parents[2]
+        recipe, original = asyncio.run(
+            load_result(load_settings(data_dir=data_dir), manifest.parent.name)
+        )
+        copy = tmp_path / "replayed" / str(number)
+        shutil.copytree(manifest.parent, copy)
+        pytest_socket.disable_socket(allow_unix_socket=True)
+        try:
+            _, replayed = asyncio.run(
+                replay_run(load_settings(data_dir=tmp_path / "elsewhere"), folder=copy)
+            )
+        finally:  # back to the suite's rule: loopback only
+            pytest_socket.enable_socket()
+            pytest_socket.socket_allow_hosts(
+                ["127.0.0.1", "::1", "localhost"], allow_unix_socket=True
+            )
+        if getattr(original, "evaluation", None) is not None and not getattr(
+            replayed, "evaluation", None
+        ):
+            # ``deepresearch eval`` evaluated the stored run after it ended: the replay
+            # reproduces the report the run wrote, which had no evaluation yet
+            original = original.model_copy(update={"evaluation": None})
+        for fmt in ("md", "json"):
+            assert recipe.render(replayed, fmt) == recipe.render(original, fmt), (
+                f"the replay of {manifest.parent.name} rendered {fmt} differently"
+            )

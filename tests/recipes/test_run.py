@@ -167,6 +167,15 @@ async def test_the_result_is_json_and_renders(web: OfflineWeb, tmp_path: Path) -
     assert html.startswith("<!doctype html>") and "Employer profile: Google" in html
     with pytest.raises(ValueError):
         render_employer(result, "pdf")
+    # the run was recorded: its replay gives the same profile, byte for byte (issue 19)
+    from deepresearch.replay.play import replay_run
+
+    _, replayed = await replay_run(
+        web_settings(web, tmp_path / "elsewhere"),
+        folder=(tmp_path / "data" / "recordings" / result.run_id),
+    )
+    for fmt in ("md", "json"):
+        assert render_employer(replayed, fmt) == render_employer(result, fmt)
 
 
 async def test_a_job_description_gives_a_clean_profile_with_the_noise_pruned(

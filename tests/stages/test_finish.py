@@ -3,6 +3,7 @@ with its scores and the decision taken on it."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -50,7 +51,9 @@ async def test_an_abort_lists_every_source_it_read_and_considered() -> None:
         "sub_questions": [],
         "wave": 2,
     }
-    runtime = SimpleNamespace(context=SimpleNamespace(bus=EventBus("run-1")))
+    runtime = SimpleNamespace(
+        context=SimpleNamespace(bus=EventBus("run-1"), clock=lambda: datetime.now(UTC))
+    )
     update = await abort(cast(Any, state), cast(Any, runtime))
     report = update["report"]
     assert report.kind == "abort" and report.evidence == []

@@ -27,6 +27,7 @@ from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
 from deepresearch.cli.mcp import mcp
+from deepresearch.cli.replay import record, replay
 from deepresearch.cli.reply import reply
 from deepresearch.cli.report import report
 from deepresearch.cli.run import run
@@ -82,6 +83,8 @@ app.command(name="reply")(reply)
 app.command(name="doctor")(doctor)
 app.command(name="index")(index)
 app.command(name="report")(report)
+app.command(name="replay")(replay)
+app.command(name="record")(record)
 app.command(name="eval")(evaluate)
 app.command(name="employer")(employer)
 app.command(name="serve")(serve)

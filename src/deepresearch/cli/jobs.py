@@ -303,9 +303,19 @@ def _watch(client: ServiceClient, job_id: str, *, json_events: bool) -> NoReturn
     _exit_for(client, job_id, stream.terminal)
 
 
-def _waits(client: ServiceClient, job_id: str) -> bool:
-    """Whether the job waits for a person now (a replayed stream shows past requests too)."""
-    return client.get(job_id).status == "AWAITING_INPUT"
+def _waits(client: ServiceClient, job_id: str, *, settle_s: float = 5.0) -> bool:
+    """Whether the job waits for a person now (a replayed stream shows past requests too).
+    The worker stores ``input_requested`` before the job's status says so, so a job still
+    RUNNING is asked again for up to ``settle_s`` seconds; one that went on (an answered,
+    past request) is RUNNING all along and is then followed as before."""
+    import time
+
+    deadline = time.monotonic() + settle_s
+    while True:
+        status = client.get(job_id).status
+        if status != "RUNNING" or time.monotonic() >= deadline:
+            return status == "AWAITING_INPUT"
+        time.sleep(0.1)
 
 
 def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> NoReturn:

@@ -135,6 +135,14 @@ def run(
     max_cost: options.MaxCost = None,
     max_time: options.MaxTime = None,
     config: options.Config = None,
+    record_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            metavar="DIR",
+            help="Also copy the run's recording (replies, results, pages) to DIR for replay.",
+        ),
+    ] = None,
     stop_after: Annotated[
         str | None, typer.Option(hidden=True, help="Pause after this stage (for debugging).")
     ] = None,
@@ -160,6 +168,8 @@ def run(
         run_id = run_id_or_exit(run_id, "--run-id")
     if out is not None and not resume:  # a resume's is checked once its record is read
         _check_target(out, fmt or Format.md, json_events)
+    if record_to is not None and record_to.exists() and any(record_to.iterdir()):
+        error(f"--record {record_to} is not empty", "give --record a new or empty folder")
     overrides: dict[str, Any] = {
         **options.model_and_search_overrides(
             model=model,
@@ -184,6 +194,7 @@ def run(
         "council": council,
         "council_models": council_models,
         "evaluate": evaluate or None,
+        "record_runs": True if record_to is not None else None,
         "max_tokens": max_tokens,
         "max_cost": max_cost,
         "max_time": max_time,
@@ -238,6 +249,7 @@ def run(
         json_events=json_events,
         remember=remember,
         stop_after=stop_after,
+        record_to=record_to,
     )
 
 
@@ -288,8 +300,10 @@ def _drive(
     remember: Callable[..., None],
     stop_after: str | None = None,
     answer: Any = None,
+    record_to: Path | None = None,
 ) -> NoReturn:
-    """Run (or resume) the run, answer its pauses at a terminal, and write its report."""
+    """Run (or resume) the run, answer its pauses at a terminal, and write its report
+    (and, with ``record_to``, copy its recording there: ``run --record DIR``)."""
     import asyncio
 
     from deepresearch.cli.live import Renderer
@@ -347,6 +361,10 @@ def _drive(
         saved=f"the run is saved: deepresearch report {run_id} --out FILE",
     )
     say(f"{report.kind} report written to {shown(target)} (run {run_id})")
+    if record_to is not None:
+        from deepresearch.cli.replay import record as copy_recording
+
+        copy_recording(run_id, record_to)
     if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
         say(report.summary[0].text)
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)

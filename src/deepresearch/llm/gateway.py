@@ -196,6 +196,13 @@ class Gateway:
         twin._secrets = tuple(dict.fromkeys([*self._secrets, *keys]))
         return twin
 
+    def wrap_models(self, wrap: Callable[[BaseChatModel, str], BaseChatModel]) -> None:
+        """Every role's model replaced by ``wrap(model, its name)`` (a run's recording,
+        ``replay.ports``); names, endpoints and keys stay the model's own."""
+        for role, model in self._models.items():
+            if model is not None:
+                self._models[role] = wrap(model, self.model_name(role))
+
     def has_model(self, role: Role) -> bool:
         """Whether ``role`` has a usable model (configured, and not refused for good)."""
         return self._model(role) is not None

@@ -65,6 +65,9 @@ class Usage(BaseModel):
             call.input_tokens, call.output_tokens
         )
         self.by_role.setdefault(call.role, TokenCount()).add(call.input_tokens, call.output_tokens)
+        # by name, not by which call came back first: the same calls, the same report
+        self.by_stage = dict(sorted(self.by_stage.items()))
+        self.by_role = dict(sorted(self.by_role.items()))
 
     def merge(self, other: Usage) -> None:
         self.calls += other.calls
@@ -83,3 +86,5 @@ class Usage(BaseModel):
             mine.calls += count.calls
             mine.input_tokens += count.input_tokens
             mine.output_tokens += count.output_tokens
+        self.by_stage = dict(sorted(self.by_stage.items()))
+        self.by_role = dict(sorted(self.by_role.items()))

@@ -6,7 +6,6 @@ as a run that found nothing does."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -96,7 +95,7 @@ async def answer(
         sections=sections,
         limitations=[LIMITATION, *ctx.gateway.errors],
         notice=NOTICE,
-        created_at=datetime.now(UTC),
+        created_at=ctx.clock(),
     )
     ctx.bus.emit(
         ReportReady(kind="unresearched", sources=0, evidence=0),

@@ -12,6 +12,7 @@ on its own, 0-10 per dimension, against the general reading of each dimension be
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
@@ -79,6 +80,7 @@ async def evaluate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         plan.sub_questions if plan is not None else [],
         state.get("sub_questions", []),
         ctx.gateway,
+        ctx.clock,
     )
     announce(ctx, result)
     ctx.bus.emit(StageCompleted(), stage=STAGE)
@@ -90,6 +92,7 @@ async def evaluate_report(
     planned: list[SubQuestion],
     every: list[SubQuestion],
     gateway: Gateway,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> EvalResult:
     """The figures of ``report`` and, when ``gateway`` has a judge, its RACE scores."""
     figures = await asyncio.to_thread(citation_figures, report)
@@ -131,7 +134,7 @@ async def evaluate_report(
         judge_model=gateway.model_name("judge") if scores else None,
         judge_note=note,
         usage=_spent(gateway.usage, before),
-        created_at=datetime.now(UTC),
+        created_at=clock(),
     )
 
 

@@ -4,8 +4,6 @@ clarifying question)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
@@ -60,7 +58,7 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         limitations=list(dict.fromkeys(state.get("warnings", [])))[:5],
         notice="No reliable sources were found, so no findings are reported.",
         considered=considered,
-        created_at=datetime.now(UTC),
+        created_at=ctx.clock(),
     )
     ctx.bus.emit(
         ReportReady(kind="abort"), stage="abort", message="Abort report: nothing reliable found"
@@ -89,7 +87,7 @@ async def respond(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         title=title,
         kind=kind,
         summary=[Sentence(text=reply)] if reply else [],
-        created_at=datetime.now(UTC),
+        created_at=ctx.clock(),
     )
     ctx.bus.emit(ReportReady(kind=kind, reply=reply), stage="intake", message=title)
     return {"report": report}

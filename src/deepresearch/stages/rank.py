@@ -14,7 +14,7 @@ dropped (``core.injection``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import BaseModel, Field
 
@@ -55,7 +55,9 @@ class Ratings(BaseModel):
 async def rank_candidates(
     ctx: RunContext, hits: Sequence[SearchHit], sub_question: SubQuestion, *, limit: int
 ) -> Selection:
-    now = datetime.now(UTC)
+    # recency is scored in whole days: units ranking at once (and their replay, which may
+    # rank in another order) score the same page alike
+    now = ctx.clock().replace(hour=0, minute=0, second=0, microsecond=0)
     hostile = {hit.url: bad for hit in hits if (bad := scan(f"{hit.title}\n{hit.snippet}"))}
     if hostile:
         for url, bad in hostile.items():

@@ -8,7 +8,6 @@ token limits) the report is extractive: verified quotes only, labelled as such."
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -134,7 +133,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         model_errors=ctx.gateway.errors,
         search_errors=ctx.search_errors,
         open_leads=state.get("open_leads", []),
-        created_at=datetime.now(UTC),
+        created_at=ctx.clock(),
     )
     report = done.report
     refs, cited = report.sources, report.cited_evidence_ids()

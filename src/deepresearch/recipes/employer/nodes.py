@@ -7,7 +7,6 @@ and the ports, reports through the event bus (seed 000, section 15: ``phase``,
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Final, Literal
 
 from langgraph.runtime import Runtime
@@ -205,7 +204,7 @@ async def result(state: EmployerRunState, runtime: Runtime[EmployerContext]) -> 
     early = employer.early_exit
     document = EmployerResult(
         run_id=state["run_id"],
-        created=datetime.now(UTC),
+        created=ctx.clock(),
         request=state["request"],
         outcome="early_exit" if early else "profile",
         classification=state["classification"],

@@ -1,0 +1,76 @@
+"""``deepresearch replay RUN_ID`` (or ``--from DIR``): reproduce a finished run's report
+offline from its recording, with no model call, search or fetch; ``deepresearch record
+RUN_ID DIR``: copy a run's recording to a folder that replays on another machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from deepresearch.cli.common import (
+    check_output,
+    error,
+    fail,
+    run_id_or_exit,
+    say,
+    settings_from,
+    shown,
+    write_output,
+)
+from deepresearch.cli.run import Format
+from deepresearch.errors import DeepResearchError
+
+
+def replay(
+    run_id: Annotated[
+        str | None, typer.Argument(help="The id of a finished, recorded run.")
+    ] = None,
+    source: Annotated[
+        Path | None,
+        typer.Option("--from", help="Replay the recording in this folder (from `record`)."),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
+    ] = None,
+) -> None:
+    """Reproduce a finished run's report from its recording, offline and byte for byte."""
+    import asyncio
+
+    from deepresearch.export.formats import render_bytes
+    from deepresearch.replay.play import replay_run
+
+    if (run_id is None) == (source is None):
+        error("give a RUN_ID or --from DIR (one of them)", "deepresearch replay RUN_ID")
+    if run_id is not None:
+        run_id = run_id_or_exit(run_id)
+    target = check_output(out, fmt.value)
+    settings = settings_from({})
+    try:
+        recipe, document = asyncio.run(replay_run(settings, run_id, folder=source))
+    except DeepResearchError as exc:
+        fail(exc)
+    write_output(target, render_bytes(recipe, document, fmt.value, pdf_fonts=settings.pdf_fonts))
+    say(f"replayed run {document.run_id}: the recorded report, written to {shown(target)}")
+
+
+def record(
+    run_id: Annotated[str, typer.Argument(help="The id of a recorded run.")],
+    folder: Annotated[Path, typer.Argument(help="A new or empty folder to copy it to.")],
+) -> None:
+    """Copy a run's recording (model replies, search results, pages; keys scrubbed) to a
+    folder that `deepresearch replay --from` replays anywhere."""
+    from deepresearch.replay.play import export_recording
+
+    run_id = run_id_or_exit(run_id)
+    settings = settings_from({})
+    try:
+        export_recording(settings, run_id, folder)
+    except DeepResearchError as exc:
+        fail(exc)
+    except OSError as exc:
+        error(f"could not write {folder} ({exc.strerror or exc})", "choose another folder")
+    say(f"run {run_id} recorded in {folder}; replay it with: deepresearch replay --from {folder}")

@@ -1,0 +1,500 @@
+"""The ports of a recorded run and of its replay.
+
+``Recorder`` wraps a run's real ports: each chat model (every reply it gives, keyed by the
+model and the exact messages), the response cache (every reply it serves from an earlier
+run, so those are in the recording too), the search provider (results or the error, keyed
+by provider, query and limit), the fetcher (the page or the error, keyed by URL) and the
+clock the stages stamp reports with. ``Player`` is the other side: ports that answer only
+from a recording, and note every question the recording has no answer for (a miss), so the
+replay fails saying what is missing instead of making a call. Keys never depend on the order
+of calls, so concurrent stages replay whatever order they ask in."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, messages_from_dict
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+from deepresearch import errors
+from deepresearch.errors import FetchError, ProviderError, RunError
+from deepresearch.fetch.base import FetchedPage, Fetcher
+from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.failures import classify, status_of
+from deepresearch.llm.gateway import Gateway
+from deepresearch.models import SearchHit
+from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
+from deepresearch.search.base import SearchProvider
+from deepresearch.search.fanout import OnFailure
+from deepresearch.settings import ROLES, Settings
+
+#: the failures of single providers reported during the search being recorded (a fan-out
+#: tells them through its ``on_failure`` while the others answer); a context variable, so
+#: concurrent searches each collect their own
+_SEARCH_FAILURES: ContextVar[list[dict[str, str]] | None] = ContextVar(
+    "search_failures", default=None
+)
+
+
+class ReplayMiss(RuntimeError):
+    """A replayed port was asked something its recording has no answer for."""
+
+
+class RecordedFailure(Exception):
+    """A model call that failed while the run was recorded, raised again by the replay."""
+
+
+def failure_entry(exc: Exception) -> dict[str, Any]:
+    """What the gateway reads from a failed call's exception (``llm.failures.classify``:
+    its HTTP status, Retry-After, class names; its class name in the report's limitations),
+    without the message, which may quote a key."""
+    failure = classify(exc)
+    return {
+        "type": type(exc).__name__,
+        "names": [cls.__name__ for cls in type(exc).__mro__],
+        "status": status_of(exc),
+        "retry_after": failure.retry_after_s,
+        "timeout": isinstance(exc, TimeoutError),
+        "connection": isinstance(exc, ConnectionError),
+    }
+
+
+def failure_from(entry: Mapping[str, Any]) -> Exception:
+    """An exception the gateway classifies and names as the recorded one."""
+    bases: list[type[Exception]] = [RecordedFailure]
+    if entry.get("timeout"):
+        bases.append(TimeoutError)
+    elif entry.get("connection"):
+        bases.append(ConnectionError)
+    # the class names the gateway matches on, as (empty) classes of the recorded names
+    builtin = {"Exception", "BaseException", "object", "TimeoutError", "OSError"}
+    for name in entry.get("names", [])[1:]:
+        if name not in builtin | {"ConnectionError"}:
+            bases.append(type(str(name), (Exception,), {}))
+    cls: type[Exception] = type(str(entry.get("type", "Exception")), tuple(bases), {})
+    exc = cls(f"a recorded {entry.get('type')} failure")
+    if entry.get("status") is not None:
+        exc.status_code = entry["status"]  # type: ignore[attr-defined]
+    if entry.get("retry_after") is not None:  # read from the response's headers
+        exc.response = SimpleNamespace(  # type: ignore[attr-defined]
+            status_code=entry.get("status"), headers={"retry-after": str(entry["retry_after"])}
+        )
+    return exc
+
+
+def reply_key(model: str, messages: Sequence[BaseMessage]) -> str:
+    """The key of one chat request: the model's name and every message's type and text."""
+    payload = json.dumps([model, [[m.type, m.content] for m in messages]], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def search_key(provider: str, query: str, limit: int) -> str:
+    return json.dumps([provider, query, limit], ensure_ascii=False)
+
+
+def _error_entry(exc: Exception) -> dict[str, Any]:
+    return {
+        "error": type(exc).__name__,
+        "message": getattr(exc, "message", str(exc)),
+        "provider": getattr(exc, "provider", None),
+    }
+
+
+def _raise_recorded(entry: Mapping[str, Any], fallback: type[RunError]) -> None:
+    """Raise the error a port raised while the run was recorded (the same class of our
+    error tree, the same message)."""
+    cls = getattr(errors, str(entry.get("error")), None)
+    if not (isinstance(cls, type) and issubclass(cls, RunError)):
+        cls = fallback
+    message = str(entry.get("message", ""))
+    if issubclass(cls, ProviderError):
+        raise cls(message, provider=str(entry.get("provider") or ""))
+    raise cls(message)
+
+
+# recording ---------------------------------------------------------------------------
+
+
+class RecordingChatModel(BaseChatModel):
+    """A chat model that writes every reply of ``inner`` to the tape."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    inner: BaseChatModel
+    model_name: str
+    _tape: Tape = PrivateAttr()
+
+    def __init__(self, inner: BaseChatModel, model_name: str, tape: Tape) -> None:
+        super().__init__(inner=inner, model_name=model_name)
+        self._tape = tape
+
+    @property
+    def _llm_type(self) -> str:
+        return "recording"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._keep(messages, self.inner.invoke(messages))
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        try:
+            reply = await self.inner.ainvoke(messages)
+        except Exception as exc:  # kept, so the replay fails the same way (and retries)
+            key = reply_key(self.model_name, messages)
+            self._tape.append("replies", {"key": key, "failure": failure_entry(exc)})
+            raise
+        return self._keep(messages, reply)
+
+    def _keep(self, messages: list[BaseMessage], reply: BaseMessage) -> ChatResult:
+        key = reply_key(self.model_name, messages)
+        self._tape.append("replies", {"key": key, "reply": message_to_dict(reply)})
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+class RecordingCache(ResponseCache):
+    """The response cache, with every reply it serves written to the tape."""
+
+    def __init__(self, inner: ResponseCache, tape: Tape) -> None:  # no file of its own
+        self._inner = inner
+        self._tape = tape
+
+    async def get(self, key: str) -> str | None:
+        reply = await self._inner.get(key)
+        if reply is not None:
+            self._tape.append("cache", {"key": key, "reply": reply})
+        return reply
+
+    async def put(self, key: str, reply: str, *, model: str = "") -> None:
+        await self._inner.put(key, reply, model=model)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+
+class RecordingSearch:
+    """A search provider whose every answer (or error) is written to the tape."""
+
+    def __init__(self, inner: SearchProvider, tape: Tape) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.supports_operators = inner.supports_operators
+        self._tape = tape
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        key = search_key(self.name, query, limit)
+        failures: list[dict[str, str]] = []
+        token = _SEARCH_FAILURES.set(failures)
+        try:
+            hits = await self.inner.search(query, limit=limit)
+        except RunError as exc:
+            self._tape.append("searches", {"key": key, **_error_entry(exc)})
+            raise
+        finally:
+            _SEARCH_FAILURES.reset(token)
+        dumped = [hit.model_dump(mode="json") for hit in hits]
+        self._tape.append("searches", {"key": key, "hits": dumped, "failures": failures})
+        return hits
+
+
+class RecordingFetcher:
+    """A fetcher whose every page (or error) is written to the tape."""
+
+    def __init__(self, inner: Fetcher, tape: Tape) -> None:
+        self.inner = inner
+        self._tape = tape
+
+    async def fetch(self, url: str) -> FetchedPage:
+        try:
+            page = await self.inner.fetch(url)
+        except RunError as exc:
+            self._tape.append("pages", {"url": url, **_error_entry(exc)})
+            raise
+        entry = page.model_dump(mode="json", exclude={"content"})
+        entry["content_b64"] = base64.b64encode(page.content).decode("ascii")
+        self._tape.append("pages", {"url": url, "page": entry})
+        return page
+
+
+class Recorder:
+    """Wraps a run's ports so that everything they answer goes to ``tape``."""
+
+    replaying = False
+
+    def __init__(self, tape: Tape) -> None:
+        self.tape = tape
+
+    def begin(
+        self,
+        *,
+        run_id: str,
+        recipe: str,
+        request: BaseModel,
+        settings: Settings,
+        gateway: Gateway,
+        search: SearchProvider,
+        council: Iterable[str],
+    ) -> None:
+        """A new run starts: write what it is (the manifest a replay starts from)."""
+        self.tape.write_manifest(
+            {
+                "run_id": run_id,
+                "recipe": recipe,
+                "request": request.model_dump(mode="json"),
+                "settings": settings_snapshot(settings),
+                "models": {role: gateway.model_name(role) for role in ROLES},
+                "council_models": list(council),
+                "search": {"name": search.name, "operators": search.supports_operators},
+                "boundary": gateway.boundary,
+                "versions": versions(),
+                "finished": False,
+            }
+        )
+
+    def waited(self) -> None:
+        """The run paused for a person (a clarifying question, a plan to review): its
+        replay would need the answer given, which a recording does not hold yet."""
+        if self.tape.exists():
+            manifest = self.tape.manifest()
+            manifest["waited_for_input"] = True
+            self.tape.write_manifest(manifest)
+
+    def finish(self, document: BaseModel) -> None:
+        """The run finished: its document's digest, so a replay can prove it is equal."""
+        if not self.tape.exists():  # a resumed run started before recording: not exact
+            return
+        manifest = self.tape.manifest()
+        manifest.update(finished=True, result_sha256=document_digest(document))
+        self.tape.write_manifest(manifest)
+
+    def model(self, model: BaseChatModel, name: str) -> BaseChatModel:
+        return RecordingChatModel(model, name, self.tape)
+
+    def cache(self, cache: ResponseCache) -> ResponseCache:
+        return RecordingCache(cache, self.tape)
+
+    def search(self, search: SearchProvider) -> SearchProvider:
+        return RecordingSearch(search, self.tape)
+
+    def fetcher(self, fetcher: Fetcher) -> Fetcher:
+        return RecordingFetcher(fetcher, self.tape)
+
+    def search_failures(self, on_failure: OnFailure) -> OnFailure:
+        """``on_failure``, also noting each failure in the search that reported it."""
+
+        def noted(error: ProviderError) -> None:
+            failures = _SEARCH_FAILURES.get()
+            if failures is not None:
+                failures.append({"provider": error.provider, "message": error.message})
+            on_failure(error)
+
+        return noted
+
+    def clock(self) -> Callable[[], datetime]:
+        def now() -> datetime:
+            moment = datetime.now(UTC)
+            self.tape.append("clock", {"at": moment.isoformat()})
+            return moment
+
+        return now
+
+
+# replaying ---------------------------------------------------------------------------
+
+
+class ReplayChatModel(BaseChatModel):
+    """A chat model that answers only from a recording (``model_name`` is the recorded
+    model's, so the gateway's keys and usage are the recorded run's)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_name: str
+    _player: Player = PrivateAttr()
+
+    def __init__(self, model_name: str, player: Player) -> None:
+        super().__init__(model_name=model_name)
+        self._player = player
+
+    @property
+    def _llm_type(self) -> str:
+        return "replay"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        reply = self._player.reply(self.model_name, messages)
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+class ReplayCache(ResponseCache):
+    """The replies the recorded run's cache served, and what this replay stores."""
+
+    def __init__(self, replies: Mapping[str, str]) -> None:  # no file: nothing outlives it
+        self._replies = dict(replies)
+
+    async def get(self, key: str) -> str | None:
+        return self._replies.get(key)
+
+    async def put(self, key: str, reply: str, *, model: str = "") -> None:
+        self._replies[key] = reply
+
+    def close(self) -> None:
+        pass
+
+    def __len__(self) -> int:
+        return len(self._replies)
+
+
+class ReplaySearch:
+    """A search provider answering only from a recording."""
+
+    def __init__(self, name: str, supports_operators: bool, player: Player) -> None:
+        self.name = name
+        self.supports_operators = supports_operators
+        self._player = player
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        return self._player.search(self.name, query, limit)
+
+
+class ReplayFetcher:
+    """A fetcher answering only from a recording."""
+
+    def __init__(self, player: Player) -> None:
+        self._player = player
+
+    async def fetch(self, url: str) -> FetchedPage:
+        return self._player.page(url)
+
+
+class Player:
+    """A recording loaded for a replay: the ports that answer from it, and its misses."""
+
+    replaying = True
+
+    def begin(self, *, gateway: Gateway, **_: object) -> None:
+        """The replay starts: the recorded run's fence boundary, so every prompt (and so
+        every reply's key) is the recorded one."""
+        gateway.boundary = str(self.manifest.get("boundary", gateway.boundary))
+
+    def waited(self) -> None:
+        pass
+
+    def finish(self, document: BaseModel) -> None:
+        pass
+
+    def __init__(self, tape: Tape) -> None:
+        self.tape = tape
+        self.manifest = tape.manifest()
+        self.misses: list[str] = []
+        #: what the run's fan-out told of a provider failing while others answered
+        self.on_search_failure: OnFailure | None = None
+        self._replies: dict[str, list[dict[str, Any]]] = {}
+        for entry in tape.entries("replies"):
+            self._replies.setdefault(entry["key"], []).append(entry)
+        self._served: dict[str, int] = {}
+        self._cache = {entry["key"]: entry["reply"] for entry in tape.entries("cache")}
+        self._searches = {entry["key"]: entry for entry in tape.entries("searches")}
+        self._pages = {entry["url"]: entry for entry in tape.entries("pages")}
+        self._clock = [datetime.fromisoformat(entry["at"]) for entry in tape.entries("clock")]
+        self._ticks = 0
+
+    # what a replay asks ----------------------------------------------------------------
+    def reply(self, model: str, messages: Sequence[BaseMessage]) -> AIMessage:
+        key = reply_key(model, messages)
+        replies = self._replies.get(key)
+        if not replies:
+            last = str(messages[-1].content)[:80] if messages else ""
+            raise self._miss(f"reply from {model} for the prompt beginning {last!r}")
+        # the same request asked again gets the recorded replies in turn, then the last
+        served = self._served.get(key, 0)
+        self._served[key] = served + 1
+        entry = replies[min(served, len(replies) - 1)]
+        if "failure" in entry:
+            raise failure_from(entry["failure"])
+        (message,) = messages_from_dict([entry["reply"]])
+        assert isinstance(message, AIMessage)
+        return message
+
+    def search(self, provider: str, query: str, limit: int) -> list[SearchHit]:
+        entry = self._searches.get(search_key(provider, query, limit))
+        if entry is None:
+            raise self._miss(f"search results from {provider} for {query!r}")
+        if "error" in entry:
+            _raise_recorded(entry, ProviderError)
+        for failure in entry.get("failures", []):
+            error = ProviderError(failure["message"], provider=failure["provider"])
+            if self.on_search_failure is not None:
+                self.on_search_failure(error)
+        return [SearchHit.model_validate(hit) for hit in entry["hits"]]
+
+    def page(self, url: str) -> FetchedPage:
+        entry = self._pages.get(url)
+        if entry is None:
+            raise self._miss(f"page {url}")
+        if "error" in entry:
+            _raise_recorded(entry, FetchError)
+        data = dict(entry["page"])
+        content = base64.b64decode(data.pop("content_b64"))
+        return FetchedPage.model_validate({**data, "content": content})
+
+    def now(self) -> datetime:
+        if not self._clock:
+            raise self._miss("time read from the clock")
+        moment = self._clock[min(self._ticks, len(self._clock) - 1)]
+        self._ticks += 1
+        return moment
+
+    def _miss(self, what: str) -> ReplayMiss:
+        self.misses.append(what)
+        return ReplayMiss(f"this run's recording has no {what}")
+
+    # the ports -------------------------------------------------------------------------
+    def models(self) -> dict[str, BaseChatModel | None]:
+        names: Mapping[str, str] = self.manifest.get("models", {})
+        return {
+            role: None if name == "none" else ReplayChatModel(name, self)
+            for role, name in names.items()
+        }
+
+    def council_models(self) -> dict[str, BaseChatModel | None]:
+        specs: Sequence[str] = self.manifest.get("council_models", [])
+        return {spec: ReplayChatModel(spec, self) for spec in specs}
+
+    def search_provider(self) -> SearchProvider:
+        search = self.manifest.get("search", {})
+        return ReplaySearch(str(search.get("name", "")), bool(search.get("operators")), self)
+
+    def fetcher(self) -> Fetcher:
+        return ReplayFetcher(self)
+
+    def cache(self, cache: ResponseCache) -> ResponseCache:
+        return ReplayCache(self._cache)
+
+    def clock(self) -> Callable[[], datetime]:
+        return self.now

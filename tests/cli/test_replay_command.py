@@ -1,0 +1,87 @@
+"""``deepresearch replay`` and ``record`` as a user runs them (real processes, real HTTP on
+loopback, ``--model none``): a run recorded with ``--record DIR`` is reproduced byte for
+byte from its own data folder and from the copied folder in a new data folder; a replay
+that cannot be exact fails with a clear message and the exit-code table's code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from deepresearch.cli.common import EXIT_FAILED, EXIT_USAGE
+
+from .conftest import cli, offline_args
+
+QUESTION = "If Gallu is a demon Lilu is what?"
+
+
+def _run(web: str, tmp_path: Path, *extra: str) -> tuple[str, dict[str, str]]:
+    env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data")}
+    out = tmp_path / "report.json"
+    done = cli(
+        "run",
+        QUESTION,
+        *offline_args(web),
+        "--model",
+        "none",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        "--run-id",
+        "recorded-run",
+        *extra,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return out.read_text(encoding="utf-8"), env
+
+
+def test_a_recorded_run_replays_byte_for_byte_here_and_from_a_copied_folder(
+    web_process: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "recording"
+    original, env = _run(web_process, tmp_path, "--record", str(folder))
+    # keys are not in the exported manifest; the question and versions are
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["request"]["question"] == QUESTION and manifest["finished"] is True
+    assert "deepresearch" in manifest["versions"]
+    assert not any(key.endswith("_key") for key in manifest["settings"])
+
+    here = cli("replay", "recorded-run", "--format", "json", env=env)
+    assert here.returncode == 0, here.stderr
+    assert here.stdout == original
+
+    elsewhere = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "other-machine")}
+    copied = tmp_path / "copied"
+    copied.mkdir()
+    (copied / "rec").mkdir()
+    for item in folder.iterdir():
+        (copied / "rec" / item.name).write_bytes(item.read_bytes())
+    away = cli("replay", "--from", str(copied / "rec"), "--format", "json", env=elsewhere)
+    assert away.returncode == 0, away.stderr
+    assert away.stdout == original
+    assert "replayed run recorded-run" in away.stderr
+
+
+def test_replays_that_cannot_be_exact_fail_clearly(web_process: str, tmp_path: Path) -> None:
+    _, env = _run(web_process, tmp_path)
+    unknown = cli("replay", "no-such-run", env=env)
+    assert unknown.returncode == EXIT_USAGE
+    assert "has no recording" in unknown.stderr and "Traceback" not in unknown.stderr
+
+    # a recording that lost its pages: the replay says which page it lacks, fetches nothing
+    (tmp_path / "data" / "recordings" / "recorded-run" / "pages.jsonl").unlink()
+    damaged = cli("replay", "recorded-run", env=env)
+    assert damaged.returncode == EXIT_FAILED
+    assert "this run's recording has no page http" in damaged.stderr
+    assert "Traceback" not in damaged.stderr
+
+    neither = cli("replay", env=env)
+    assert neither.returncode == EXIT_USAGE and "RUN_ID or --from" in neither.stderr
+
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "x").write_text("x")
+    export = cli("record", "recorded-run", str(taken), env=env)
+    assert export.returncode == EXIT_USAGE and "is not empty" in export.stderr
