@@ -79,6 +79,9 @@ class ExtractPool:
         #: workers killed because a page ran over the time limit
         self.killed: list[int] = []
         self._executor: ProcessPoolExecutor | None = None
+        #: the pool that has done work: its workers started, whatever their exit codes say
+        #: later (a worker shut down as its pool breaks can exit with a positive code)
+        self._proven: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
     def uses_pool(self, page: FetchedPage) -> bool:
@@ -109,13 +112,14 @@ class ExtractPool:
                 f"extracting the page took longer than {self.time_limit_s:g} s"
             ) from None
         self.pooled += 1
+        self._proven = executor
         return doc
 
     async def _instead(
         self, executor: ProcessPoolExecutor, page: FetchedPage, max_chars: int
     ) -> ExtractedDoc:
         """A worker of ``executor`` died: extract ``page`` in a thread."""
-        could_not_start = _failed_to_start(executor)
+        could_not_start = executor is not self._proven and _failed_to_start(executor)
         if self._discard(executor):
             # a worker that cannot start (it raised importing the main script) never will
             self.breaks = MAX_BREAKS if could_not_start else self.breaks + 1
@@ -141,6 +145,7 @@ class ExtractPool:
         # a worker is started per submission until there are ``workers`` of them
         for future in [executor.submit(os.getpid) for _ in range(self.workers)]:
             future.result()
+        self._proven = executor
 
     def shutdown(self, *, wait: bool = True) -> None:
         """Stop the workers once the pages handed to them are done; the next page starts

@@ -10,6 +10,7 @@ import { ReportView } from "./report.js";
 import { EventStream } from "./sse.js";
 import { threadBox } from "./thread.js";
 import { InputPanel } from "./input.js";
+import { eventData } from "./events.js";
 import { RunWatch } from "./watch.js";
 
 const ACTIVE = new Set(["QUEUED", "RUNNING"]);
@@ -352,7 +353,7 @@ async function openRun(id) {
       current.watch.apply(event, seq);
       if (event.type === "run_started") statusBadge($("run-status"), "RUNNING");
       if (event.type === "input_requested") {
-        current.input.show(event.data);
+        current.input.show(eventData(event));
         statusBadge($("run-status"), "AWAITING_INPUT");
       }
       if (["input_received", "run_cancelled", "run_expired", "run_failed"].includes(event.type)) {
