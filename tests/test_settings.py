@@ -8,14 +8,15 @@ import pytest
 
 from deepresearch.errors import ConfigError
 from deepresearch.settings import load_settings
+from deepresearch.settings_groups import RunLimits
 
 
 def test_defaults_and_depth_presets() -> None:
     settings = load_settings()
     assert settings.depth == "standard"
-    assert settings.limit("max_waves") == 3
-    assert load_settings(depth="quick").limit("max_waves") == 2
-    assert load_settings(depth="quick", max_waves=4).limit("max_waves") == 4
+    assert RunLimits.of(settings).max_waves == 3
+    assert RunLimits.of(load_settings(depth="quick")).max_waves == 2
+    assert RunLimits.of(load_settings(depth="quick", max_waves=4)).max_waves == 4
 
 
 def test_precedence_flag_over_toml_over_env_over_dotenv(

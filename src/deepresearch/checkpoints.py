@@ -16,7 +16,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from deepresearch.errors import ConfigError
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import Storage
 
 _ready: set[str] = set()
 _setup_lock = asyncio.Lock()
@@ -34,11 +34,11 @@ def libpq_url(url: str) -> str:
     return f"{scheme.split('+', 1)[0]}://{rest}"
 
 
-def sqlite_checkpoint_path(settings: Settings) -> Path:
+def sqlite_checkpoint_path(settings: Storage) -> Path:
     return settings.data_dir / "checkpoints.sqlite3"
 
 
-def describe(settings: Settings) -> str:
+def describe(settings: Storage) -> str:
     """Where checkpoints are, for messages (no password)."""
     if is_postgres(settings.database_url):
         return "the PostgreSQL database"
@@ -52,7 +52,7 @@ def checkpoint_serde(types: Sequence[tuple[str, str]]) -> JsonPlusSerializer:
 
 @asynccontextmanager
 async def open_checkpointer(
-    settings: Settings, types: Sequence[tuple[str, str]]
+    settings: Storage, types: Sequence[tuple[str, str]]
 ) -> AsyncIterator[BaseCheckpointSaver[str]]:
     """The checkpoint store; its serializer loads only ``types``."""
     if is_postgres(settings.database_url):

@@ -1,5 +1,11 @@
-"""What a run needs that cannot live in checkpointed state: the ports, the gateway and
-the event bus. Built by the runner and handed to every stage through LangGraph's Runtime."""
+"""What a run needs that cannot live in checkpointed state: the ports, the gateway, the
+event bus and the settings groups. Built by the runner and handed to every stage through
+LangGraph's Runtime.
+
+Stages read the typed groups (``ctx.limits``, ``ctx.policy``, ``ctx.fetch_policy``,
+``ctx.models``, ``ctx.storage``: ``deepresearch.settings_groups``), derived once when the
+context is built; ``settings`` is what they were derived from, for the code that builds
+ports, and no stage reads it (``tests/test_settings_groups.py``)."""
 
 from __future__ import annotations
 
@@ -18,6 +24,14 @@ from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import (
+    FetchPolicy,
+    ModelSettings,
+    RunLimits,
+    RunPolicy,
+    SettingsGroups,
+    StorageSettings,
+)
 
 
 @dataclass
@@ -37,15 +51,34 @@ class RunContext:
     #: search providers that failed while others answered, "provider: problem" (the
     #: report's limitations name them; restored on resume)
     search_errors: list[str] = field(default_factory=list)
+    #: how far the run goes, every limit resolved from ``depth`` once
+    limits: RunLimits = field(init=False)
+    #: which stages run and how strict they are (clarify, plan review, audit, council...)
+    policy: RunPolicy = field(init=False)
+    #: what is fetched and how much of a page is kept
+    fetch_policy: FetchPolicy = field(init=False)
+    #: the models' settings (timeouts a stage caps its own by)
+    models: ModelSettings = field(init=False)
+    #: where checkpoints live (a follow-up reads the run it follows there)
+    storage: StorageSettings = field(init=False)
+    #: every configured secret, for redacting an error before it is shown
+    secrets: tuple[str, ...] = field(init=False)
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
-        self.fetch_semaphore = asyncio.Semaphore(self.settings.fetch_concurrency)
-        self.summarizer_semaphore = asyncio.Semaphore(self.settings.summarizer_concurrency)
-        rules = load_domain_rules(self.settings.domain_rules_file)
-        self.domain_rules = with_local_hosts(rules, self.settings.allow_hosts)
+        groups = SettingsGroups.of(self.settings)
+        self.limits = groups.limits
+        self.policy = groups.policy
+        self.fetch_policy = groups.fetch
+        self.models = groups.models
+        self.storage = groups.storage
+        self.secrets = tuple(self.settings.secrets())
+        self.fetch_semaphore = asyncio.Semaphore(self.fetch_policy.fetch_concurrency)
+        self.summarizer_semaphore = asyncio.Semaphore(self.limits.summarizer_concurrency)
+        rules = load_domain_rules(self.fetch_policy.domain_rules_file)
+        self.domain_rules = with_local_hosts(rules, self.fetch_policy.allow_hosts)
 
     @cached_property
     def embedder(self) -> Embedder | None:

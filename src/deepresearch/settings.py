@@ -4,6 +4,10 @@ Precedence: explicit arguments (flags) > TOML file > environment variables > the
 file > defaults. Validated once, at start. Per-run limits come from the ``depth`` preset,
 each overridable on its own.
 
+This flat model is what users configure; the engine reads it through the frozen typed
+groups ``deepresearch.settings_groups`` derives from it (run limits resolved from the
+preset once, models, search, fetch policy, storage, service...).
+
 Each setting is read from ``DEEPRESEARCH_<NAME>``; a few are also read under the name the
 rest of the ecosystem uses (``ECOSYSTEM_ENV``: ``TAVILY_API_KEY``, ``SEARXNG_URL``...),
 the ``DEEPRESEARCH_`` name winning when both are set. A variable in the real environment
@@ -36,13 +40,11 @@ from pydantic_settings import (
 
 from deepresearch.envfile import find_env_file, load_env_file, loaded_from_file
 from deepresearch.errors import ConfigError
-from deepresearch.search.registry import PROVIDER_NAMES, URL_PROVIDERS, is_http_url, parse_search
+from deepresearch.search.registry import URL_PROVIDERS, is_http_url, parse_search
 
 Depth = Literal["quick", "standard", "deep"]
 Role = Literal["planner", "researcher", "summarizer", "writer", "judge"]
 ROLES: tuple[Role, ...] = ("planner", "researcher", "summarizer", "writer", "judge")
-#: every search provider's name (the registry, ``deepresearch.search.registry``, owns them)
-SEARCH_PROVIDERS = PROVIDER_NAMES
 
 
 @dataclass(frozen=True)
@@ -436,19 +438,7 @@ class Settings(BaseSettings):
             sources.append(DotEnvSettingsSource(settings_cls, env_file=env_file))
         return tuple(sources)
 
-    # derived values ---------------------------------------------------------------
-    @property
-    def preset(self) -> DepthPreset:
-        return DEPTHS[self.depth]
-
-    def limit(self, name: str) -> int:
-        """A per-run limit: the explicit setting if given, else the depth preset's."""
-        explicit = getattr(self, name, None)
-        if isinstance(explicit, int):
-            return explicit
-        value: int = getattr(self.preset, name)
-        return value
-
+    # derived values (the run's limits resolved from ``depth``: ``settings_groups.RunLimits``)
     @property
     def council_on(self) -> bool:
         """Whether the council plans the run: as set, else at depth deep or when its

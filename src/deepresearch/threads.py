@@ -21,7 +21,7 @@ from deepresearch.graph import build_graph
 from deepresearch.models import Report
 from deepresearch.models.thread import Thread, Turn
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import Storage
 
 #: report kinds that are replies, not research: nothing to follow up
 _REPLIES = ("chitchat", "refusal", "clarification")
@@ -32,7 +32,7 @@ def _config(run_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": run_id}}
 
 
-async def load_parent(settings: Settings, run_id: str) -> dict[str, Any]:
+async def load_parent(settings: Storage, run_id: str) -> dict[str, Any]:
     """The state of finished research run ``run_id``, which a follow-up continues; a clear
     error when there is none, it is another recipe's, unfinished, or ended with a reply."""
     check_run_id(run_id)
@@ -77,7 +77,7 @@ def turn_of(values: Mapping[str, Any]) -> int:
     return thread.info.turn if isinstance(thread, Thread) else 1
 
 
-async def record_turn(settings: Settings, root: str, turn: Turn) -> None:
+async def record_turn(settings: Storage, root: str, turn: Turn) -> None:
     """Add ``turn`` to the turns the thread's root lists (once per run id)."""
     async with open_checkpointer(settings, checkpoint_types()) as saver:
         graph = build_graph(saver)
@@ -86,7 +86,7 @@ async def record_turn(settings: Settings, root: str, turn: Turn) -> None:
         await graph.aupdate_state(_config(root), {"thread_turns": [*turns, turn]}, as_node=NODE)
 
 
-async def thread_turns(settings: Settings, run_id: str) -> list[Turn]:
+async def thread_turns(settings: Storage, run_id: str) -> list[Turn]:
     """Every turn of the thread run ``run_id`` belongs to, first to last: the root, then
     its follow-ups (empty when there is no such run)."""
     check_run_id(run_id)

@@ -18,6 +18,7 @@ from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.runner import pending_input, run_research
 from deepresearch.settings import ROLES
+from deepresearch.settings_groups import RunLimits
 from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
@@ -224,7 +225,7 @@ async def test_an_edited_plan_is_what_is_searched_without_a_model(
         if e.type == "search_completed" and e.data.wave == 1
         for q in e.data.queries  # type: ignore[union-attr]
     }
-    per_question = settings.limit("queries_per_question")
+    per_question = RunLimits.of(settings).queries_per_question
     expected = {  # SearXNG understands operators: the planner's own rule for them
         q for text in edited for q in fallback_queries(text, count=per_question, operators=True)
     }

@@ -17,6 +17,7 @@ from deepresearch.service.db import make_engine
 from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
 from deepresearch.service.tables import research_jobs
+from deepresearch.settings_groups import RunLimits
 from deepresearch.stages import intake, plan
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
@@ -209,7 +210,7 @@ def test_an_edited_plan_is_what_the_job_searches(
             if e["type"] == "search_completed" and e["data"]["wave"] == 1
             for q in e["data"]["queries"]
         }
-        per_question = settings.limit("queries_per_question")
+        per_question = RunLimits.of(settings).queries_per_question
         assert searched == {
             q for text in edited for q in fallback_queries(text, count=per_question, operators=True)
         }

@@ -42,7 +42,7 @@ class JudgeVerdict(BaseModel):
 async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     report = state["report"]
-    policy = ctx.settings.audit
+    policy = ctx.policy.audit
     checked = check_counts(state.get("finding_checks", []))  # the findings check's counts
     if policy == "off" or report.kind not in ("synthesized", "extractive"):
         return {"report": report.model_copy(update={"audit": Audit(policy=policy, **checked)})}

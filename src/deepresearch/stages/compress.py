@@ -71,7 +71,7 @@ async def digest_source(
             system=SYSTEM,
             user=user,
             stage="summarize",
-            timeout_s=min(SUMMARY_TIMEOUT_S, ctx.settings.model_timeout_s),
+            timeout_s=min(SUMMARY_TIMEOUT_S, ctx.models.model_timeout_s),
         )
     if digest is not None:
         picks = [

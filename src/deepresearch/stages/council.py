@@ -120,7 +120,7 @@ async def convene(
         )
     )
     proposed = [(m, d) for m, d in zip(council, drafts, strict=True) if d is not None]
-    threshold = ctx.settings.council_min_consensus
+    threshold = ctx.policy.council_min_consensus
     if not proposed:
         result = CouncilResult(threshold=threshold, note="no member proposed a plan")
         _announce(ctx, result)

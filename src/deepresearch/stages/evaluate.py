@@ -71,7 +71,7 @@ class RaceScores(BaseModel):
 async def evaluate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     report = state.get("report")
-    if not ctx.settings.evaluate or report is None or report.kind in REPLIES:
+    if not ctx.policy.evaluate or report is None or report.kind in REPLIES:
         return {}
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Evaluating the report")
     plan = state.get("plan")

@@ -53,7 +53,7 @@ async def followup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
 
     ctx = runtime.context
     question = state["question"]
-    parent = await load_parent(ctx.settings, parent_id)
+    parent = await load_parent(ctx.storage, parent_id)
     root = root_of(parent_id, parent)
     turn = turn_of(parent) + 1
     earlier = parent.get("thread")
@@ -75,7 +75,7 @@ async def followup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         reused_evidence=len(carried.evidence),
     )
     await record_turn(
-        ctx.settings,
+        ctx.storage,
         root,
         Turn(
             run_id=state["run_id"],

@@ -13,7 +13,7 @@ STAGE = "gate"
 
 
 def thresholds_from(ctx: RunContext) -> GateThresholds:
-    s = ctx.settings
+    s = ctx.limits
     return GateThresholds(
         min_evidence=s.min_evidence,
         min_cited_evidence=s.min_cited_evidence,
@@ -41,9 +41,9 @@ async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             weak_sub_questions=list(result.weak_sub_questions),
             gaps=list(result.gaps),
             thresholds=GateMinimums(
-                min_evidence=ctx.settings.min_evidence,
-                min_cited_evidence=ctx.settings.min_cited_evidence,
-                min_domains=ctx.settings.min_domains,
+                min_evidence=ctx.limits.min_evidence,
+                min_cited_evidence=ctx.limits.min_cited_evidence,
+                min_domains=ctx.limits.min_domains,
             ),
         ),
         stage=STAGE,

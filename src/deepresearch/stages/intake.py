@@ -57,7 +57,7 @@ async def intake(
         )
         if decision is not None:
             intent, reply, source = decision.intent, decision.reply, "model"
-    if intent == "clarify" and (ctx.settings.no_clarify or not reply.strip()):
+    if intent == "clarify" and (ctx.policy.no_clarify or not reply.strip()):
         intent = "research"
     ctx.bus.emit(
         IntakeDecided(

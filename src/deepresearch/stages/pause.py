@@ -58,7 +58,7 @@ async def review_plan(
     reviewed, sub_questions = edited_plan(
         plan,
         decision,
-        per_question=ctx.settings.limit("queries_per_question"),
+        per_question=ctx.limits.queries_per_question,
         operators=ctx.search.supports_operators,
     )
     ctx.bus.emit(

@@ -47,10 +47,10 @@ async def plan(
     state: RunState, runtime: Runtime[RunContext]
 ) -> Command[Literal["research", "answer", "review_plan"]]:
     ctx = runtime.context
-    settings = ctx.settings
+    limits = ctx.limits
     question = state["question"]
-    cap = settings.limit("max_sub_questions")
-    per_question = settings.limit("queries_per_question")
+    cap = limits.max_sub_questions
+    per_question = limits.queries_per_question
     operators = ctx.search.supports_operators
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Planning the research")
 
@@ -66,7 +66,7 @@ async def plan(
     user = (
         f"Question:\n{asked}\n\nWrite at most {cap} sub-questions with {per_question} queries each."
     ) + plan_context(state)  # a follow-up: what the thread already researched
-    if settings.council_on:
+    if ctx.policy.council:
         draft, council = await convene(ctx, system=system, user=user, question=asked)
     if council is None and ctx.gateway.has_model("planner"):
         draft = await ctx.gateway.structured(
@@ -119,7 +119,7 @@ async def plan(
     }
     if council is not None:
         update["council"] = council
-    if settings.review_plan:
+    if ctx.policy.review_plan:
         return Command(goto="review_plan", update=update)
     return Command(goto=after_plan(ctx), update=update)
 

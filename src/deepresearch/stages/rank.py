@@ -96,7 +96,7 @@ async def rank_candidates(
         now=now,
         limit=limit,
         ratings=ratings,
-        threshold=ctx.settings.apply_threshold,
+        threshold=ctx.policy.apply_threshold,
         unjudged=problem,
     )
 
@@ -111,7 +111,7 @@ async def _judge(
         system=SYSTEM,
         user=_prompt(candidates, sub_question),
         stage=STAGE,
-        timeout_s=min(SCORING_TIMEOUT_S, ctx.settings.model_timeout_s),
+        timeout_s=min(SCORING_TIMEOUT_S, ctx.models.model_timeout_s),
     )
     if reply is None:
         return {}, why

@@ -56,7 +56,7 @@ class SourceReader:
         return reading
 
     async def _read(self, hit: SearchHit) -> Reading:
-        settings = self.ctx.settings
+        policy = self.ctx.fetch_policy
         base = Source(
             id=source_id(hit.url),
             url=hit.url,
@@ -66,7 +66,7 @@ class SourceReader:
             provider=hit.provider,
         )
         if hit.content:
-            text = truncate(hit.content.strip(), settings.max_text_chars)
+            text = truncate(hit.content.strip(), policy.max_text_chars)
             source = base.model_copy(update={"text": text, "kind": "text"})
             self._emit_fetched(source, cached=True)
             return Reading(source, self._screen(source, hit.content))
@@ -88,7 +88,7 @@ class SourceReader:
                 self.ctx.fetches += 1
                 page = await self.ctx.fetcher.fetch(hit.url)
             doc = await extract_page(
-                page, max_chars=settings.max_text_chars, workers=settings.extract_workers
+                page, max_chars=policy.max_text_chars, workers=policy.extract_workers
             )
         except FetchError as exc:
             return Reading(self._snippet(base, hit, exc.message))

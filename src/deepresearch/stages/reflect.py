@@ -62,17 +62,17 @@ async def reflect(
     state: RunState, runtime: Runtime[RunContext]
 ) -> Command[Literal["research", "check_findings", "abort"]]:
     ctx = runtime.context
-    settings = ctx.settings
+    limits = ctx.limits
     wave = state.get("wave", 0)
     units_used = state.get("units_used", 0)
-    max_waves = settings.limit("max_waves")
-    max_units = settings.limit("max_units_total")
-    room = min(max_units - units_used, settings.limit("max_concurrent_units") * 2)
+    max_waves = limits.max_waves
+    max_units = limits.max_units_total
+    room = min(max_units - units_used, limits.max_concurrent_units * 2)
     if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
         room = 0  # a budget ended the run: no new unit; the report from what there is
     sub_questions = list(state["sub_questions"])
     gate = state["gate"]
-    per_question = settings.limit("queries_per_question")
+    per_question = limits.queries_per_question
     operators = ctx.search.supports_operators
     notes = list(state.get("reflections", []))
 
@@ -92,7 +92,7 @@ async def reflect(
             )
             notes.append(message)
         queued = _retry_weak(
-            sub_questions, operators, per_question, max_refinements=settings.max_refinements
+            sub_questions, operators, per_question, max_refinements=limits.max_refinements
         )
         sub_questions = [next((q for q in queued if q.id == sq.id), sq) for sq in sub_questions]
         room -= len(queued)
@@ -110,7 +110,7 @@ async def reflect(
     # leads from the verified quotes: followed while the gate does not pass, or the run has
     # read fewer sources than its depth asks for, and there is room
     read = sum(1 for source in state.get("sources", {}).values() if source.fetched)
-    floor = settings.limit("min_sources_read")
+    floor = limits.min_sources_read
     wanted = leads_wanted(
         passed=gate.status == "pass",
         gaps=bool(gate.gaps),
@@ -138,7 +138,7 @@ async def reflect(
     notes += [_lead_note(lead) for lead in leads if lead.text in taken]
     open_leads = [lead.text for lead in leads if lead.text not in taken][:OPEN_LEADS_SHOWN]
     # still short of the depth's floor: covered sub-questions read their next-best results
-    per_unit = settings.limit("sources_per_question")
+    per_unit = limits.sources_per_question
     expected = sum(LEAD_SOURCES if sq.lead else per_unit for sq in queued)
     if wave < max_waves:
         widened = to_widen(

@@ -24,10 +24,10 @@ STAGE = "research"
 
 async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
-    settings = ctx.settings
+    limits = ctx.limits
     wave = state.get("wave", 0) + 1
     units_used = state.get("units_used", 0)
-    budget = max(settings.limit("max_units_total") - units_used, 0)
+    budget = max(limits.max_units_total - units_used, 0)
     if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
         budget = 0  # a run budget (tokens, cost, time) is used up: no new unit
     sub_questions = list(state["sub_questions"])
@@ -35,7 +35,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx.bus.emit(
         WaveStarted(
             wave=wave,
-            max_waves=settings.limit("max_waves"),
+            max_waves=limits.max_waves,
             units=[UnitRef(id=sq.id, text=sq.text) for sq in pending],
         ),
         stage=STAGE,
@@ -47,7 +47,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     earlier = state.get("thread")
     reusable = reusable_urls(sources, {sq.id for sq in earlier.sub_questions}) if earlier else set()
     seen_urls = {source.url for source in sources.values()} - reusable
-    limit = asyncio.Semaphore(settings.limit("max_concurrent_units"))
+    limit = asyncio.Semaphore(limits.max_concurrent_units)
 
     finished = 0
 
@@ -66,7 +66,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
                 sources=len(result.sources),
                 done=finished,
                 units=len(pending),
-                max_waves=settings.limit("max_waves"),
+                max_waves=limits.max_waves,
             ),
             stage=STAGE,
             message=f"{sq.id}: {len(result.evidence)} verified quotes",
@@ -86,7 +86,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         ),
         results,
         wave=wave,
-        min_passing=settings.min_passing_sources,
+        min_passing=limits.min_passing_sources,
     )
     sources, evidence = merged.sources, merged.evidence
     ctx.bus.emit(

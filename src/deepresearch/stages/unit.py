@@ -43,7 +43,7 @@ async def run_unit(
 ) -> UnitResult:
     """Research one sub-question in wave ``wave``. Its events carry the sub-question and
     the wave, which name this unit within the run; the wave reports it finished."""
-    settings = ctx.settings
+    limits = ctx.limits
     result = UnitResult(sub_question=sub_question)
     hits = await _search_all(ctx, reader, sub_question, result)
     kept = preprocess(hits, limit=max(len(hits), 1))
@@ -63,7 +63,7 @@ async def run_unit(
     )
     profile = analyze_question(question)
     fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
-    limit = settings.limit("sources_per_question")
+    limit = limits.sources_per_question
     if sub_question.lead:  # a lead's unit looks for the lead's own page, a search's top hits
         limit = min(limit, LEAD_SOURCES)
         # and reads only results that name the lead: the others are about something else
@@ -98,7 +98,7 @@ async def run_unit(
     result.flagged = reads.flagged
     result.considered = reads.decisions
     result.passing = reads.passing
-    budget = settings.preset.evidence_per_question
+    budget = limits.evidence_per_question
     readable = [s for s in reads.usable if s.fetched and s.text]
     candidates, relevant = _candidates(readable, sub_question, profile)
     digests = await asyncio.gather(
@@ -154,7 +154,7 @@ def _candidates(
 async def _search_all(
     ctx: RunContext, reader: SourceReader, sub_question: SubQuestion, result: UnitResult
 ) -> list[SearchHit]:
-    limit = ctx.settings.preset.results_per_query
+    limit = ctx.limits.results_per_query
 
     async def one(query: str) -> list[SearchHit]:
         try:

@@ -362,7 +362,7 @@ async def _research_attempt(
     except DeepResearchError:
         raise
     except Exception as exc:  # seed 14.1: return what is known and carry on
-        detail = redact(f"{type(exc).__name__}: {exc}", ctx.settings.secrets())
+        detail = redact(f"{type(exc).__name__}: {exc}", ctx.secrets)
         output = Phase2Output(
             employer_summary=FALLBACK_SUMMARY,
             search_queries_used=_queries_used(attempts),
