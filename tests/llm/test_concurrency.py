@@ -253,9 +253,9 @@ class _Stubborn(ScriptedChatModel):
 async def test_a_call_that_will_not_stop_does_not_hold_the_slot(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from deepresearch.llm import gateway as gateway_module
+    from deepresearch.llm import invoke as invoke_module
 
-    monkeypatch.setattr(gateway_module, "CANCEL_GRACE_S", 0.1)
+    monkeypatch.setattr(invoke_module, "CANCEL_GRACE_S", 0.1)
     stubborn = _Stubborn(["late"], latency_s=3.0)
     quick = ScriptedChatModel(["on time"])
     endpoint = Endpoint(key="one-server", label="one-server", limit=1)

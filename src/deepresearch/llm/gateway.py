@@ -13,6 +13,9 @@ A ``None`` answer always means "use your deterministic fallback": no model for t
 the call failed after retries, or the output stayed invalid. The gateway never raises for
 a failed call; it records what happened in ``usage``, ``errors`` and ``on_call`` so the
 runner can tell the user.
+
+The record of calls (usage, messages, breakers, queue events) is ``llm.calls``; one
+attempt bounded by its timeout is ``llm.invoke``; the budgets are ``llm.budget``.
 """
 
 from __future__ import annotations
@@ -20,26 +23,25 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-import math
 import os
 import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal, TypeVar, cast
+from typing import TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from deepresearch.core.budget import BudgetName
 from deepresearch.core.untrusted import fill_fence, neutralize_tokens, new_boundary
 from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.calls import CallLog, QueueEvent
 from deepresearch.llm.endpoints import HOSTED_CONCURRENCY, Endpoint, endpoint_for
 from deepresearch.llm.failures import Failure, FailureKind, classify
+from deepresearch.llm.invoke import invoke, prompt
 from deepresearch.llm.providers import build_role_models, key_env_vars
-from deepresearch.llm.redact import redact
 from deepresearch.llm.slots import Slots, slots_for
 from deepresearch.llm.structured import (
     StructuredOutputError,
@@ -49,15 +51,15 @@ from deepresearch.llm.structured import (
 )
 from deepresearch.llm.tokens import estimate_messages, token_usage
 from deepresearch.models.usage import ModelCall, Usage
-from deepresearch.resilience import BreakerRegistry, retry_delay
+from deepresearch.resilience import retry_delay
 from deepresearch.settings import ROLES, Role, Settings
+
+__all__ = ["Gateway", "QueueEvent"]
 
 T = TypeVar("T", bound=BaseModel)
 
 logger = logging.getLogger(__name__)
 
-# How long a call cancelled at its timeout may take to stop before its slot is given back.
-CANCEL_GRACE_S = 5.0
 # How much of an invalid reply is sent back in the corrective retry.
 _MAX_ECHO_CHARS = 4_000
 _MAX_REASON_CHARS = 160
@@ -66,22 +68,6 @@ _CORRECTION = (
     "Reply again with only the corrected JSON object matching the schema in your "
     "instructions. No prose, no code fences."
 )
-
-
-@dataclass(frozen=True)
-class QueueEvent:
-    """A call waiting for a slot at its endpoint (``waiting``), getting one after a wait
-    (``started``), or giving up after ``wait_timeout_s`` (``gave_up``). ``endpoint`` is
-    the endpoint's label (``host:port`` or a provider name): never a key or a full URL."""
-
-    kind: Literal["waiting", "started", "gave_up"]
-    role: Role
-    stage: str
-    endpoint: str
-    waiting: int
-    in_flight: int
-    limit: int
-    waited_s: float = 0.0
 
 
 class Gateway:
@@ -112,21 +98,15 @@ class Gateway:
         self.max_retries = max_retries
         self.retry_base_s = retry_base_s
         self.retry_max_s = retry_max_s
-        self._secrets = tuple(secret for secret in secrets if secret)
-        self._on_call = on_call
-        self._cache = cache
-        self.usage = Usage()
-        self.errors: list[str] = []
-        """Sanitized, user-facing messages about failed calls (deduplicated)."""
-        self.cache_hits = 0
-        # Circuit breaker: after this many calls in a row that failed even after retries
-        # (timeouts, 5xx, rate limits, unreachable), the model is not called again this run:
-        # the shared breaker, with no cool-down.
-        self.breaker_threshold = breaker_threshold
-        self._breakers = BreakerRegistry(
-            failure_threshold=breaker_threshold, reset_after_s=math.inf
+        # usage, messages, breakers and refused models (``llm.calls``), shared with twins
+        self._log = CallLog(
+            secrets=tuple(secrets),
+            on_call=on_call,
+            on_queue=on_queue,
+            breaker_threshold=breaker_threshold,
         )
-        self._refused: set[str] = set()  # models not to call again (bad key, unknown, broken)
+        self._cache = cache
+        self.cache_hits = 0
         #: the run's random boundary, put in place of the fence placeholder of every data
         #: block and of the data rule just before a call (``core.untrusted``); the runner
         #: keeps it in the run's state so a resumed run uses the same one
@@ -136,8 +116,22 @@ class Gateway:
             role: endpoint for role, endpoint in (endpoints or {}).items() if endpoint
         }
         self.wait_timeout_s = wait_timeout_s
-        self._on_queue = on_queue
         self.budget = budget or BudgetGuard()
+
+    @property
+    def usage(self) -> Usage:
+        """Token and call counts, per call, stage and role (shared with twins)."""
+        return self._log.usage
+
+    @property
+    def errors(self) -> list[str]:
+        """Sanitized, user-facing messages about failed calls (deduplicated)."""
+        return self._log.errors
+
+    @property
+    def breaker_threshold(self) -> int:
+        """Calls in a row that failed after retries before a model is not called again."""
+        return self._log.breaker_threshold
 
     @classmethod
     def from_settings(
@@ -192,8 +186,7 @@ class Gateway:
         twin._models = {**self._models, role: model}
         twin._names = {**self._names, role: name}
         vars_ = key_env_vars(name) if ":" in name else ()
-        keys = [os.environ[var] for var in vars_ if os.environ.get(var)]
-        twin._secrets = tuple(dict.fromkeys([*self._secrets, *keys]))
+        twin._log = self._log.with_secrets(os.environ[var] for var in vars_ if os.environ.get(var))
         return twin
 
     def wrap_models(self, wrap: Callable[[BaseChatModel, str], BaseChatModel]) -> None:
@@ -237,7 +230,7 @@ class Gateway:
 
     def note(self, message: str) -> None:
         """Add a user-facing message about the models to ``errors`` (redacted, once)."""
-        self._add_error(message)
+        self._log.add_error(message)
 
     # the two questions a stage can ask ---------------------------------------------
     async def text(self, role: Role, *, system: str, user: str, stage: str) -> str | None:
@@ -316,7 +309,7 @@ class Gateway:
             try:
                 result = parse_structured(reply, schema)
             except StructuredOutputError as second:
-                problem = redact(second.problem, self._secrets)
+                problem = self._log.redact(second.problem)
                 logger.info(
                     "%s gave no valid %s for %s after a corrective retry: %s",
                     self.model_name(role),
@@ -332,7 +325,7 @@ class Gateway:
         """The messages a model gets: the run's boundary in place of the fence placeholder
         (the cache key is computed before, so a replayed run still finds its replies), and
         no chat-template token left in the user prompt."""
-        return _prompt(
+        return prompt(
             fill_fence(system, self.boundary), fill_fence(neutralize_tokens(user), self.boundary)
         )
 
@@ -373,7 +366,7 @@ class Gateway:
                     started = time.monotonic()
                 try:
                     timeout = self.budget.timeout(timeout_s or self.timeout_s)
-                    message = await _invoke(model, messages, timeout)
+                    message = await invoke(model, messages, timeout)
                 except Exception as exc:
                     failure = classify(exc)
                     logger.debug(
@@ -382,7 +375,7 @@ class Gateway:
                         role,
                         stage,
                         attempts,
-                        redact(f"{type(exc).__name__}: {exc}", self._secrets)[:500],
+                        self._log.redact(f"{type(exc).__name__}: {exc}")[:500],
                     )
                     # once a budget is used up nothing is retried; a call cut at the
                     # time budget is not the model's failure
@@ -406,7 +399,7 @@ class Gateway:
                     )
                     if over == "time" and failure.kind is FailureKind.TIMEOUT:
                         return None, self._over_budget(over)
-                    self._note_failure(name, failure, attempts, type(exc).__name__)
+                    self._log.failed(name, failure, attempts, type(exc).__name__)
                     what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
                     tries = f" after {attempts} attempts" if attempts > 1 else ""
                     return None, f"the call {what}{tries}"
@@ -414,7 +407,7 @@ class Gateway:
                     slots.release()
                     raise
                 slots.release()
-                self._breakers.get(name).record_success()
+                self._log.succeeded(name)
                 reply = message.text
                 input_tokens, output_tokens, source = token_usage(message, messages, reply)
                 self._record(
@@ -439,39 +432,15 @@ class Gateway:
         if slots.free:
             await slots.acquire(self.wait_timeout_s)  # returns at once
             return
-        self._queue_event("waiting", slots, endpoint, role, stage, waiting=slots.waiting + 1)
+        self._log.queue_event("waiting", slots, endpoint, role, stage, waiting=slots.waiting + 1)
         try:
             waited = await slots.acquire(self.wait_timeout_s)
         except TimeoutError:
-            self._queue_event("gave_up", slots, endpoint, role, stage, waited_s=self.wait_timeout_s)
-            raise
-        self._queue_event("started", slots, endpoint, role, stage, waited_s=waited)
-
-    def _queue_event(
-        self,
-        kind: Literal["waiting", "started", "gave_up"],
-        slots: Slots,
-        endpoint: Endpoint,
-        role: Role,
-        stage: str,
-        *,
-        waiting: int | None = None,
-        waited_s: float = 0.0,
-    ) -> None:
-        if self._on_queue is None:
-            return
-        self._on_queue(
-            QueueEvent(
-                kind=kind,
-                role=role,
-                stage=stage,
-                endpoint=endpoint.label,
-                waiting=slots.waiting if waiting is None else waiting,
-                in_flight=slots.in_flight,
-                limit=slots.limit,
-                waited_s=round(waited_s, 3),
+            self._log.queue_event(
+                "gave_up", slots, endpoint, role, stage, waited_s=self.wait_timeout_s
             )
-        )
+            raise
+        self._log.queue_event("started", slots, endpoint, role, stage, waited_s=waited)
 
     def _gave_up(
         self, role: Role, stage: str, name: str, endpoint: Endpoint, started: float, attempts: int
@@ -489,7 +458,7 @@ class Gateway:
             )
         )
         waited = f"{self.wait_timeout_s:.0f} s"
-        self._add_error(
+        self._log.add_error(
             f"a {role} call to model {name} waited {waited} for {endpoint.label} to be free; "
             "a deterministic fallback was used for that step (raise model_wait_timeout_s, "
             "or model_concurrency if the server takes more calls at once)"
@@ -518,59 +487,18 @@ class Gateway:
 
     def _over_budget(self, name: BudgetName) -> str:
         """A call refused by a budget: the run's limitation says which, once."""
-        self._add_error(self.budget.message)
+        self._log.add_error(self.budget.message)
         return f"the run's {name} budget is used up"
 
     def _record(self, call: ModelCall) -> None:
         endpoint = self._endpoints.get(cast(Role, call.role))
         cost = self.budget.cost(call.model, endpoint, call.input_tokens, call.output_tokens)
-        call = call.model_copy(update={"cost_usd": cost})
-        self.usage.record(call)
-        if self._on_call is not None:
-            self._on_call(call)
-
-    def _note_failure(self, name: str, failure: Failure, attempts: int, exc_type: str) -> None:
-        if failure.kind.disables_model:
-            self._refused.add(name)
-        if failure.kind is FailureKind.AUTH:
-            self._add_error(
-                f"model {name} {failure.describe()}; the run used deterministic fallbacks"
-            )
-        elif failure.kind is FailureKind.NOT_FOUND:
-            self._add_error(
-                f"model {name} {failure.describe()}; "
-                "the run used deterministic fallbacks (check the model name)"
-            )
-        else:
-            what = failure.describe()
-            if failure.kind is FailureKind.OTHER:
-                what = f"failed ({exc_type})"
-            tries = f"after {attempts} attempts" if attempts > 1 else "on the first attempt"
-            self._add_error(
-                f"model {name} {what} {tries}; a deterministic fallback was used for that step"
-            )
-        if failure.retryable:
-            breaker = self._breakers.get(name)
-            breaker.record_failure()
-            if not breaker.allow() and name not in self._refused:
-                self._refused.add(name)
-                self._add_error(
-                    f"model {name} failed {self.breaker_threshold} calls in a row; "
-                    "the rest of the run used deterministic fallbacks"
-                )
-
-    def _add_error(self, message: str) -> None:
-        message = redact(message, self._secrets)
-        if message in self.errors:
-            logger.debug(message)
-            return
-        logger.warning(message)
-        self.errors.append(message)
+        self._log.record(call.model_copy(update={"cost_usd": cost}))
 
     # helpers ------------------------------------------------------------------------
     def _model(self, role: Role) -> BaseChatModel | None:
         model = self._models.get(role)
-        if model is None or self.model_name(role) in self._refused:
+        if model is None or self.model_name(role) in self._log.refused:
             return None
         return model
 
@@ -595,45 +523,5 @@ class Gateway:
             await self._cache.put(key, reply, model=self.model_name(role))
 
 
-async def _invoke(model: BaseChatModel, messages: list[BaseMessage], timeout_s: float) -> AIMessage:
-    """``model.ainvoke(messages)`` within ``timeout_s`` (TimeoutError after it).
-
-    A call cancelled at its timeout normally stops at once (its connection closes, and a
-    streaming server stops generating). One that does not stop within ``CANCEL_GRACE_S``
-    is left to finish on its own, so it cannot hold its endpoint's slot, and every call
-    waiting for it, beyond its timeout."""
-    call = asyncio.ensure_future(model.ainvoke(messages))
-    try:
-        done, _ = await asyncio.wait({call}, timeout=timeout_s)
-    except BaseException:  # we were cancelled: so is the call
-        call.cancel()
-        raise
-    if call in done:
-        return call.result()
-    call.cancel()
-    done, _ = await asyncio.wait({call}, timeout=CANCEL_GRACE_S)
-    if not done:
-        logger.warning(
-            "a model call cancelled at its %.0f s timeout had not stopped %.0f s later; "
-            "its slot was given back anyway",
-            timeout_s,
-            CANCEL_GRACE_S,
-        )
-    call.add_done_callback(_consume)
-    raise TimeoutError(f"no reply within {timeout_s:.0f} s")
-
-
-def _consume(call: asyncio.Task[AIMessage]) -> None:
-    """Retrieve a finished call's outcome, so asyncio does not report it as never seen."""
-    if not call.cancelled():
-        call.exception()
-
-
 def _clip(text: str) -> str:
     return text if len(text) <= _MAX_REASON_CHARS else text[: _MAX_REASON_CHARS - 3] + "..."
-
-
-def _prompt(system: str, user: str) -> list[BaseMessage]:
-    messages: list[BaseMessage] = [SystemMessage(content=system)] if system else []
-    messages.append(HumanMessage(content=user))
-    return messages

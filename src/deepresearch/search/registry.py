@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # settings imports this module for the provider names
     from deepresearch.search.base import SearchProvider
     from deepresearch.search.fanout import OnFailure
     from deepresearch.settings import Settings
+    from deepresearch.settings_groups import SearchSettings
 
 LocalFactory = Callable[[Path], "SearchProvider"]
 _NO_KEY = "or use --search duckduckgo, which needs no key"
@@ -38,7 +39,11 @@ _NO_KEY = "or use --search duckduckgo, which needs no key"
 
 @dataclass(frozen=True)
 class _Build:
-    settings: Settings
+    """What a provider is built from: the search group of the settings (not all of them),
+    the data folder (the local index lives there) and the run's HTTP client."""
+
+    settings: SearchSettings
+    data_dir: Path
     client: httpx.AsyncClient
     local_factory: LocalFactory | None
 
@@ -184,7 +189,7 @@ def _local(b: _Build) -> SearchProvider:
         return b.local_factory(corpus)
     from deepresearch.search.local import LocalSearch  # its PDF and HTML readers load slowly
 
-    return LocalSearch(corpus, index_path(b.settings.data_dir, corpus))
+    return LocalSearch(corpus, index_path(b.data_dir, corpus))
 
 
 def _none(b: _Build) -> SearchProvider:
@@ -273,7 +278,9 @@ def build_search_providers(
         raise ConfigError(
             str(exc), hint=f"check --search; providers: {', '.join(PROVIDER_NAMES)}"
         ) from None
-    build = _Build(settings, client, local_factory)
+    from deepresearch.settings_groups import SearchSettings  # it imports this module
+
+    build = _Build(SearchSettings.of(settings), settings.data_dir, client, local_factory)
     return [PROVIDERS[name].build(build) for name in names]
 
 
