@@ -151,3 +151,28 @@ def test_one_list_of_search_providers() -> None:
                 if len(spelled) >= 3:
                     lists.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert not lists, f"search providers listed outside search/registry.py: {lists}"
+
+
+def test_the_depth_table_in_the_docs_is_the_presets() -> None:
+    """docs/configuration.md's depth table says what ``RunLimits`` resolves to."""
+    columns = (
+        "max_sub_questions",
+        "queries_per_question",
+        "results_per_query",
+        "sources_per_question",
+        "max_waves",
+        "max_units_total",
+        "max_concurrent_units",
+        "evidence_per_question",
+        "min_sources_read",
+    )
+    doc = (SRC.parents[1] / "docs" / "configuration.md").read_text()
+    rows = {}
+    for line in doc.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0] in DEPTHS and len(cells) == len(columns) + 1:
+            rows[cells[0]] = [0 if c == "-" else int(c.split()[0]) for c in cells[1:]]
+    assert set(rows) == set(DEPTHS)
+    for depth, values in rows.items():
+        limits = RunLimits.of(load_settings(depth=depth))
+        assert values == [getattr(limits, name) for name in columns], depth
