@@ -69,7 +69,7 @@ def reader(ledger: Provenance) -> tuple[SourceReader, RecordingFetcher, list[Run
     events: list[RunEvent] = []
     fetcher = RecordingFetcher()
     ctx: Any = SimpleNamespace(
-        settings=SimpleNamespace(max_text_chars=8_000, extract_workers=0),
+        fetch_policy=SimpleNamespace(max_text_chars=8_000, extract_workers=0),
         fetcher=fetcher,
         fetch_semaphore=asyncio.Semaphore(2),
         fetches=0,

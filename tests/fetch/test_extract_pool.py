@@ -180,7 +180,7 @@ async def test_the_reading_stage_extracts_in_the_shared_pool(shared_data: Path) 
             for workers in (0, 2):
                 async with HttpFetcher(allow_hosts=["127.0.0.1"]) as fetcher:
                     ctx: Any = SimpleNamespace(
-                        settings=SimpleNamespace(max_text_chars=8_000, extract_workers=workers),
+                        fetch_policy=SimpleNamespace(max_text_chars=8_000, extract_workers=workers),
                         fetcher=fetcher,
                         fetch_semaphore=asyncio.Semaphore(3),
                         fetches=0,
