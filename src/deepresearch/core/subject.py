@@ -12,6 +12,7 @@ that some page does mention is enough to carry on.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 from deepresearch.core.questions import QuestionProfile
@@ -30,13 +31,21 @@ def unseen_subject(profile: QuestionProfile, texts: Iterable[str]) -> list[str]:
     named = [m for m in profile.entities if m.kind in ("name", "title") and m.key]
     if not named:
         return []
-    vocabulary: set[str] = set()
-    for text in texts:
-        vocabulary.update(words(text.replace("’", "'")))
-    if not vocabulary:
+    pages = [text.replace("’", "'").lower() for text in texts]
+    if not any(page.strip() for page in pages):
         return []  # nothing was read: the gate's other checks say so
+    if any(all(_written(word, pages) for word in m.key.split()) for m in named):
+        return []  # the common case, settled without reading every word of every page
+    vocabulary: set[str] = set()
+    for page in pages:
+        vocabulary.update(words(page))
     unseen = [m.text for m in named if not all(_seen(w, vocabulary) for w in m.key.split())]
     return unseen if len(unseen) == len(named) else []
+
+
+def _written(word: str, pages: list[str]) -> bool:
+    pattern = re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])")
+    return any(pattern.search(page) for page in pages)
 
 
 def _seen(word: str, vocabulary: set[str]) -> bool:
