@@ -114,7 +114,10 @@ async def test_bad_answers_are_refused_and_the_run_keeps_waiting(
         ({"action": "gap"}, "gap says what is missing"),
         ({"action": "gap", "gap": " ab "}, "the gap is 2 characters"),
         ({"action": "gap", "gap": "x" * 301}, "the gap is 301 characters"),
-        ({"action": "edit", "sub_questions": ["What?"]}, "Input should be .approve., .drop. or .gap."),
+        (
+            {"action": "edit", "sub_questions": ["What?"]},
+            "Input should be .approve., .drop. or .gap.",
+        ),
         ({"action": "approve", "sub_questions": ["What?"]}, "sub_questions: Extra inputs"),
         ({"action": "rewrite"}, "action"),
         ("approve", "findings reply"),
