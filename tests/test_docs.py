@@ -28,6 +28,8 @@ def test_readme_library_example_runs(
     # "Steering a run": the plan review's example paused, was edited and researched
     assert "\nplan ['What does the quality gate check before a report is written?']\n" in out
     assert re.search(r"^extractive [1-9]\d* quotes$", out, re.M)
+    # the findings review's example: the first finding shown was dropped from the report
+    assert "\nfindings True\ndropped True\n" in out
 
 
 def test_readme_starts_with_demo_and_test() -> None:

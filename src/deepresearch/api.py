@@ -17,14 +17,16 @@ characters removed, whitespace collapsed, at most 4,000 characters) and a bad on
 
 Recipes are looked up in the registry (``deepresearch.recipes.registry``) by name.
 
-A run may pause for a person (issue 15): a clarifying question, or its plan with
-``review_plan=True``. ``research_events`` yields an ``input_requested`` event; answer it
+A run may pause for a person (issue 15): a clarifying question, its plan with
+``review_plan=True``, or its verified findings before writing with
+``review_findings=True``. ``research_events`` yields an ``input_requested`` event; answer it
 with ``stream.reply(...)`` inside the loop and the same run goes on. ``research`` takes an
 ``on_input`` function that answers, or raises ``InputRequired`` (with ``.request``) and
 the run waits, checkpointed, until ``deepresearch.reply(run_id, answer)``:
 
 >>> report = deepresearch.research("Tell me about Mercury", on_input=lambda asked: "the planet")
 >>> report = deepresearch.reply(run_id, {"action": "edit", "sub_questions": ["..."]})
+>>> report = deepresearch.reply(run_id, {"action": "drop", "drop": ["q1-e2"]})
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ async def research_async(
 ) -> Report:
     """Research ``question`` and return the report. ``options`` are Settings fields
     (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``,
-    ``review_plan=True``...); ``run_id`` names the run (default: a new id). When the run
+    ``review_plan=True``, ``review_findings=True``...); ``run_id`` names the run (default: a new id). When the run
     asks something, ``on_input`` answers it; without one, ``InputRequired`` is raised and
     the run waits for :func:`reply_async`."""
     question = normalize_question(question)
@@ -103,7 +105,8 @@ async def reply_async(
 ) -> Report:
     """Answer what run ``run_id`` waits for and continue it to its report: text for a
     clarifying question, ``{"action": "approve"}`` or ``{"action": "edit", "brief": ...,
-    "sub_questions": [...]}`` for a plan. A bad answer raises ``InvalidInput`` and the
+    "sub_questions": [...]}`` for a plan; ``{"action": "approve"}``, ``{"action": "drop",
+    "drop": [ids]}`` or ``{"action": "gap", "gap": "..."}`` for the findings. A bad answer raises ``InvalidInput`` and the
     run keeps waiting; a run that waits for nothing raises ``ConfigError``."""
     resolved = settings or load_settings(**options)
     result = await run_research(

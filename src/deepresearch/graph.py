@@ -4,11 +4,16 @@ return types and the static edges below.
     intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal)
        ├────► clarify (a pause: the person answers) ─► plan             │
        └────► plan ─► [review_plan (a pause, --review-plan)] ─► research ─► gate ─► reflect ─► research (next wave)  │
-               │                             ├──► check_findings ─► write ─► audit ─► evaluate ─► END
+               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► evaluate ─► END
+               │                             │          │                  └──► research (a gap: one more wave)
                │                             │          └──► abort ─────┘
                │                             └──► abort ────────────────┘
                └──► answer (--search none: the model's knowledge) ─► audit
                        └──► abort (no answer)
+
+``review_findings`` (a pause, ``--review-findings``) shows the verified findings before
+writing: the person drops some, or names a gap that one more wave researches; reflect
+then sends the run to writing, and the review is not asked again.
 
 The plan stage convenes the council (``stages/council.py``) when it is on; evaluate does
 nothing unless ``evaluate`` is set.
@@ -30,7 +35,7 @@ from deepresearch.stages.finish import abort, respond
 from deepresearch.stages.followup import followup
 from deepresearch.stages.gate import gate
 from deepresearch.stages.intake import intake
-from deepresearch.stages.pause import clarify, review_plan
+from deepresearch.stages.pause import clarify, review_findings, review_plan
 from deepresearch.stages.plan import plan
 from deepresearch.stages.reflect import reflect
 from deepresearch.stages.research import research
@@ -84,6 +89,7 @@ def build_graph(
     graph.add_node("reflect", recorded(reflect, _run))
     graph.add_node("answer", recorded(answer, _run))
     graph.add_node("check_findings", recorded(check_findings, _run))
+    graph.add_node("review_findings", recorded(review_findings, _run))
     graph.add_node("write", recorded(write, _run))
     graph.add_node("abort", recorded(abort, _run))
     graph.add_node("audit", recorded(audit, _run))

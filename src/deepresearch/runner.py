@@ -188,7 +188,7 @@ async def run_recipe(
         # stored it) is not applied: the run resumes and asks what it asks now
         answer: Any = None
         if reply is not None and waiting is not None and reply_to in (None, waiting.id):
-            answer = check_reply(waiting.kind, reply)  # a bad answer changes nothing
+            answer = check_reply(waiting, reply)  # a bad answer changes nothing
         if tape is None and settings.record_runs:  # loads LangChain: after run_started
             from deepresearch.replay.ports import Recorder
             from deepresearch.replay.tape import Tape, recording_folder
@@ -260,9 +260,7 @@ async def run_recipe(
             bus.emit(
                 InputRequested.model_validate(request_.event_data()),
                 stage=next(iter(final.next), None),
-                message=request_.question
-                if request_.kind == "clarification"
-                else "Review the plan: approve or edit it",
+                message=_asking(request_),
             )
             return request_
         document = recipe.result(final.values)
@@ -285,11 +283,20 @@ async def run_recipe(
         return document
 
 
+def _asking(request: InputRequest) -> str:
+    """The ``input_requested`` event's message."""
+    if request.kind == "clarification":
+        return request.question
+    if request.kind == "findings":
+        return "Review the findings: approve them, drop some, or name a gap"
+    return "Review the plan: approve or edit it"
+
+
 def _waiting(run_id: str, interrupts: Sequence[Any]) -> InputRequest | None:
     """What a paused run asks (its first pending interrupt), or None."""
     for pending in interrupts:
         value = pending.value
-        if isinstance(value, dict) and value.get("kind") in ("clarification", "plan"):
+        if isinstance(value, dict) and value.get("kind") in ("clarification", "plan", "findings"):
             return InputRequest(run_id=run_id, id=str(pending.id), **value)
     return None
 

@@ -265,6 +265,11 @@ class Settings(BaseSettings):
     review_plan: bool = Field(
         default=False, description="pause after planning so a person approves or edits the plan"
     )
+    review_findings: bool = Field(
+        default=False,
+        description="pause before writing so a person reviews the verified findings "
+        "(drop some, or name a gap researched in one more wave)",
+    )
     audit: Literal["strict", "mark", "off"] = "strict"
     domain_rules_file: Path | None = Field(
         default=None, description="a TOML file of your own trusted, blocked and tiered domains"

@@ -3,7 +3,7 @@ run continues with exactly what was fetched, verified and decided before."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from deepresearch.core.gate import GateResult
 from deepresearch.models import (
@@ -50,6 +50,9 @@ class RunState(TypedDict, total=False):
     gate: GateResult
     #: every verified finding read against its quote before writing (``stages/check.py``)
     finding_checks: list[FindingCheck]
+    #: the person's findings review, once answered (``stages/pause.py``): ``action``,
+    #: ``dropped`` ids, and a named ``gap`` with ``gap_id``, the sub-question researching it
+    findings_review: dict[str, Any]
     reflections: list[str]
     #: keys of the leads followed so far, and leads found but not followed (no room left)
     leads: list[str]

@@ -1,5 +1,5 @@
 """A run that waits for a person, at the terminal (issue 15): on a TTY the question (or the
-plan) is asked here and the run goes on; otherwise the command ends with exit code 4 and
+plan, or the findings) is asked here and the run goes on; otherwise the command ends with exit code 4 and
 says how to answer (``deepresearch reply RUN_ID ...``)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import typer
 
 from deepresearch.cli.common import say
 from deepresearch.core.sanitize import for_terminal
+from deepresearch.core.text import clip
 
 if TYPE_CHECKING:
     from deepresearch.models.pause import InputRequest
@@ -27,6 +28,8 @@ def ask(request: InputRequest) -> Any:
         say(f"\nThe run asks: {request.question}")
         answer = typer.prompt("Your answer (empty: answer later)", default="", err=True)
         return answer.strip() or None
+    if request.kind == "findings":
+        return _ask_findings(request)
     _show_plan(request)
     choice = typer.prompt(
         "Approve, edit, or later? [a/e/l]", default="a", err=True, show_default=True
@@ -53,6 +56,17 @@ def show_waiting(request: InputRequest) -> None:
         say(f"the run waits for your answer: {request.question}")
         say(f'answer with: deepresearch reply {request.run_id} "YOUR ANSWER"')
         return
+    if request.kind == "findings":
+        _show_findings(request)
+        say(
+            "the run waits for your review of its findings; approve with: "
+            f"deepresearch reply {request.run_id} --approve"
+        )
+        say(
+            f"or drop some: deepresearch reply {request.run_id} --drop ID --drop ID; "
+            f'or name a gap: deepresearch reply {request.run_id} --gap "..."'
+        )
+        return
     _show_plan(request)
     say(
         f"the run waits for your review; approve with: deepresearch reply {request.run_id} --approve"
@@ -67,3 +81,31 @@ def _show_plan(request: InputRequest) -> None:
     say(f"\nThe plan. Brief: {request.brief}")
     for item in request.sub_questions:
         typer.echo(f"  {item.id}. {for_terminal(item.text)}", err=True)
+
+
+def _ask_findings(request: InputRequest) -> Any:
+    _show_findings(request)
+    choice = typer.prompt(
+        "Approve, drop findings, name a gap, or later? [a/d/g/l]",
+        default="a",
+        err=True,
+        show_default=True,
+    ).strip()
+    if choice.lower().startswith("a"):
+        return {"action": "approve"}
+    if choice.lower().startswith("d"):
+        ids = typer.prompt("Ids to drop (separated by spaces or commas)", err=True)
+        gap = typer.prompt("A gap to research too (empty: none)", default="", err=True).strip()
+        return {"action": "drop", "drop": ids.replace(",", " ").split(), "gap": gap or None}
+    if choice.lower().startswith("g"):
+        return {"action": "gap", "gap": typer.prompt("What is missing", err=True)}
+    return None
+
+
+def _show_findings(request: InputRequest) -> None:
+    say(f"\nThe verified findings ({len(request.findings)}):")
+    for item in request.findings:
+        source = item.source_title or item.source_url
+        typer.echo(f"  {item.id}. {for_terminal(item.claim)}", err=True)
+        quote = for_terminal(clip(item.quote, 300))
+        typer.echo(f'      "{quote}" ({for_terminal(source)})', err=True)

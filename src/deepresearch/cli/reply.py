@@ -1,5 +1,5 @@
-"""``deepresearch reply``: answer a run that waits (a clarifying question, a plan to
-review) and continue it to its report, written where the run was to write it."""
+"""``deepresearch reply``: answer a run that waits (a clarifying question, a plan or the
+findings to review) and continue it to its report, written where the run was to write it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ def reply(
     answer: Annotated[
         str | None, typer.Argument(help="The answer to the run's clarifying question.")
     ] = None,
-    approve: Annotated[bool, typer.Option("--approve", help="Approve the plan as it is.")] = False,
+    approve: Annotated[
+        bool, typer.Option("--approve", help="Approve the plan, or the findings, as they are.")
+    ] = False,
     brief: Annotated[str | None, typer.Option(help="Plan review: the new brief.")] = None,
     sub_question: Annotated[
         list[str] | None,
@@ -25,6 +27,18 @@ def reply(
             help="Plan review: a sub-question; repeat for each (they replace the plan's).",
         ),
     ] = None,
+    drop: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--drop",
+            metavar="EVIDENCE_ID",
+            help="Findings review: leave this finding out of the report; repeat for each.",
+        ),
+    ] = None,
+    gap: Annotated[
+        str | None,
+        typer.Option(help="Findings review: what is missing, researched in one more wave."),
+    ] = None,
     json_events: options.JsonEvents = False,
 ) -> None:
     """Answer what run RUN_ID asks and continue it (exit 4 if it asks again)."""
@@ -32,11 +46,12 @@ def reply(
 
     run_id = run_id_or_exit(run_id)
     editing = brief is not None or bool(sub_question)
-    given = sum([answer is not None, approve, editing])
+    reviewing = bool(drop) or gap is not None  # the findings: --drop and --gap go together
+    given = sum([answer is not None, approve, editing, reviewing])
     if given != 1:
         error(
-            "give one answer: the text for a clarifying question, --approve, or the edited "
-            "plan (--brief, --sub-question)",
+            "give one answer: the text for a clarifying question, --approve, the edited "
+            "plan (--brief, --sub-question), or the findings' review (--drop, --gap)",
             f'deepresearch reply {run_id} "YOUR ANSWER"',
         )
     value: Any
@@ -44,6 +59,8 @@ def reply(
         value = answer
     elif approve:
         value = {"action": "approve"}
-    else:
+    elif editing:
         value = {"action": "edit", "brief": brief, "sub_questions": sub_question}
+    else:
+        value = {"action": "gap" if gap is not None else "drop", "drop": drop or None, "gap": gap}
     resume_with(run_id, value, json_events=json_events)

@@ -100,6 +100,13 @@ def run(
         bool,
         typer.Option("--review-plan", help="Pause after planning: approve or edit the plan first."),
     ] = False,
+    review_findings: Annotated[
+        bool,
+        typer.Option(
+            "--review-findings",
+            help="Pause before writing: drop findings, or name a gap for one more wave.",
+        ),
+    ] = False,
     audit: Annotated[
         AuditMode | None,
         typer.Option(help="strict: remove unsupported sentences; mark: flag them; off: no audit."),
@@ -187,6 +194,7 @@ def run(
         "depth": depth.value if depth else None,
         "no_clarify": no_clarify or None,
         "review_plan": review_plan or None,
+        "review_findings": review_findings or None,
         "audit": audit.value if audit else None,
         "min_domains": min_domains,
         "min_evidence": min_evidence,

@@ -2,7 +2,8 @@
 a question, the brief planning sees once a clarification was answered, and a plan edited
 in review checked (1-8 sub-questions, lengths) and turned into the plan that is
 researched. A kept sub-question keeps its queries; a reworded or new one gets the
-deterministic queries of its own words, so what is searched is what the person wrote."""
+deterministic queries of its own words, so what is searched is what the person wrote.
+The findings review's rules are in ``core.findings_review``."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from deepresearch.core.findings_review import check_findings_reply
 from deepresearch.core.planning import MAX_SUB_QUESTIONS, fallback_queries, usable_queries
 from deepresearch.core.sanitize import clean_text
 from deepresearch.errors import InvalidInput
 from deepresearch.models import Plan, SubQuestion
-from deepresearch.models.pause import InputKind, InputRequest, PlanItem, PlanReply
+from deepresearch.models.pause import InputRequest, PlanItem, PlanReply
 
 MAX_BRIEF_CHARS = 2000
 MIN_SUB_QUESTION_CHARS = 3
@@ -111,10 +113,13 @@ def check_plan_reply(reply: object) -> PlanReply:
     return PlanReply(action="edit", brief=brief, sub_questions=texts)
 
 
-def check_reply(kind: InputKind, reply: object) -> Any:
+def check_reply(request: InputRequest, reply: object) -> Any:
     """The value a paused run resumes with, checked for what it asked."""
-    if kind == "clarification":
+    if request.kind == "clarification":
         return check_answer(reply)
+    if request.kind == "findings":
+        shown = [item.id for item in request.findings]
+        return check_findings_reply(reply, shown).model_dump()
     return check_plan_reply(reply).model_dump()
 
 

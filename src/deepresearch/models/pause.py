@@ -1,4 +1,5 @@
-"""What a paused run asks a person (issue 15), and what a person may answer to a plan."""
+"""What a paused run asks a person (issue 15), and what a person may answer to a plan or
+to the findings shown before writing."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-InputKind = Literal["clarification", "plan"]
+InputKind = Literal["clarification", "plan", "findings"]
 
 
 class PlanItem(BaseModel):
@@ -17,9 +18,21 @@ class PlanItem(BaseModel):
     queries: list[str] = Field(default_factory=list)
 
 
+class FindingItem(BaseModel):
+    """One verified finding shown for review before writing."""
+
+    id: str = Field(description="the evidence id: drop it by this id")
+    claim: str
+    quote: str = Field(description="the words quoted from the source")
+    source_url: str
+    source_title: str = ""
+    sub_question_id: str = ""
+
+
 class InputRequest(BaseModel):
-    """A run waiting for a person: a clarifying question, or a plan to review. ``id`` names
-    this pause (a reply answers one pause once); ``run_id`` the run that waits."""
+    """A run waiting for a person: a clarifying question, a plan to review, or the
+    verified findings to review before writing. ``id`` names this pause (a reply answers
+    one pause once); ``run_id`` the run that waits."""
 
     run_id: str
     id: str
@@ -27,12 +40,15 @@ class InputRequest(BaseModel):
     question: str = Field(default="", description="clarification: what the run asks")
     brief: str = Field(default="", description="plan: the research brief")
     sub_questions: list[PlanItem] = Field(default_factory=list, description="plan")
+    findings: list[FindingItem] = Field(default_factory=list, description="findings")
 
     def event_data(self) -> dict[str, Any]:
         """The ``input_requested`` event's data (``models.event_pauses.InputRequested``)."""
         data: dict[str, Any] = {"kind": self.kind, "request_id": self.id}
         if self.kind == "clarification":
             data["question"] = self.question
+        elif self.kind == "findings":
+            data["findings"] = [item.model_dump() for item in self.findings]
         else:
             data["brief"] = self.brief
             data["sub_questions"] = [item.model_dump() for item in self.sub_questions]
@@ -51,3 +67,17 @@ class PlanReply(BaseModel):
     sub_questions: list[str] | None = Field(
         default=None, description="edit: every sub-question, 1-8, in order"
     )
+
+
+class FindingsReply(BaseModel):
+    """A person's decision on the findings before writing: approve them, ``drop`` some
+    (their evidence ids: they never reach the writer nor the report), or name a ``gap``
+    (researched in one more wave, then the run writes without asking again). A drop may
+    name a gap too, and a gap may drop findings. Cancelling is not a reply, as for a
+    plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["approve", "drop", "gap"] = "approve"
+    drop: list[str] | None = Field(default=None, description="evidence ids to leave out")
+    gap: str | None = Field(default=None, description="what is missing: one more wave")

@@ -58,6 +58,7 @@ STAGE_PROGRESS = {
     "research": 0.15,
     "answer": 0.5,  # --search none: the model's answer instead of research
     "check_findings": 0.72,
+    "review_findings": 0.74,  # waiting for the findings' review
     "write": 0.75,
     "abort": 0.75,
     "audit": 0.9,

@@ -274,9 +274,10 @@ async def cancel(job_id: str, request: Request, who: CallerDep) -> JobView:
 async def answer_input(
     job_id: str, body: InputReply, request: Request, response: Response, who: CallerDep
 ) -> JobView:
-    """A job AWAITING_INPUT asks a clarifying question (``{"answer": "..."}``) or shows its
+    """A job AWAITING_INPUT asks a clarifying question (``{"answer": "..."}``), shows its
     plan (``{"action": "approve"}``, ``{"action": "edit", "brief": ..., "sub_questions":
-    [...]}``, or ``{"action": "cancel"}``). The answer is checked (422 says what is wrong;
+    [...]}``, or ``{"action": "cancel"}``) or its findings before writing (``approve``,
+    ``{"action": "drop", "drop": [ids]}``, ``{"action": "gap", "gap": "..."}``, ``cancel``). The answer is checked (422 says what is wrong;
     the job keeps waiting), queues the job again (202) and the run continues with it. The
     same answer again is harmless (200); another answer to a question already answered, or
     an answer to a job that asks nothing, is a conflict (409)."""
@@ -290,17 +291,14 @@ async def answer_input(
         assert updated is not None
         response.status_code = 200
         return JobView.of(updated)
-    pending = await run_in_threadpool(state.store.pending_input, job_id)
-    asked = (
-        (pending.id, pending.kind)
-        if pending is not None
-        else await run_in_threadpool(state.store.last_request, job_id)
-    )
+    asked = await run_in_threadpool(state.store.pending_input, job_id)
+    if asked is None:
+        asked = await run_in_threadpool(state.store.last_request, job_id)
     if asked is None:
         raise ApiProblem(409, f"the job is {job.status}; it asks nothing", kind="not-waiting")
-    request_id, kind = asked
+    request_id = asked.id
     try:
-        reply = check_reply(kind, body.reply())  # type: ignore[arg-type]
+        reply = check_reply(asked, body.reply())
     except InvalidInput as exc:
         raise ApiProblem(
             422, f"{exc.message} ({exc.hint})" if exc.hint else exc.message, kind="invalid-input"

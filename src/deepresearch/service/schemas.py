@@ -51,6 +51,11 @@ class RunOptions(BaseModel):
         description="pause after planning: the job waits (AWAITING_INPUT) until the plan is "
         "approved or edited (POST .../input)",
     )
+    review_findings: bool | None = Field(
+        default=None,
+        description="pause before writing: the job waits (AWAITING_INPUT) until its verified "
+        "findings are approved, some dropped, or a gap named (POST .../input)",
+    )
     max_sub_questions: int | None = Field(default=None, ge=1, le=8)
     max_waves: int | None = Field(default=None, ge=1, le=10)
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
@@ -310,7 +315,8 @@ class SubmitView(JobView):
 class InputReply(BaseModel):
     """The answer to what a waiting job asks: ``answer`` (text) for a clarifying question;
     ``action`` for a plan: ``approve``, ``edit`` (with ``brief`` and/or every
-    ``sub_questions``, 1-8) or ``cancel``."""
+    ``sub_questions``, 1-8) or ``cancel``; for the findings: ``approve``, ``drop`` (with
+    ``drop``, evidence ids), ``gap`` (with ``gap``, 3-300 characters) or ``cancel``."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -319,24 +325,32 @@ class InputReply(BaseModel):
                 {"answer": "The planet Mercury"},
                 {"action": "approve"},
                 {"action": "edit", "sub_questions": ["How hot is Mercury?", "Who visited it?"]},
+                {"action": "drop", "drop": ["q1-e2"]},
+                {"action": "gap", "gap": "What did the 2024 mission find?"},
             ]
         },
     )
 
     answer: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
-    action: Literal["approve", "edit", "cancel"] | None = None
+    action: Literal["approve", "edit", "drop", "gap", "cancel"] | None = None
     brief: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
     sub_questions: list[str] | None = Field(default=None, max_length=20)
+    drop: list[str] | None = Field(default=None, max_length=500)
+    gap: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
 
     @model_validator(mode="after")
     def _one_kind(self) -> InputReply:
-        plan = self.action is not None or self.brief is not None or self.sub_questions is not None
-        if (self.answer is None) == (not plan):
+        review = any(
+            value is not None
+            for value in (self.action, self.brief, self.sub_questions, self.drop, self.gap)
+        )
+        if (self.answer is None) == (not review):
             raise ValueError(
-                "give either answer (a clarifying question) or action (a plan), not both"
+                "give either answer (a clarifying question) or action (a plan or the "
+                "findings), not both"
             )
-        if plan and self.action is None:
-            raise ValueError("a plan reply names its action: approve, edit or cancel")
+        if review and self.action is None:
+            raise ValueError("a review names its action: approve, edit, drop, gap or cancel")
         return self
 
     def reply(self) -> Any:

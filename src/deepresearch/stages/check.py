@@ -3,7 +3,9 @@ claim is read against its own quote, by the judge model in batches (a structured
 per finding) or, without one, by the deterministic checker (``core.support``). Findings
 their quote does not support are dropped from the evidence the writer gets
 (``core.finding_check``); the audit counts them. When none is left the run ends in the
-abort report: nothing verified remains to write from."""
+abort report: nothing verified remains to write from. With ``review_findings`` on the
+person reviews the findings next (``stages/pause.py``); after a gap's wave only the new
+findings are read."""
 
 from __future__ import annotations
 
@@ -53,16 +55,19 @@ class Verdicts(BaseModel):
 
 async def check_findings(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["write", "abort"]]:
+) -> Command[Literal["write", "review_findings", "abort"]]:
     ctx = runtime.context
     evidence = list(state.get("evidence", []))
-    findings = to_check(evidence)
+    earlier = list(state.get("finding_checks", []))
+    # after a findings review's gap wave only the new findings are read
+    done = {check.evidence_id for check in earlier}
+    findings = [item for item in to_check(evidence) if item.id not in done]
     ctx.bus.emit(
         StageStarted(),
         stage=STAGE,
         message=f"Checking {len(findings)} finding(s) against their quotes",
     )
-    checks: list[FindingCheck] = []
+    checks: list[FindingCheck] = list(earlier)
     pending: list[Evidence] = []
     for item in findings:
         if is_own_quote(item):
@@ -103,7 +108,11 @@ async def check_findings(
             message=why.capitalize(),
         )
     ctx.bus.emit(StageCompleted(), stage=STAGE)
-    return Command(goto="abort" if findings and not remaining else "write", update=update)
+    if findings and not remaining:
+        return Command(goto="abort", update=update)
+    # the person reviews the findings first (``review_findings``), once
+    reviewing = ctx.policy.review_findings and "findings_review" not in state
+    return Command(goto="review_findings" if reviewing else "write", update=update)
 
 
 async def _judge(ctx: RunContext, batch: list[Evidence]) -> list[FindingCheck]:

@@ -70,6 +70,8 @@ async def reflect(
     room = min(max_units - units_used, limits.max_concurrent_units * 2)
     if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
         room = 0  # a budget ended the run: no new unit; the report from what there is
+    if "findings_review" in state:
+        room = 0  # the gap a person named was the one more wave: now the report
     sub_questions = list(state["sub_questions"])
     gate = state["gate"]
     per_question = limits.queries_per_question

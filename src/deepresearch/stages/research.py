@@ -9,6 +9,7 @@ import asyncio
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
+from deepresearch.core.findings_review import wave_units
 from deepresearch.core.provenance import Provenance
 from deepresearch.core.thread import reusable_urls
 from deepresearch.core.waves import UnitResult, WaveState, merge_wave, search_failure
@@ -27,11 +28,15 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     limits = ctx.limits
     wave = state.get("wave", 0) + 1
     units_used = state.get("units_used", 0)
-    budget = max(limits.max_units_total - units_used, 0)
-    if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
-        budget = 0  # a run budget (tokens, cost, time) is used up: no new unit
     sub_questions = list(state["sub_questions"])
-    pending = [sq for sq in sub_questions if sq.status == "pending"][:budget]
+    pending = wave_units(
+        sub_questions,
+        room=limits.max_units_total - units_used,
+        # the findings review named a gap: this wave researches it alone
+        gap_id=state.get("findings_review", {}).get("gap_id"),
+        # a run budget (tokens, cost, time) is used up: no new unit
+        spent=ctx.gateway.budget.check(ctx.gateway.usage) is not None,
+    )
     ctx.bus.emit(
         WaveStarted(
             wave=wave,

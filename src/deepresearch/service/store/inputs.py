@@ -154,16 +154,16 @@ class InputQueries(StoreBase):
             )
             return Answered("accepted", get_job(conn, job_id))
 
-    def last_request(self, job_id: str) -> tuple[str, str] | None:
-        """The job's latest pause (request id, kind), answered or not."""
+    def last_request(self, job_id: str) -> InputRequest | None:
+        """The job's latest pause, answered or not."""
         with self._read() as conn:
             row = conn.execute(
-                select(t.job_inputs.c.request_id, t.job_inputs.c.kind)
+                select(t.job_inputs.c.request)
                 .where(t.job_inputs.c.job_id == job_id)
                 .order_by(t.job_inputs.c.created_at.desc())
                 .limit(1)
             ).first()
-        return (row.request_id, row.kind) if row is not None else None
+        return InputRequest.model_validate(row.request) if row is not None else None
 
     def _check_answer_rate(self, conn: Connection, owner: str, limits: Limits) -> None:
         since = self.clock() - timedelta(seconds=limits.window_s)

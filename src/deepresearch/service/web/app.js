@@ -166,6 +166,7 @@ async function submitQuestion(event) {
   if ($("evaluate").checked) options.evaluate = true;
   Object.assign(options, budgets);
   if ($("review-plan").checked) options.review_plan = true;
+  if ($("review-findings").checked) options.review_findings = true;
   const body = { question, options };
   if ($("recipe").value) body.recipe = $("recipe").value;
   const button = $("ask-submit");

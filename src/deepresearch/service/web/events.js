@@ -57,13 +57,20 @@ export const READERS = {
     output: num(data.output_tokens),
     cost: numberOrNull(data.cost_usd),
   }),
-  // what a waiting run asks: a clarifying question, or its plan to review
+  // what a waiting run asks: a clarifying question, its plan, or its findings to review
   input_requested: (data) => ({
     kind: str(data.kind),
     request_id: str(data.request_id),
     question: str(data.question),
     brief: str(data.brief),
     sub_questions: items(data.sub_questions, (item) => ({ id: str(item.id), text: str(item.text), queries: strings(item.queries) })),
+    findings: items(data.findings, (item) => ({
+      id: str(item.id),
+      claim: str(item.claim),
+      quote: str(item.quote),
+      source_url: str(item.source_url),
+      source_title: str(item.source_title),
+    })),
   }),
   // the run's own totals, the final word on its tokens
   run_completed: (data) => ({

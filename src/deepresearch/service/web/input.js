@@ -1,10 +1,11 @@
 // What a waiting run asks (issue 15), and the person's answer: an answer box for a
-// clarifying question, or the plan editor (edit the brief; reword, remove or add
-// sub-questions; approve, research the edited plan, or cancel the run). The answer goes to
+// clarifying question, the plan editor (edit the brief; reword, remove or add
+// sub-questions; approve, research the edited plan, or cancel the run), or the findings
+// review (untick findings to drop them, name a gap for one more wave, or cancel the run). The answer goes to
 // POST v1/research/{id}/input; the service checks it, and a 422 shows what is wrong here.
 
 import { api, ApiError } from "./api.js";
-import { announce, h, newId } from "./dom.js";
+import { announce, h, newId, sourceLink } from "./dom.js";
 
 const MAX_SUB_QUESTIONS = 8;
 
@@ -22,10 +23,13 @@ export class InputPanel {
     const id = request.id || request.request_id || "";
     if (this.requestId === id && !this.container.hidden) return;
     this.requestId = id;
-    const body = request.kind === "plan" ? this.planEditor(request) : this.answerBox(request);
+    const body = request.kind === "plan" ? this.planEditor(request)
+      : request.kind === "findings" ? this.findingsReview(request) : this.answerBox(request);
     this.container.replaceChildren(body);
     this.container.hidden = false;
-    announce(request.kind === "plan" ? "The run waits for you to review its plan" : "The run asks you a question");
+    announce(request.kind === "plan" ? "The run waits for you to review its plan"
+      : request.kind === "findings" ? "The run waits for you to review its findings"
+        : "The run asks you a question");
   }
 
   hide() {
@@ -102,6 +106,42 @@ export class InputPanel {
       const texts = [...list.querySelectorAll("input")].map((i) => i.value);
       const changed = JSON.stringify([brief.value, texts]) !== original;
       this.send(changed ? { action: "edit", brief: brief.value, sub_questions: texts } : { action: "approve" }, error);
+    });
+    form.querySelector("[data-action=cancel]").addEventListener("click", () => this.send({ action: "cancel" }, error));
+    return form;
+  }
+
+  findingsReview(request) {
+    const gapId = newId("gap");
+    const error = h("p", { class: "field-error", role: "alert", hidden: true });
+    const findings = request.findings || [];
+    const list = h("ul", { class: "finding-items" });
+    for (const item of findings) {
+      const id = newId("finding");
+      const keep = h("input", { id, type: "checkbox", name: "keep", value: String(item.id || "") });
+      keep.checked = true;
+      list.append(h("li", { class: "finding-item" },
+        keep,
+        h("label", { for: id }, h("span", { class: "finding-id" }, String(item.id || "")), " ", String(item.claim || "")),
+        h("blockquote", {}, String(item.quote || "")),
+        h("p", { class: "finding-source" }, sourceLink(item.source_url, String(item.source_title || item.source_url || "")))));
+    }
+    const gap = h("textarea", { id: gapId, name: "gap", rows: "2", maxlength: "300" });
+    const form = h("form", { class: "card ask-back", novalidate: true, "data-kind": "findings" },
+      h("h2", {}, "Review the findings"),
+      h("p", { class: "help" }, `${findings.length} verified finding(s). Untick those to leave out of the report, or name a gap: one more round of research looks for it before the report is written.`),
+      list,
+      h("div", { class: "field" }, h("label", { for: gapId }, "A gap to research (optional)"), gap),
+      error,
+      h("div", { class: "form-actions" },
+        h("button", { type: "submit", class: "primary" }, "Write the report"),
+        h("button", { type: "button", class: "danger", "data-action": "cancel" }, "Cancel the run")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const drop = [...list.querySelectorAll("input[name=keep]")].filter((i) => !i.checked).map((i) => i.value);
+      const body = gap.value.trim() ? { action: "gap", gap: gap.value } : drop.length ? { action: "drop" } : { action: "approve" };
+      if (drop.length) body.drop = drop;
+      this.send(body, error);
     });
     form.querySelector("[data-action=cancel]").addEventListener("click", () => this.send({ action: "cancel" }, error));
     return form;
