@@ -128,7 +128,9 @@ async def test_clarify_reply_report_then_a_follow_up_over_http(
             assert still.structured_content["status"] == "awaiting_input"
 
             done = await client.call_tool(
-                "reply", {"run_id": run_id, "answer": f"  {ANSWER}\n"}, progress_callback=on_progress
+                "reply",
+                {"run_id": run_id, "answer": f"  {ANSWER}\n"},
+                progress_callback=on_progress,
             )
             assert not done.is_error, text_of(done)
             assert done.structured_content == {
