@@ -10,12 +10,14 @@ scripted (an intake that asks back); the web, service, database and workers are 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from langchain_core.messages import BaseMessage
 
 from deepresearch.service.app import create_app
@@ -31,7 +33,7 @@ from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
 from ..export.conftest import QUESTION, run_options
-from .test_http import session, text_of
+from .test_http import MCP_DOC, session, text_of
 
 ASKED = "Do you mean honey bees or bumble bees?"
 ANSWER = "Honey bees, in orchards"
@@ -243,3 +245,22 @@ async def test_another_keys_run_is_not_found_and_bad_arguments_are_plain_errors(
         async with session(url, alice) as client:  # bob changed nothing
             runs = (await client.call_tool("list_runs", {})).structured_content["runs"]
             assert [(r["run_id"], r["status"]) for r in runs] == [(run_id, "awaiting_input")]
+
+
+async def test_the_documented_python_client_answers_a_run_that_asks_back(
+    bee_web: OfflineWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (example,) = re.findall(r"```python\n(.*?)```", MCP_DOC, re.S)
+    namespace: dict[str, Any] = {}
+    exec(compile(example, "docs/mcp.md", "exec"), namespace)
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        return ANSWER
+
+    with serving_model(bee_web, tmp_path, clarifying_model(), keys=1) as (url, (key,)):
+        report = await namespace["ask"](QUESTION, url=f"{url}/mcp", key=key, answer=answer)
+    assert prompts == [f"{ASKED} "]
+    assert report.startswith("# ") and "waggle dance" in report
+    assert capsys.readouterr().out.splitlines()[-1].startswith("100.0% [done]")
