@@ -233,6 +233,8 @@ async def test_another_keys_run_is_not_found_and_bad_arguments_are_plain_errors(
                 ("reply", {"run_id": run_id, "action": "delete"}, "action: Input should be"),
                 ("follow_up", {"run_id": run_id}, "question: Field required"),
                 ("list_runs", {"limit": "many"}, "limit: Input should be a valid integer"),
+                ("research", {"question": QUESTION, "no_clarfy": True}, "unknown no_clarfy"),
+                ("reply", {"run_id": run_id, "answr": "x"}, "unknown answr (it takes: action,"),
                 ("reply", {"run_id": "../x", "answer": "x"}, "is not a run id"),
             ):
                 result = await client.call_tool(tool, arguments)

@@ -7,7 +7,11 @@ problem without a valid key when keys exist). The caller then rides on the reque
 answers 404 to a session id presented with another key), and under ``CALLER``, where the
 tools read whose jobs they may touch. Research goes through the job service
 (``ServiceBackend``): a submitted job obeys the per-key limits, runs on the worker pool,
-survives a restart, and its stored events become the tool's progress notifications.
+survives a restart, and its stored events become the tool's progress notifications, until
+it ends or waits for an answer (AWAITING_INPUT: the tool returns what it asks). ``reply``
+is ``POST /v1/research/{id}/input``'s own code (``service.answers``), ``follow_up`` that of
+``POST .../followups`` (``service.submission``); a 404 of theirs, another key's job as much
+as a missing one, is the tools' one "no run" error.
 
 Without any API key the service is the one local user's, on loopback; then a request
 must also name a loopback host (``Host: 127.0.0.1``, ``localhost`` or ``[::1]``), so a web

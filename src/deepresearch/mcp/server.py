@@ -196,11 +196,28 @@ def validation_problems(exc: ValidationError) -> str:
 
 class ResearchServer(MCPServer):
     """The SDK's server, with arguments that do not fit a tool's schema reported in a
-    line (the SDK's own message is pydantic's, with its documentation links)."""
+    line (the SDK's own message is pydantic's, with its documentation links), and
+    arguments a tool does not take refused (the SDK would ignore them)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
+        # a misspelt argument would be dropped silently (a run asking back after
+        # "no_clarfy": true): name it instead
+        takes = next(
+            (
+                set(t.input_schema.get("properties", {}))
+                for t in await self.list_tools()
+                if t.name == name
+            ),
+            None,
+        )
+        unknown = sorted(set(arguments) - takes) if takes is not None else []
+        if unknown:
+            raise ToolError(
+                f"invalid arguments for {name}: unknown {', '.join(unknown)} (it takes: "
+                f"{', '.join(sorted(takes or ()))})"
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
