@@ -31,6 +31,7 @@ from deepresearch.testing.web import OfflineWeb
 from ..export.conftest import QUESTION, run_options
 from ..export.reading import pdf_text
 
+TOOLS = {"research", "reply", "follow_up", "get_report", "list_runs"}
 MCP_DOC = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text()
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {
@@ -111,11 +112,7 @@ async def test_the_endpoint_takes_the_same_keys_and_keeps_each_keys_runs_apart(
             progress.append(value)
 
         async with session(url, alice) as client:
-            assert {t.name for t in (await client.list_tools()).tools} == {
-                "research",
-                "get_report",
-                "list_runs",
-            }
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
             result = await client.call_tool(
                 "research", {"question": QUESTION}, progress_callback=on_progress
             )
@@ -208,7 +205,7 @@ async def test_without_keys_only_loopback_hosts_are_served(
         assert rebound.status_code == 403
         assert "loopback" in rebound.json()["detail"]
         async with session(url, None) as client:
-            assert len((await client.list_tools()).tools) == 3
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
 
 
 async def test_the_documented_python_client_works_as_written(

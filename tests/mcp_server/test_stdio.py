@@ -55,10 +55,10 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
     data_dir = tmp_path / "data"
     async with connect(server_args(bee_web), data_dir) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"research", "get_report", "list_runs"}
+        assert set(tools) == {"research", "reply", "follow_up", "get_report", "list_runs"}
         schema = tools["research"].input_schema
         assert schema["required"] == ["question"]
-        assert set(schema["properties"]) == {"question", "depth"}
+        assert set(schema["properties"]) == {"question", "depth", "no_clarify", "review_plan"}
 
         progress: Progress = []
 

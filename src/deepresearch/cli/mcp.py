@@ -36,9 +36,17 @@ def mcp(
     min_evidence: Annotated[
         int | None, typer.Option(help="Quality gate: verified quotes needed.")
     ] = None,
+    no_clarify: Annotated[
+        bool,
+        typer.Option(
+            help="Runs never stop to ask a clarifying question (a tool call's no_clarify "
+            "still decides for its run)."
+        ),
+    ] = False,
     config: options.Config = None,
 ) -> None:
-    """Serve research tools to an MCP client over stdio (research, get_report, list_runs)."""
+    """Serve research tools to an MCP client over stdio (research, reply, follow_up,
+    get_report, list_runs)."""
     use_config_file(config)
     overrides: dict[str, Any] = {
         **options.model_and_search_overrides(
@@ -56,6 +64,7 @@ def mcp(
         ),
         "min_domains": min_domains,
         "min_evidence": min_evidence,
+        "no_clarify": no_clarify or None,
     }
     given = {key: value for key, value in overrides.items() if value is not None}
     settings = settings_from(given)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Literal
 
 #: what ``runs list`` says of a run
-Status = Literal["complete", "paused", "awaiting_input", "failed", "running", "unknown"]
+Status = Literal[
+    "complete", "paused", "awaiting_input", "cancelled", "failed", "running", "unknown"
+]
 #: what a checkpoint says: finished with a report, stopped before the end, or nothing
 CheckpointState = Literal["complete", "pending"] | None
 
@@ -15,7 +17,8 @@ def run_status(recorded: str | None, checkpoint: CheckpointState, *, alive: bool
     (it ended with run_failed) and a running one (``alive``: its process still runs) from
     one that stopped before the end and can be resumed (paused: interrupted, killed, or
     stopped on purpose) or waits for a person's answer (``awaiting_input``: ``deepresearch
-    reply`` continues it). A run with neither a checkpoint nor a recorded failure never
+    reply`` continues it) or whose pause was cancelled (the MCP ``reply`` tool's cancel:
+    ``cancelled``, though ``deepresearch reply`` may still continue it). A run with neither a checkpoint nor a recorded failure never
     reached its first checkpoint, or its checkpoints are in another data folder: unknown."""
     if checkpoint == "complete":
         return "complete"
@@ -23,6 +26,8 @@ def run_status(recorded: str | None, checkpoint: CheckpointState, *, alive: bool
         return "running"
     if recorded == "failed":
         return "failed"
+    if recorded == "cancelled":
+        return "cancelled"
     if checkpoint == "pending":
         return "awaiting_input" if recorded == "awaiting_input" else "paused"
     return "unknown"

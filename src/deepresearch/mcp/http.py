@@ -7,7 +7,11 @@ problem without a valid key when keys exist). The caller then rides on the reque
 answers 404 to a session id presented with another key), and under ``CALLER``, where the
 tools read whose jobs they may touch. Research goes through the job service
 (``ServiceBackend``): a submitted job obeys the per-key limits, runs on the worker pool,
-survives a restart, and its stored events become the tool's progress notifications.
+survives a restart, and its stored events become the tool's progress notifications, until
+it ends or waits for an answer (AWAITING_INPUT: the tool returns what it asks). ``reply``
+is ``POST /v1/research/{id}/input``'s own code (``service.answers``), ``follow_up`` that of
+``POST .../followups`` (``service.submission``); a 404 of theirs, another key's job as much
+as a missing one, is the tools' one "no run" error.
 
 Without any API key the service is the one local user's, on loopback; then a request
 must also name a loopback host (``Host: 127.0.0.1``, ``localhost`` or ``[::1]``), so a web
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,17 +35,32 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
-from deepresearch.mcp.server import EventHandler, Finished, RunInfo, RunResult, build_server
-from deepresearch.models import RunEvent
+from deepresearch.mcp.outcomes import Cancelled, Finished, Outcome, Waiting, request_data
+from deepresearch.mcp.server import (
+    EventHandler,
+    RunInfo,
+    RunResult,
+    build_server,
+    not_found,
+    validation_problems,
+)
 from deepresearch.recipes.registry import get_recipe
+from deepresearch.service.answers import answer_job
 from deepresearch.service.auth import LOCAL_OWNER, Caller, caller
 from deepresearch.service.evals import evaluated_result
+from deepresearch.service.jobs import Submission
 from deepresearch.service.problems import ApiProblem
-from deepresearch.service.schemas import ResearchOptions, ResearchRequest
+from deepresearch.service.schemas import (
+    FollowupRequest,
+    InputReply,
+    ResearchOptions,
+    ResearchRequest,
+    RunOptions,
+)
 from deepresearch.service.sse import follow_job
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import StoredEvent
-from deepresearch.service.submission import submit_job
+from deepresearch.service.submission import submit_followup, submit_job
 from deepresearch.settings import Settings
 
 try:
@@ -61,7 +80,10 @@ LOOPBACK_NAMES = frozenset({"localhost"})
 
 
 class ServiceBackend:
-    """The tools over the job service, as the caller of each request."""
+    """The tools over the job service, as the caller of each request: each goes through
+    the API's own path (``submission``, ``answers``), and an ``ApiProblem`` becomes a tool
+    error with the same words (a 404, another key's run as much as a missing one, is
+    ``not_found``)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -81,48 +103,58 @@ class ServiceBackend:
 
     async def research(
         self, ctx: Context, question: str, options: dict[str, Any], on_event: EventHandler
-    ) -> Finished:
+    ) -> Outcome:
         state, who = self._who(ctx)
         try:
             body = ResearchRequest(question=question, options=ResearchOptions(**options))
         except ValidationError as exc:
-            problems = "; ".join(
-                error["msg"].removeprefix("Value error, ") for error in exc.errors()
-            )
-            raise ToolError(f"invalid request: {problems}") from None
-        try:
+            raise ToolError(f"invalid request: {validation_problems(exc)}") from None
+        with refused(None):
             submission = await submit_job(state, who, body)
-        except ApiProblem as exc:  # the API's refusal (no key for the model, limits...)
-            raise ToolError(
-                f"{exc.detail} (hint: {exc.hint})" if exc.hint else exc.detail
-            ) from None
-        job = submission.job
-        if submission.attached and job.question != body.question:
-            raise ToolError(
-                f"your key may run {who.max_active_runs} research job(s) at once and "
-                f"{job.id} ({job.question!r}) is still running; ask again when it has "
-                "finished (list_runs shows it, get_report fetches its report)"
-            )
-        async for event in follow_events(state, job.id):
-            await on_event(event)
-        final = await run_in_threadpool(state.store.get, job.id)
-        status = final.status if final is not None else "EXPIRED"
-        if status != "COMPLETED" or final is None:
-            reason = f": {final.error}" if final is not None and final.error else ""
-            raise ToolError(f"run {job.id} {status.lower()}{reason}")
-        found = await run_in_threadpool(state.store.result, job.id)
-        if found is None:
-            raise ToolError(f"run {job.id} completed but stored no report")
-        kind, _, markdown = found
-        return Finished(job.id, kind, markdown)
+        _check_not_attached(submission, body.question, who)
+        return await follow(state, submission.job.id, 0, on_event)
 
-    async def result(self, ctx: Context, run_id: str) -> RunResult:
+    async def reply(
+        self, ctx: Context, run_id: str, body: InputReply, on_event: EventHandler
+    ) -> Outcome:
+        state, who = self._who(ctx)
+        # before the answer: the run's events from then on are this call's progress
+        after = await run_in_threadpool(state.store.last_event_seq, run_id)
+        with refused(run_id):
+            answered = await answer_job(state, who, run_id, body)
+        if answered.outcome == "cancelled":
+            return Cancelled(run_id)
+        return await follow(state, run_id, after, on_event)
+
+    async def follow_up(
+        self,
+        ctx: Context,
+        run_id: str,
+        question: str,
+        options: dict[str, Any],
+        on_event: EventHandler,
+    ) -> Outcome:
+        state, who = self._who(ctx)
+        try:
+            body = FollowupRequest(question=question, options=RunOptions(**options))
+        except ValidationError as exc:
+            raise ToolError(f"invalid request: {validation_problems(exc)}") from None
+        with refused(run_id):
+            submission = await submit_followup(state, who, run_id, body)
+        _check_not_attached(submission, body.question, who)
+        return await follow(state, submission.job.id, 0, on_event)
+
+    async def result(self, ctx: Context, run_id: str) -> RunResult | Waiting:
         state, who = self._who(ctx)
         job = await run_in_threadpool(state.store.get, run_id, who.owner)
         if job is None:
-            raise ToolError(f"no run {run_id!r} (list_runs shows yours)")
+            raise not_found(run_id)
         if job.status == "EXPIRED":
             raise ToolError(f"run {run_id} has expired; its report is no longer kept")
+        if job.status == "AWAITING_INPUT":
+            pending = await run_in_threadpool(state.store.pending_input, job.id)
+            if pending is not None:
+                return Waiting(pending)
         found = await run_in_threadpool(evaluated_result, state.store, job)
         if found is None:
             raise ToolError(f"run {run_id} is {job.status.lower()}; its report is not ready")
@@ -140,6 +172,11 @@ class ServiceBackend:
                 if job.status == "COMPLETED"
                 else None
             )
+            pending = (
+                await run_in_threadpool(state.store.pending_input, job.id)
+                if job.status == "AWAITING_INPUT"
+                else None
+            )
             out.append(
                 RunInfo(
                     run_id=job.id,
@@ -148,17 +185,55 @@ class ServiceBackend:
                     status=job.status.lower(),
                     kind=found[0] if found is not None else None,
                     started=job.created_at.isoformat(),
+                    request=request_data(pending) if pending is not None else None,
                 )
             )
         return out
 
 
-async def follow_events(state: ServiceState, job_id: str) -> AsyncIterator[RunEvent]:
-    """Every event of a job, stored and to come, until its end (``sse.follow_job``)."""
-    async with contextlib.aclosing(follow_job(state, job_id, quiet_s=lambda: 1.0)) as items:
+@contextlib.contextmanager
+def refused(run_id: str | None) -> Iterator[None]:
+    """The API's refusal as a tool error in its words; its 404 as ``not_found``."""
+    try:
+        yield
+    except ApiProblem as exc:
+        if exc.status == 404 and run_id is not None:
+            raise not_found(run_id) from None
+        raise ToolError(f"{exc.detail} (hint: {exc.hint})" if exc.hint else exc.detail) from None
+
+
+def _check_not_attached(submission: Submission, question: str, who: Caller) -> None:
+    """A job the active-run limit pointed at is not the one asked for: say so."""
+    job = submission.job
+    if submission.attached and job.question != question:
+        raise ToolError(
+            f"your key may run {who.max_active_runs} research job(s) at once and "
+            f"{job.id} ({job.question!r}) is still running; ask again when it has "
+            "finished (list_runs shows it, get_report fetches its report)"
+        )
+
+
+async def follow(state: ServiceState, job_id: str, after: int, on_event: EventHandler) -> Outcome:
+    """Follow job ``job_id`` from its event ``after`` (every event to ``on_event``) until
+    it ends, or waits for an answer (``sse.follow_job``, the SSE stream's follower)."""
+    async with contextlib.aclosing(follow_job(state, job_id, after, quiet_s=lambda: 1.0)) as items:
         async for item in items:
             if isinstance(item, StoredEvent):
-                yield item.event
+                await on_event(item.event)
+            elif item.status == "AWAITING_INPUT":  # its input_requested is stored by now
+                pending = await run_in_threadpool(state.store.pending_input, job_id)
+                if pending is not None:
+                    return Waiting(pending)
+    final = await run_in_threadpool(state.store.get, job_id)
+    status = final.status if final is not None else "EXPIRED"
+    if status != "COMPLETED" or final is None:
+        reason = f": {final.error}" if final is not None and final.error else ""
+        raise ToolError(f"run {job_id} {status.lower()}{reason}")
+    found = await run_in_threadpool(state.store.result, job_id)
+    if found is None:
+        raise ToolError(f"run {job_id} completed but stored no report")
+    kind, _, markdown = found
+    return Finished(job_id, kind, markdown)
 
 
 def _is_loopback_host(request: Request) -> bool:

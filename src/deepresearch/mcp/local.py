@@ -3,7 +3,12 @@ it (the same Settings rules, runner, checkpoints, data folder and run records, w
 corpus kept as an absolute path and how the run ended), so a run started over MCP can be
 resumed, listed and re-rendered with the CLI too (``deepresearch runs list``,
 ``deepresearch report RUN_ID``), and a run the CLI started (any recipe's) can be listed
-and fetched here."""
+and fetched here.
+
+A run that asks back is checkpointed where it stands and recorded ``awaiting_input``;
+``reply`` resumes it as ``deepresearch reply`` does (the answer checked by
+``core.review`` before anything runs, with the options the run was started with), and
+``follow_up`` starts the next turn of a thread as ``deepresearch ask`` does."""
 
 from __future__ import annotations
 
@@ -17,15 +22,27 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.core.ids import new_run_id
+from deepresearch.core.review import check_reply
 from deepresearch.errors import ConfigError, DeepResearchError, RunNotFound
 from deepresearch.llm.redact import redact
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
-from deepresearch.mcp.server import EventHandler, Finished, RunInfo, RunResult, tool_error
+from deepresearch.mcp.outcomes import AWAITING, Cancelled, Finished, Outcome, Waiting, request_data
+from deepresearch.mcp.server import EventHandler, RunInfo, RunResult, not_found, tool_error
 from deepresearch.models import RunEvent
+from deepresearch.models.pause import InputRequest
+from deepresearch.recipes.base import Recipe
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.records import list_run_records, now, update_run_record
-from deepresearch.runner import load_result, run_recipe, save_run_record
+from deepresearch.runner import (
+    load_result,
+    load_run_record,
+    pending_input,
+    run_recipe,
+    save_run_record,
+)
+from deepresearch.service.schemas import InputReply
 from deepresearch.settings import Role, Settings, load_settings
+from deepresearch.threads import load_parent
 
 try:
     from mcp.server.mcpserver import Context
@@ -34,6 +51,7 @@ except ImportError as exc:  # the optional extra
     raise ImportError(f"{MISSING_SDK}; {INSTALL_HINT}") from exc
 
 log = logging.getLogger(__name__)
+CANCELLED = "cancelled"
 
 
 class LocalBackend:
@@ -56,22 +74,93 @@ class LocalBackend:
 
     async def research(
         self, ctx: Context, question: str, options: dict[str, Any], on_event: EventHandler
-    ) -> Finished:
+    ) -> Outcome:
         recipe = get_recipe(DEFAULT_RECIPE)
-        given = {**self.record_options, **options}
+        return await self._start(recipe, question, {**self.record_options, **options}, {}, on_event)
+
+    async def follow_up(
+        self,
+        ctx: Context,
+        run_id: str,
+        question: str,
+        options: dict[str, Any],
+        on_event: EventHandler,
+    ) -> Outcome:
+        # the thread goes on with the options its run was started with, as ``ask`` does
+        given = {**self._options_of(run_id), **options}
+        try:
+            await load_parent(load_settings(**given), run_id)
+        except RunNotFound:
+            raise not_found(run_id) from None
+        except DeepResearchError as exc:
+            raise tool_error(exc) from None
+        recipe = get_recipe(DEFAULT_RECIPE)
+        return await self._start(recipe, question, given, {"followup_of": run_id}, on_event)
+
+    async def reply(
+        self, ctx: Context, run_id: str, body: InputReply, on_event: EventHandler
+    ) -> Outcome:
+        given = self._options_of(run_id)
+        try:
+            settings = load_settings(**given)
+            record = load_run_record(settings, run_id) or {}
+            waiting = await pending_input(settings, run_id)
+            if record.get("status") == CANCELLED:
+                waiting = None
+            if waiting is None:
+                raise ConfigError(
+                    f"run {run_id} is not waiting for input",
+                    hint=f"get_report shows how it stands (or list_runs); its id: {run_id}",
+                )
+            if body.action == "cancel":
+                _remember(settings, run_id, status=CANCELLED, finished=now())
+                return Cancelled(run_id)
+            answer = check_reply(waiting, body.reply())  # a bad answer changes nothing
+        except RunNotFound:
+            raise not_found(run_id) from None
+        except DeepResearchError as exc:
+            raise tool_error(exc) from None
+        recipe = get_recipe(str(record.get("recipe") or DEFAULT_RECIPE))
+        _remember(settings, run_id, status="running", pid=os.getpid())
+        return await self._drive(recipe, None, settings, run_id, on_event, reply=answer)
+
+    async def _start(
+        self,
+        recipe: Recipe[Any, Any],
+        question: str,
+        given: dict[str, Any],
+        request_options: dict[str, Any],
+        on_event: EventHandler,
+    ) -> Outcome:
+        """A new run of ``recipe`` on ``question``, recorded as ``deepresearch run``
+        records its own."""
         try:
             # built as the CLI builds a run's Settings: the flags over config and
             # environment, validated (model_copy would not check the tool's options)
             settings = load_settings(**given)
-            request = recipe.request(question, {})
+            request = recipe.request(question, request_options)
         except DeepResearchError as exc:
             raise tool_error(exc) from None
         run_id = new_run_id()
         if settings.corpus_dir is not None:  # a resume from another folder finds it
-            given["corpus_dir"] = settings.corpus_dir.expanduser().resolve()
+            given = {**given, "corpus_dir": settings.corpus_dir.expanduser().resolve()}
         remembered = {k: str(v) if isinstance(v, Path) else v for k, v in given.items()}
         save_run_record(settings, run_id, request.question, remembered, recipe=recipe.name)
         _remember(settings, run_id, status="running", pid=os.getpid())
+        return await self._drive(recipe, request, settings, run_id, on_event)
+
+    async def _drive(
+        self,
+        recipe: Recipe[Any, Any],
+        request: Any,
+        settings: Settings,
+        run_id: str,
+        on_event: EventHandler,
+        *,
+        reply: Any = None,
+    ) -> Outcome:
+        """Run (``request``) or resume (``reply``) run ``run_id``, every event to
+        ``on_event``, until it finishes or asks back."""
         events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
 
         async def run() -> Any:
@@ -81,6 +170,8 @@ class LocalBackend:
                     request,
                     settings,
                     run_id=run_id,
+                    resume=request is None,
+                    reply=reply,
                     sinks=[events.put_nowait],
                     models=self.models,
                 )
@@ -100,16 +191,31 @@ class LocalBackend:
             if not task.done():  # the call was cancelled: the run stops, resumable later
                 task.cancel()
                 _remember(settings, run_id, status="interrupted", finished=now())
-        assert document is not None  # only stop_after pauses a run
+        if isinstance(document, InputRequest):  # checkpointed; reply continues it
+            _remember(settings, run_id, status=AWAITING)
+            return Waiting(document)
+        assert document is not None  # only stop_after pauses a run without asking
         kind = recipe.completion(document, fetches=0).kind
-        _remember(settings, run_id, status="complete", kind=kind, finished=now())
+        _remember(settings, run_id, status="complete", kind=kind, finished=now(), error=None)
         return Finished(run_id, kind, recipe.render(document, "md"))
 
-    async def result(self, ctx: Context, run_id: str) -> RunResult:
+    def _options_of(self, run_id: str) -> dict[str, Any]:
+        """The options run ``run_id`` was started with (its run record), else the
+        server's."""
+        record = load_run_record(self.settings, run_id) or {}
+        remembered = record.get("options")
+        return dict(remembered) if isinstance(remembered, dict) else dict(self.record_options)
+
+    async def result(self, ctx: Context, run_id: str) -> RunResult | Waiting:
         try:
             recipe, document = await load_result(self.settings, run_id)
+            waiting = await self._waiting(run_id) if document is None else None
+        except RunNotFound:
+            raise not_found(run_id) from None
         except DeepResearchError as exc:
             raise tool_error(exc) from None
+        if waiting is not None:
+            return Waiting(waiting)
         if document is None:
             raise ToolError(
                 f"run {run_id} ({recipe.name}) has not finished; resume it with the "
@@ -117,13 +223,22 @@ class LocalBackend:
             )
         return RunResult(recipe, document)
 
+    async def _waiting(self, run_id: str) -> InputRequest | None:
+        """What unfinished run ``run_id`` asks, unless it was cancelled."""
+        record = load_run_record(self.settings, run_id) or {}
+        if record.get("status") == CANCELLED:
+            return None
+        return await pending_input(self.settings, run_id)
+
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]:
         records = list_run_records(self.settings)[:limit]
         out = []
         for record in records:
             run_id = str(record["run_id"])
+            waiting = None
             try:
                 recipe, document = await load_result(self.settings, run_id)
+                waiting = await self._waiting(run_id) if document is None else None
             except RunNotFound:  # recorded, but stopped before its first checkpoint
                 try:
                     recipe, document = get_recipe(str(record.get("recipe") or DEFAULT_RECIPE)), None
@@ -131,14 +246,20 @@ class LocalBackend:
                     continue
             except DeepResearchError:  # a checkpoint this version cannot read
                 continue
+            status = "completed" if document is not None else "unfinished"
+            if waiting is not None:
+                status = AWAITING
+            elif document is None and record.get("status") == CANCELLED:
+                status = CANCELLED
             out.append(
                 RunInfo(
                     run_id=run_id,
                     question=str(record.get("question", "")),
                     recipe=recipe.name,
-                    status="completed" if document is not None else "unfinished",
+                    status=status,
                     kind=None if document is None else recipe.completion(document, fetches=0).kind,
                     started=str(record["started"]) if record.get("started") else None,
+                    request=request_data(waiting) if waiting is not None else None,
                 )
             )
         return out

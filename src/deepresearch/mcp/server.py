@@ -1,19 +1,31 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
-* ``research(question, depth?)``: research a question; long-running, it sends a progress
-  notification for each step of the run (stage, wave, sources read, verified quotes) and
-  returns the report as markdown, with the run id. It never stops to ask back (a run that
-  waits for a clarifying answer or a plan review would hold the call open until it
-  expired): it researches the question as given, as ``--no-clarify`` does.
+* ``research(question, depth?, no_clarify?, review_plan?)``: research a question;
+  long-running, it sends a progress notification for each step of the run (stage, wave,
+  sources read, verified quotes) and returns the report as markdown, with the run id. A
+  run may stop to ask a clarifying question (unless ``no_clarify``, or the server runs
+  with it) or to have its plan reviewed (``review_plan``): then the call returns at once
+  with what the run asks, its status ``awaiting_input`` and the run id (``outcomes.py``).
+* ``reply(run_id, answer | action ...)``: answer a run that waits, and follow it on to its
+  report (or its next question), as ``research`` does. Over HTTP it is ``POST
+  /v1/research/{id}/input``'s own path (``service.answers``): the same checks, outcomes
+  and limits.
+* ``follow_up(run_id, question, depth?, no_clarify?)``: a follow-up question on a finished
+  research run: a new run, the next turn of its thread, that reuses the pages and
+  verified quotes the thread already has (over HTTP: ``POST .../followups``'s path).
 * ``get_report(run_id, format?)``: a finished run's report: md, html or json as text, pdf
-  or docx as an embedded resource (base64, with its media type).
-* ``list_runs(limit?)``: the runs this caller can see, newest first, with their recipe.
+  or docx as an embedded resource (base64, with its media type); a waiting run's question
+  or plan.
+* ``list_runs(limit?)``: the runs this caller can see, newest first, with their recipe,
+  status, and what a waiting one asks.
 
 What a caller gives is checked as every other front end checks it: the question by the
-one normaliser and limit (``core.sanitize``), a run id by the one rule (``core.ids``). A
-report is rendered through the run's recipe (``export.formats.render_bytes``), whichever
-recipe ran it. A failure is a tool error with a plain message (what went wrong, what to
-do), never a traceback.
+one normaliser and limit (``core.sanitize``), a run id by the one rule (``core.ids``), an
+answer by the API's reply model (``service.schemas.InputReply``) and ``core.review``;
+arguments that do not fit a tool's schema are named in a short tool error
+(``ResearchServer``). A report is rendered through the run's recipe
+(``export.formats.render_bytes``), whichever recipe ran it. A failure is a tool error with
+a plain message (what went wrong, what to do), never a traceback.
 """
 
 from __future__ import annotations
@@ -23,9 +35,9 @@ import base64
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from deepresearch import __version__
 from deepresearch.core.ids import run_id_problem
@@ -34,18 +46,21 @@ from deepresearch.errors import DeepResearchError, InvalidInput
 from deepresearch.export import BINARY_FORMATS
 from deepresearch.export.formats import media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
+from deepresearch.mcp.outcomes import Outcome, Waiting, outcome_result
 from deepresearch.mcp.progress import ProgressTracker
 from deepresearch.models import RunEvent
 from deepresearch.recipes.base import Recipe
+from deepresearch.service.schemas import InputReply
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import (
         BlobResourceContents,
         CallToolResult,
         ContentBlock,
         EmbeddedResource,
+        InputRequiredResult,
         TextContent,
     )
 except ImportError as exc:  # the optional extra
@@ -58,16 +73,25 @@ EventHandler = Callable[[RunEvent], Awaitable[None]]
 INSTRUCTIONS = (
     "deepresearch researches a question on the web (or a local corpus), reads the sources, "
     "verifies every quote against the page it came from and writes a cited report. Call "
-    "research with the question; it takes minutes and reports progress. Reports of earlier "
-    "runs: list_runs, then get_report."
+    "research with the question; it takes minutes and reports progress. When a run asks "
+    "back (a clarifying question, or its plan to review), the result says so with the run "
+    "id: answer it with reply. follow_up asks a further question on a finished run, "
+    "reusing what it read. Reports of earlier runs: list_runs, then get_report."
 )
-
-
-@dataclass(frozen=True)
-class Finished:
-    run_id: str
-    kind: str
-    markdown: str
+NoClarify = Annotated[
+    bool | None,
+    Field(
+        description="true: research the question as given, never ask back; false: the run "
+        "may ask a clarifying question (answer it with reply); default: the server's setting"
+    ),
+]
+ReviewPlan = Annotated[
+    bool,
+    Field(
+        description="true: show the plan for review (approve or edit it with reply) before "
+        "anything is searched"
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -83,9 +107,17 @@ class RunInfo(BaseModel):
     run_id: str
     question: str
     recipe: str = Field(description="the recipe that ran it (research, employer...)")
-    status: str = Field(description="queued, running, completed, failed, cancelled, unfinished")
+    status: str = Field(
+        description="queued, running, awaiting_input, completed, failed, cancelled, "
+        "expired, unfinished"
+    )
     kind: str | None = Field(default=None, description="the report's kind, once finished")
     started: str | None = None
+    request: dict[str, Any] | None = Field(
+        default=None,
+        description="awaiting_input: what the run asks (a clarifying question, or a plan "
+        "to review); answer it with reply",
+    )
 
 
 class RunList(BaseModel):
@@ -95,10 +127,27 @@ class RunList(BaseModel):
 class Backend(Protocol):
     async def research(
         self, ctx: Context, question: str, options: dict[str, Any], on_event: EventHandler
-    ) -> Finished: ...
+    ) -> Outcome: ...
 
-    async def result(self, ctx: Context, run_id: str) -> RunResult:
-        """``run_id``'s document; called with a valid run id only."""
+    async def reply(
+        self, ctx: Context, run_id: str, body: InputReply, on_event: EventHandler
+    ) -> Outcome:
+        """Answer waiting run ``run_id`` (a valid id) and follow it on."""
+        ...
+
+    async def follow_up(
+        self,
+        ctx: Context,
+        run_id: str,
+        question: str,
+        options: dict[str, Any],
+        on_event: EventHandler,
+    ) -> Outcome:
+        """A follow-up ``question`` on finished research run ``run_id`` (a valid id)."""
+        ...
+
+    async def result(self, ctx: Context, run_id: str) -> RunResult | Waiting:
+        """``run_id``'s document, or what it waits for; called with a valid run id only."""
         ...
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]: ...
@@ -114,6 +163,11 @@ def tool_error(exc: DeepResearchError) -> ToolError:
     return ToolError(f"{exc.message} (hint: {exc.hint})" if exc.hint else exc.message)
 
 
+def not_found(run_id: str) -> ToolError:
+    """The one answer for a run that is not there, or is not the caller's."""
+    return ToolError(f"no run {run_id!r} (list_runs shows yours)")
+
+
 def checked_run_id(run_id: str) -> str:
     """``run_id`` if it is one (the rule of every edge, ``core.ids``), else a tool error."""
     problem = run_id_problem(run_id)
@@ -122,8 +176,80 @@ def checked_run_id(run_id: str) -> str:
     return run_id
 
 
+def checked_question(question: str) -> str:
+    """The CLI's, the library's and the API's rules: controls removed, a limit."""
+    try:
+        return normalize_question(question)
+    except InvalidInput as exc:
+        raise tool_error(exc) from None
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """A validation error in a line: each field and what is wrong with it."""
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)
+
+
+class ResearchServer(MCPServer):
+    """The SDK's server, with arguments that do not fit a tool's schema reported in a
+    line (the SDK's own message is pydantic's, with its documentation links), and
+    arguments a tool does not take refused (the SDK would ignore them)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        # a misspelt argument would be dropped silently (a run asking back after
+        # "no_clarfy": true): name it instead
+        takes = next(
+            (
+                set(t.input_schema.get("properties", {}))
+                for t in await self.list_tools()
+                if t.name == name
+            ),
+            None,
+        )
+        unknown = sorted(set(arguments) - takes) if takes is not None else []
+        if unknown:
+            raise ToolError(
+                f"invalid arguments for {name}: unknown {', '.join(unknown)} (it takes: "
+                f"{', '.join(sorted(takes or ()))})"
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(
+                f"invalid arguments for {name}: {validation_problems(cause)} (the tool's "
+                "input schema lists what it takes)"
+            ) from cause
+
+
+def progress_reporter(ctx: Context) -> EventHandler:
+    """The handler that turns a run's events into the call's progress notifications."""
+    tracker = ProgressTracker()
+
+    async def on_event(event: RunEvent) -> None:
+        notice = tracker.update(event)
+        if notice is not None:
+            await ctx.report_progress(notice.progress, notice.total, notice.message)
+
+    return on_event
+
+
+def run_options(depth: Depth | None, no_clarify: bool | None, **more: Any) -> dict[str, Any]:
+    """The options a tool call sets; the rest are the server's."""
+    given = {"depth": depth, "no_clarify": no_clarify, **more}
+    return {key: value for key, value in given.items() if value is not None}
+
+
 def build_server(backend: Backend) -> MCPServer:
-    server: MCPServer = MCPServer(
+    server: MCPServer = ResearchServer(
         name="deepresearch",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -136,45 +262,100 @@ def build_server(backend: Backend) -> MCPServer:
             "Research a question: search, read the sources, verify every quote, and return a "
             "cited markdown report whose every citation traces to a verified quote. Takes "
             "minutes; progress notifications say what the run is doing. depth: quick, "
-            "standard (default) or deep. It researches the question as given and never asks "
-            "back. The result names the run id for get_report."
+            "standard (default) or deep. The run may ask back first (a clarifying question; "
+            "with review_plan, its plan): then the result has status awaiting_input, what "
+            "it asks and the run id; answer with reply. no_clarify=true never asks. The "
+            "result names the run id for get_report and follow_up."
         ),
     )
     async def research(
         question: str,
         ctx: Context,
         depth: Depth | None = None,
+        no_clarify: NoClarify = None,
+        review_plan: ReviewPlan = False,
     ) -> CallToolResult:
-        tracker = ProgressTracker()
+        options = run_options(depth, no_clarify, review_plan=review_plan or None)
+        question = checked_question(question)
+        done = await backend.research(ctx, question, options, progress_reporter(ctx))
+        return outcome_result(done)
 
-        async def on_event(event: RunEvent) -> None:
-            notice = tracker.update(event)
-            if notice is not None:
-                await ctx.report_progress(notice.progress, notice.total, notice.message)
+    @server.tool(
+        name="reply",
+        description=(
+            "Answer a run that waits (status awaiting_input), then follow it to its report "
+            "(or its next question), with progress notifications like research. A "
+            "clarifying question: answer (text). A plan to review: action approve; action "
+            "edit with brief and/or sub_questions (1-8, replacing the plan's); or action "
+            "cancel. Findings to review before writing: action approve; action drop with "
+            "drop (evidence ids never to reach the report); action gap with gap (a question "
+            "for one more wave, 3-300 characters); or action cancel. "
+            "The same answer twice is harmless; another answer to a question "
+            "already answered is refused."
+        ),
+    )
+    async def reply(
+        run_id: str,
+        ctx: Context,
+        answer: str | None = None,
+        action: Literal["approve", "edit", "drop", "gap", "cancel"] | None = None,
+        brief: str | None = None,
+        sub_questions: list[str] | None = None,
+        drop: list[str] | None = None,
+        gap: str | None = None,
+    ) -> CallToolResult:
+        run_id = checked_run_id(run_id)
+        given = {
+            "answer": answer,
+            "action": action,
+            "brief": brief,
+            "sub_questions": sub_questions,
+            "drop": drop,
+            "gap": gap,
+        }
+        try:  # the API's reply model: one kind of answer, its limits
+            body = InputReply(**{key: value for key, value in given.items() if value is not None})
+        except ValidationError as exc:
+            raise ToolError(f"invalid reply: {validation_problems(exc)}") from None
+        done = await backend.reply(ctx, run_id, body, progress_reporter(ctx))
+        return outcome_result(done)
 
-        # never a pause: nothing in one tool call could answer it (see the module docstring)
-        options: dict[str, Any] = {"no_clarify": True}
-        if depth is not None:
-            options["depth"] = depth
-        try:  # the CLI's, the library's and the API's rules: controls removed, a limit
-            question = normalize_question(question)
-        except InvalidInput as exc:
-            raise tool_error(exc) from None
-        done = await backend.research(ctx, question, options, on_event)
-        return CallToolResult(
-            content=[TextContent(type="text", text=done.markdown)],
-            structured_content={"run_id": done.run_id, "kind": done.kind},
-        )
+    @server.tool(
+        name="follow_up",
+        description=(
+            "Ask a follow-up question on a finished research run: a new run, the next turn "
+            "of its thread, that reuses the pages and verified quotes the thread already "
+            "has, researches only what is new and returns a report citing both (or starts "
+            "afresh when the question is on another topic). Long-running, with progress "
+            "notifications like research; it may ask back like research. It runs with the "
+            "followed run's options unless depth or no_clarify is given."
+        ),
+    )
+    async def follow_up(
+        run_id: str,
+        question: str,
+        ctx: Context,
+        depth: Depth | None = None,
+        no_clarify: NoClarify = None,
+    ) -> CallToolResult:
+        run_id = checked_run_id(run_id)
+        question = checked_question(question)
+        options = run_options(depth, no_clarify)
+        done = await backend.follow_up(ctx, run_id, question, options, progress_reporter(ctx))
+        return outcome_result(done)
 
     @server.tool(
         name="get_report",
         description=(
             "The report of a finished run, by run id: md (default), html or json as text; pdf "
-            "or docx as an embedded file (base64) with its media type."
+            "or docx as an embedded file (base64) with its media type. For a run that waits "
+            "(status awaiting_input): what it asks, to answer with reply."
         ),
     )
     async def get_report(run_id: str, ctx: Context, format: ReportFormat = "md") -> CallToolResult:
         found = await backend.result(ctx, checked_run_id(run_id))
+        if isinstance(found, Waiting):
+            return outcome_result(found)
         data = await asyncio.to_thread(
             render_bytes, found.recipe, found.document, format, pdf_fonts=backend.pdf_fonts
         )
@@ -191,13 +372,15 @@ def build_server(backend: Backend) -> MCPServer:
         else:
             block = TextContent(type="text", text=data.decode("utf-8"))
         return CallToolResult(
-            content=[block], structured_content={"run_id": run_id, "format": format}
+            content=[block],
+            structured_content={"run_id": run_id, "status": "completed", "format": format},
         )
 
     @server.tool(
         name="list_runs",
         description=(
-            "Your research runs, newest first: id, question, recipe, status and report kind."
+            "Your research runs, newest first: id, question, recipe, status, report kind, and "
+            "for a run that waits (awaiting_input) what it asks."
         ),
     )
     async def list_runs(ctx: Context, limit: int = 20) -> RunList:

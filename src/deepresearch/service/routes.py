@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -10,14 +9,13 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
-from deepresearch.core.ids import run_id_problem
-from deepresearch.core.review import check_reply
-from deepresearch.errors import ConfigError, DeepResearchError, InvalidInput
+from deepresearch.errors import ConfigError, DeepResearchError
 from deepresearch.evaluation import evaluate_run
 from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
 from deepresearch.export.formats import render_bytes
 from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
+from deepresearch.service.answers import answer_job, owned_job
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.evals import evaluated_result, load_evaluation, save_evaluation
 from deepresearch.service.jobs import TERMINAL, Job, Submission
@@ -45,8 +43,7 @@ from deepresearch.service.sse import (
     parse_event_id,
 )
 from deepresearch.service.state import ServiceState
-from deepresearch.service.store import SubmissionRateLimited
-from deepresearch.service.submission import followable, queue_job, submit_job
+from deepresearch.service.submission import submit_followup, submit_job
 from deepresearch.service.worker import job_settings
 from deepresearch.threads import thread_turns
 
@@ -78,13 +75,7 @@ def _state(request: Request) -> ServiceState:
 
 
 async def _own_job(request: Request, who: Caller, job_id: str) -> Job:
-    problem = run_id_problem(job_id)  # checked before the store is asked
-    if problem is not None:
-        raise ApiProblem(422, problem, kind="invalid-job-id")
-    job = await run_in_threadpool(_state(request).store.get, job_id, who.owner)
-    if job is None:
-        raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
-    return job
+    return await owned_job(_state(request), who, job_id)
 
 
 @router.post(
@@ -129,15 +120,7 @@ async def followup(
     when the question is on another topic). It runs with the followed job's options,
     unless given again; keys, idempotency, rate limits and validation are a submission's.
     Another key's job is a 404; an unfinished one a 409."""
-    parent = await followable(_state(request), who, job_id)
-    options = {
-        **{k: v for k, v in parent.options.items() if k != "followup_of"},
-        **body.options.settings_update(),
-        "followup_of": parent.id,
-    }
-    result = await queue_job(
-        _state(request), who, DEFAULT_RECIPE, body.question, options, idempotency_key
-    )
+    result = await submit_followup(_state(request), who, job_id, body, idempotency_key)
     return _submitted(response, result)
 
 
@@ -281,48 +264,9 @@ async def answer_input(
     the job keeps waiting), queues the job again (202) and the run continues with it. The
     same answer again is harmless (200); another answer to a question already answered, or
     an answer to a job that asks nothing, is a conflict (409)."""
-    state = _state(request)
-    job = await _own_job(request, who, job_id)
-    if body.action == "cancel":
-        if job.status != "AWAITING_INPUT":
-            raise ApiProblem(409, f"the job is {job.status}; it asks nothing", kind="not-waiting")
-        updated = await run_in_threadpool(state.store.request_cancel, job_id, who.owner)
-        state.notifier.publish(job_id)
-        assert updated is not None
+    answered = await answer_job(_state(request), who, job_id, body)
+    if answered.outcome != "accepted":
         response.status_code = 200
-        return JobView.of(updated)
-    asked = await run_in_threadpool(state.store.pending_input, job_id)
-    if asked is None:
-        asked = await run_in_threadpool(state.store.last_request, job_id)
-    if asked is None:
-        raise ApiProblem(409, f"the job is {job.status}; it asks nothing", kind="not-waiting")
-    request_id = asked.id
-    try:
-        reply = check_reply(asked, body.reply())
-    except InvalidInput as exc:
-        raise ApiProblem(
-            422, f"{exc.message} ({exc.hint})" if exc.hint else exc.message, kind="invalid-input"
-        ) from None
-    try:
-        answered = await run_in_threadpool(
-            lambda: state.store.answer(job_id, who.owner, request_id, reply, state.limits)
-        )
-    except SubmissionRateLimited as exc:
-        wait = math.ceil(exc.retry_after_s)
-        raise ApiProblem(
-            429,
-            f"at most {state.settings.submissions_per_window} answers per "
-            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
-            headers={"Retry-After": str(wait)},
-            kind="rate-limited",
-        ) from None
-    if answered.outcome == "conflict" or answered.job is None:
-        raise ApiProblem(409, answered.reason, kind="input-conflict")
-    if answered.outcome == "repeated":
-        response.status_code = 200
-    else:
-        state.workers.wake()
-        state.notifier.publish(job_id)
     return JobView.of(answered.job)
 
 

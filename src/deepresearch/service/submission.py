@@ -1,6 +1,6 @@
 """Submitting a research job, the one way: ``POST /v1/research``, a follow-up
-(``POST /v1/research/{id}/followups``) and the MCP server's ``research`` tool all come
-through ``queue_job``, so all obey the same checks (the job must be runnable with the
+(``POST /v1/research/{id}/followups``, ``submit_followup``) and the MCP server's
+``research`` and ``follow_up`` tools all come through ``queue_job``, so all obey the same checks (the job must be runnable with the
 server's keys, a follow-up must continue the caller's own finished research job,
 Idempotency-Key replays, the per-key active-run limit, the submission rate limit) and
 refuse with the same problems."""
@@ -17,7 +17,7 @@ from deepresearch.recipes.registry import DEFAULT_RECIPE
 from deepresearch.service.auth import Caller
 from deepresearch.service.jobs import Job, Submission, request_hash
 from deepresearch.service.problems import ApiProblem
-from deepresearch.service.schemas import ResearchRequest
+from deepresearch.service.schemas import FollowupRequest, ResearchRequest
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import (
     IdempotencyInFlight,
@@ -38,6 +38,25 @@ async def submit_job(
     limit points at); raises ``ApiProblem`` when the job is refused."""
     options = body.options.settings_update()
     return await queue_job(state, who, body.recipe, body.question, options, idempotency_key)
+
+
+async def submit_followup(
+    state: ServiceState,
+    who: Caller,
+    job_id: str,
+    body: FollowupRequest,
+    idempotency_key: str | None = None,
+) -> Submission:
+    """Queue ``body`` as the next turn of the thread of ``who``'s finished research job
+    ``job_id``: a research job with the followed job's options unless given again;
+    raises ``ApiProblem`` as ``followable`` and ``queue_job`` do."""
+    parent = await followable(state, who, job_id)
+    options = {
+        **{k: v for k, v in parent.options.items() if k != "followup_of"},
+        **body.options.settings_update(),
+        "followup_of": parent.id,
+    }
+    return await queue_job(state, who, DEFAULT_RECIPE, body.question, options, idempotency_key)
 
 
 async def followable(state: ServiceState, who: Caller, job_id: str) -> Job:
