@@ -53,6 +53,9 @@ class RunState(TypedDict, total=False):
     #: the person's findings review, once answered (``stages/pause.py``): ``action``,
     #: ``dropped`` ids, and a named ``gap`` with ``gap_id``, the sub-question researching it
     findings_review: dict[str, Any]
+    #: what a person asked the run to research besides the question (an edited plan's
+    #: sub-questions, a findings review's gap): the gate's subject check reads them too
+    asked_for: list[str]
     reflections: list[str]
     #: keys of the leads followed so far, and leads found but not followed (no room left)
     leads: list[str]

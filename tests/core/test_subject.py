@@ -58,3 +58,31 @@ def test_the_gate_aborts_on_quotes_about_something_else() -> None:
     # the same quotes for a question about what the pages name pass as before
     named = "When was the Clinton Foundation founded?"
     assert evaluate_gate(evidence, subs, loose, question=named, texts=PAGES).status == "pass"
+
+
+def test_what_a_person_added_to_the_research_counts_as_its_subject() -> None:
+    """An edited plan or a named gap may aim the run at things the question does not name:
+    pages about those are about what the person asked for."""
+    quote = "Albert Einstein played the violin from the age of five and loved Mozart."
+    evidence = [
+        Evidence(
+            id="e1",
+            sub_question_id="q1",
+            claim=quote,
+            quote=quote,
+            source_id="s1",
+            source_url="https://site.example/page",
+            start=0,
+            end=len(quote),
+            verification=Verification(status="PASS", method="exact", score=1.0),
+        )
+    ]
+    question = "What did the Zorblat Quenton Foundation announce in 2019?"
+    subs = [SubQuestion(id="q1", text="Which instrument did Albert Einstein play?")]
+    loose = GateThresholds(min_evidence=1, min_cited_evidence=1, min_domains=1)
+    alone = evaluate_gate(evidence, subs, loose, question=question, texts=PAGES)
+    assert alone.status == "abort"
+    steered = evaluate_gate(
+        evidence, subs, loose, question=question, texts=PAGES, asked_for=[subs[0].text]
+    )
+    assert not any(reason.startswith("no page read names") for reason in steered.reasons)

@@ -203,7 +203,7 @@ async def test_an_edited_plan_is_what_is_searched_without_a_model(
             await run_research(None, settings, run_id="review-1", resume=True, reply=bad)
     assert await pending_input(settings, "review-1") == request
 
-    edited = ["Where was Scott Derrickson born?", "What nationality is Ed Wood?"]
+    edited = ["Where was Christopher Nolan born?", "Which films did Sathish Kalathil direct?"]
     events: list[RunEvent] = []
     report = await run_research(
         None,

@@ -192,7 +192,7 @@ def test_an_edited_plan_is_what_the_job_searches(
             refused = service.client.post(path, json=bad)
             assert refused.status_code == 422, (bad, refused.text)
             assert detail in refused.text, refused.text
-        edited = ["Where was Scott Derrickson born?", "What nationality is Ed Wood?"]
+        edited = ["Where was Christopher Nolan born?", "Which films did Sathish Kalathil direct?"]
         accepted = service.client.post(
             path, json={"action": "edit", "brief": "Two directors.", "sub_questions": edited}
         )

@@ -106,7 +106,7 @@ def test_review_and_edit_the_plan_on_the_page(
         expect(editor.locator(".field-error")).to_contain_text("1 to 8 sub-questions")
         assert service.job(job_id)["status"] == "AWAITING_INPUT"
 
-        edited = ["Where was Scott Derrickson born?", "What nationality is Ed Wood?"]
+        edited = ["Where was Christopher Nolan born?", "Which films did Sathish Kalathil direct?"]
         for text in edited:
             editor.locator("button", has_text="Add a sub-question").click()
             editor.locator(".plan-item input").last.fill(text)

@@ -55,6 +55,7 @@ def evaluate_gate(
     question: str | None = None,
     titles: Mapping[str, str] | None = None,
     texts: Iterable[str] | None = None,
+    asked_for: Sequence[str] = (),
 ) -> GateResult:
     """Seed 004: enough evidence, enough cited evidence (verified, with a source URL), and
     enough distinct domains; plus every sub-question covered by some evidence. Given the
@@ -62,7 +63,8 @@ def evaluate_gate(
     compared thing quoted, a value of the asked kind, both steps of a multi-hop chain;
     ``titles``: page titles by source id). Given ``texts`` (every page read), a question
     whose named things no page names at all aborts: what was found is about something
-    else (``core.subject``)."""
+    else (``core.subject``); the things named in ``asked_for`` (what a person added to
+    the research: an edited plan's sub-questions, a gap) count as the question's."""
     verified = [item for item in evidence if item.verified]
     cited = [item for item in verified if item.source_url]
     domains = sorted({domain_of(item.source_url) for item in cited})
@@ -87,7 +89,8 @@ def evaluate_gate(
     profile = analyze_question(question) if question else None
     gaps = [gap.detail for gap in answer_gaps(profile, verified, titles)] if profile else []
     reasons.extend(gaps)
-    unseen = unseen_subject(profile, texts) if profile and texts is not None else []
+    subject = analyze_question(" ".join([question, *asked_for])) if question else None
+    unseen = unseen_subject(subject, texts) if subject and texts is not None else []
     if unseen:
         reasons.insert(0, f"no page read names {_either(unseen)}: nothing found is about it")
     if not verified or unseen:

@@ -37,6 +37,7 @@ async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         question=state["question"],
         titles={sid: source.title for sid, source in state.get("sources", {}).items()},
         texts=_read(state),
+        asked_for=state.get("asked_for", []),
     )
     ctx.bus.emit(
         GateEvaluated(

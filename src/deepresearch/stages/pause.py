@@ -85,6 +85,8 @@ async def review_plan(
         message="Plan approved" if decision.action == "approve" else "Plan edited",
     )
     update: RunState = {"plan": reviewed, "sub_questions": sub_questions}
+    if decision.sub_questions:
+        update["asked_for"] = [*state.get("asked_for", []), *decision.sub_questions]
     return Command(goto=after_plan(ctx), update=update)
 
 
@@ -114,6 +116,7 @@ async def review_findings(
         )
         review.update(gap=decision.gap, gap_id=unit.id)
         update["sub_questions"] = [*state["sub_questions"], unit]
+        update["asked_for"] = [*state.get("asked_for", []), decision.gap]
         gap_units = [PlannedUnit(id=unit.id, text=unit.text, queries=list(unit.queries))]
     update["findings_review"] = review
     ctx.bus.emit(
