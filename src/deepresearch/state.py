@@ -16,6 +16,7 @@ from deepresearch.models import (
     SubQuestion,
     Usage,
 )
+from deepresearch.models.claims import ExtractedClaims
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.thread import Thread, Turn
 
@@ -50,6 +51,8 @@ class RunState(TypedDict, total=False):
     gate: GateResult
     #: every verified finding read against its quote before writing (``stages/check.py``)
     finding_checks: list[FindingCheck]
+    #: the judge's claims as checked (``stages/claims.py``); None: the detector's alone
+    extracted_claims: ExtractedClaims | None
     reflections: list[str]
     #: keys of the leads followed so far, and leads found but not followed (no room left)
     leads: list[str]
