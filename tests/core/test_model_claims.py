@@ -13,8 +13,8 @@ from deepresearch.core.model_claims import (
     validate_claims,
 )
 from deepresearch.models import Evidence
-from deepresearch.models.evidence import Verification
 from deepresearch.models.claims import ExtractedClaim, ExtractedClaims
+from deepresearch.models.evidence import Verification
 
 MILLAU_2004 = "The Millau Viaduct in southern France was opened to traffic in December 2004."
 MILLAU_2005 = "Cars first crossed the Millau Viaduct over the Tarn valley in 2005."
@@ -89,7 +89,8 @@ def test_a_contradiction_only_the_model_sees_is_kept_and_labelled() -> None:
     assert millau.contradicting == ["e2"] and millau.contradiction_basis == {"e2": "model"}
     assert by_text[EIFFEL_1889].contradiction_basis == {"e4": "both"}  # cross-checked
     # the other side of each disagreement is flagged too
-    assert ledger.claim_of("e2") is not None and ledger.claim_of("e2").contradicting == ["e1"]  # type: ignore[union-attr]
+    other = ledger.claim_of("e2")
+    assert other is not None and other.contradicting == ["e1"]
     assert contradiction_pairs(EVIDENCE, extracted) == [("e1", "e2"), ("e3", "e4")]
 
 

@@ -95,7 +95,11 @@ async def _run(
     with OfflineWeb(documents) as web:
         hits = [
             SearchHit(
-                url=web.page_url(d.id), title=d.title, snippet=d.text[:60], provider="static", rank=i
+                url=web.page_url(d.id),
+                title=d.title,
+                snippet=d.text[:60],
+                provider="static",
+                rank=i,
             )
             for i, d in enumerate(documents)
         ]
@@ -191,9 +195,7 @@ async def test_an_unusable_reply_leaves_the_detector_deciding(tmp_path: Path) ->
     # the report holds every verified finding, so today's ledger can be built from it
     (checked,) = [e.data for e in events if isinstance(e.data, FindingsChecked)]
     assert len(report.evidence) == checked.findings_checked - checked.findings_unsupported
-    today = build_ledger(
-        report.evidence, {}, contradictions=detect_contradictions(report.evidence)
-    )
+    today = build_ledger(report.evidence, {}, contradictions=detect_contradictions(report.evidence))
     ledger = report.claims
     assert ledger.extracted_by == "detector"
     assert extracted.contradictions == len(detect_contradictions(report.evidence))
