@@ -59,6 +59,8 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.models.claims", "Claim"),
     ("deepresearch.models.scores", "SourceScores"),
     ("deepresearch.models.claims", "ClaimLedger"),
+    ("deepresearch.models.claims", "ExtractedClaims"),
+    ("deepresearch.models.claims", "ExtractedClaim"),
     ("deepresearch.models.usage", "Usage"),
     ("deepresearch.models.usage", "TokenCount"),
     ("deepresearch.core.gate", "GateResult"),

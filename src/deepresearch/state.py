@@ -16,6 +16,7 @@ from deepresearch.models import (
     SubQuestion,
     Usage,
 )
+from deepresearch.models.claims import ExtractedClaims
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.thread import Thread, Turn
 
@@ -56,6 +57,8 @@ class RunState(TypedDict, total=False):
     #: what a person asked the run to research besides the question (an edited plan's
     #: sub-questions, a findings review's gap): the gate's subject check reads them too
     asked_for: list[str]
+    #: the judge's claims as checked (``stages/claims.py``); None: the detector's alone
+    extracted_claims: ExtractedClaims | None
     reflections: list[str]
     #: keys of the leads followed so far, and leads found but not followed (no room left)
     leads: list[str]

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from deepresearch.core.budget import BUDGET_PREFIX
-from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import contradictions_section, enforce_findings, findings_section
 from deepresearch.core.gate import GateResult
 from deepresearch.core.keyfacts import key_facts
+from deepresearch.core.model_claims import claim_ledger, contradiction_pairs
 from deepresearch.core.questions import analyze_question
 from deepresearch.models import (
     Evidence,
@@ -31,6 +31,7 @@ from deepresearch.models import (
     SourceRef,
     SubQuestion,
 )
+from deepresearch.models.claims import ExtractedClaims
 from deepresearch.models.report import ReportKind
 from deepresearch.models.scores import SourceScores
 
@@ -189,19 +190,20 @@ def assemble_report(
     open_leads: Sequence[str],
     created_at: datetime,
     search_errors: Sequence[str] = (),
+    extracted: ExtractedClaims | None = None,
 ) -> Assembled:
     """The report (its usage is the run's, added when it is read: the recipe's
-    ``result``). ``evidence``: the verified evidence; the report carries the cited."""
+    ``result``). ``evidence``: the verified evidence; the report carries the cited.
+    ``extracted``: the judge's checked claims, or None for the detector's alone."""
     by_id = {item.id: item for item in evidence}
     sections = list(written.sections)
     if written.picks:
         sections = [findings_section(written.picks), *sections]
     sections, restored, lost = enforce_findings(sections, by_id)
-    disagreements = detect_contradictions(evidence)
-    ledger = build_ledger(
-        evidence,
-        {sid: source.rank_score for sid, source in sources.items()},
-        contradictions=disagreements,
+    # the judge's claims when some held (``core.model_claims``), else the detector's
+    disagreements = contradiction_pairs(evidence, extracted)
+    ledger = claim_ledger(
+        evidence, {sid: source.rank_score for sid, source in sources.items()}, extracted
     )
     contradictions = contradictions_section(disagreements, by_id)
     if contradictions is not None:

@@ -21,6 +21,8 @@ from deepresearch.models.claims import Claim, ClaimLedger
 
 HIGH = 0.75
 MODERATE = 0.45
+#: after the label of a disagreement only the model saw, in the writer's notes
+MODEL_ONLY = " (seen by the model only; the rule-based check does not confirm it)"
 
 
 def band(confidence: float) -> str:
@@ -50,11 +52,17 @@ def evidence_notes(
 ) -> dict[str, tuple[str, Sequence[str]]]:
     """For each evidence id the writer sees: the words for its claim's support, and the
     writer's labels of the evidence that disagrees with it (``labels``: evidence id ->
-    the writer's label, e.g. "E3"). Evidence outside the ledger is left out."""
+    the writer's label, e.g. "E3"). A disagreement only the model saw (the deterministic
+    detector does not confirm it) says so after its label. Evidence outside the ledger is
+    left out."""
     out: dict[str, tuple[str, Sequence[str]]] = {}
     for claim in ledger.claims:
         words = claim_words(claim)
-        against = [labels[eid] for eid in claim.contradicting if eid in labels]
+        against = [
+            labels[eid] + (MODEL_ONLY if claim.contradiction_basis.get(eid) == "model" else "")
+            for eid in claim.contradicting
+            if eid in labels
+        ]
         for eid in claim.supporting:
             if eid in labels:
                 out[eid] = (words, against)

@@ -9,6 +9,8 @@ job confidence over the distinct sources.
 
 Which records contradict each other is an input (pairs of evidence ids), so a model can
 decide it; ``detect_contradictions`` is the deterministic detector for the clear cases.
+Which records state one claim may be an input too (``groups``: the model's claims, checked
+by ``core.model_claims``); the records no group holds are grouped as below.
 
 Thresholds:
 
@@ -145,6 +147,7 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 class _Group:
     features: _Features
     members: list[Evidence] = field(default_factory=list)
+    text: str | None = None  # the claim's wording, when given (else its best record's)
 
 
 def build_ledger(
@@ -152,8 +155,14 @@ def build_ledger(
     source_scores: Mapping[str, float],
     *,
     contradictions: Sequence[tuple[str, str]] = (),
+    groups: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> ClaimLedger:
     """Group ``evidence`` into claims and score them.
+
+    ``groups`` are claims decided elsewhere, each its wording and the ids of the evidence
+    that states it: each becomes a claim with that wording (ids not in ``evidence``, or
+    already in an earlier group, are ignored; a group left empty is skipped). The other
+    records are grouped by their overlap.
 
     ``source_scores`` maps a source id to its composite score (0..1, clamped; a missing
     source counts ``DEFAULT_SOURCE_SCORE``). ``contradictions`` are pairs of evidence ids
@@ -171,16 +180,33 @@ def build_ledger(
             against.setdefault(a, set()).add(b)
             against.setdefault(b, set()).add(a)
 
-    groups = _group(records, against)
-    groups.sort(key=lambda group: min(order[m.id] for m in group.members))
+    preset: list[_Group] = []
+    taken: set[str] = set()
+    for text, ids in groups:
+        members: list[Evidence] = []
+        for eid in dict.fromkeys(ids):
+            opposed = against.get(eid, set())
+            # a record that contradicts one already in the claim is left to the others
+            if eid in by_id and eid not in taken and not any(m.id in opposed for m in members):
+                members.append(by_id[eid])
+        if members:
+            taken.update(m.id for m in members)
+            members.sort(key=lambda m: (-m.score, order[m.id]))
+            preset.append(_Group(_features(text), members, text=text))
+    rest = [record for record in records if record.id not in taken]
+    grouped = preset + _group(rest, against)
+    grouped.sort(key=lambda group: min(order[m.id] for m in group.members))
     context = _Context(
         by_id=by_id,
         order=order,
         against=against,
-        claim_ids={m.id: f"c{n}" for n, g in enumerate(groups, 1) for m in g.members},
+        claim_ids={m.id: f"c{n}" for n, g in enumerate(grouped, 1) for m in g.members},
         source_scores=source_scores,
     )
-    claims = [_claim(f"c{n}", group.members, context) for n, group in enumerate(groups, 1)]
+    claims = [
+        _claim(f"c{n}", group.members, context, text=group.text)
+        for n, group in enumerate(grouped, 1)
+    ]
     sources = {record.source_id for record in records}
     confidence = job_confidence([claim.confidence for claim in claims], len(sources))
     return ClaimLedger(
@@ -229,7 +255,9 @@ class _Context:
     source_scores: Mapping[str, float]
 
 
-def _claim(claim_id: str, members: Sequence[Evidence], context: _Context) -> Claim:
+def _claim(
+    claim_id: str, members: Sequence[Evidence], context: _Context, *, text: str | None = None
+) -> Claim:
     head = members[0]
     source_ids = _distinct(m.source_id for m in members)
     urls = {m.source_id: m.source_url for m in reversed(members)}
@@ -242,7 +270,7 @@ def _claim(claim_id: str, members: Sequence[Evidence], context: _Context) -> Cla
     strength = support_strength(scores)
     return Claim(
         id=claim_id,
-        text=head.claim,
+        text=head.claim if text is None else text,
         sub_question_id=head.sub_question_id,
         sub_question_ids=_distinct(m.sub_question_id for m in members),
         supporting=[m.id for m in members],

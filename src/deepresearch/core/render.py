@@ -177,7 +177,20 @@ def header_lines(report: Report) -> list[str]:
     ]
     disputed = len(ledger.contradicted)
     if disputed:
-        lines.append(f"⚠ Sources disagree on {disputed} claim(s): see “Where sources disagree”.")
+        unconfirmed = sum(
+            1
+            for claim in ledger.contradicted
+            if set(claim.contradiction_basis.values()) == {"model"}
+        )
+        lines.append(
+            f"⚠ Sources disagree on {disputed} claim(s): see “Where sources disagree”."
+            + (
+                f" For {unconfirmed} of them only the model's reading finds the disagreement;"
+                " the rule-based check does not confirm it."
+                if unconfirmed
+                else ""
+            )
+        )
     return lines
 
 

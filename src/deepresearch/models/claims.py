@@ -3,7 +3,13 @@ scoring, seed 004's evidence ledger). Built by ``core.claims``."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
+
+#: who saw a contradiction: the model and the deterministic detector ("both": cross-checked),
+#: the model alone, or the detector alone
+ContradictionBasis = Literal["both", "model", "detector"]
 
 
 class Claim(BaseModel):
@@ -26,6 +32,11 @@ class Claim(BaseModel):
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     contradiction: bool = False
     uncertainty: list[str] = Field(default_factory=list)
+    contradiction_basis: dict[str, ContradictionBasis] = Field(
+        default_factory=dict,
+        description="for each contradicting evidence id, who saw the contradiction (set "
+        "when the model extracted the claims; empty when the detector alone did)",
+    )
 
 
 class ClaimLedger(BaseModel):
@@ -38,6 +49,9 @@ class ClaimLedger(BaseModel):
     has_contradictions: bool = False
     #: the job confidence in words (``core.certainty.band``: high, moderate or low)
     certainty: str = ""
+    #: who grouped the evidence into claims and found the contradictions: the model
+    #: (checked by ``core.model_claims``, cross-checked by the detector) or the detector
+    extracted_by: Literal["model", "detector"] = "detector"
 
     @property
     def contradicted(self) -> list[Claim]:
@@ -47,3 +61,23 @@ class ClaimLedger(BaseModel):
     def claim_of(self, evidence_id: str) -> Claim | None:
         """The claim an evidence record supports."""
         return next((c for c in self.claims if evidence_id in c.supporting), None)
+
+
+class ExtractedClaim(BaseModel):
+    """A claim the model extracted, as validated (``core.model_claims``): its supporting
+    evidence (verified, and at least one quote supports the wording by the deterministic
+    check) and the verified evidence that contradicts it."""
+
+    text: str
+    supporting: list[str] = Field(default_factory=list, description="evidence ids")
+    contradicting: list[str] = Field(default_factory=list, description="evidence ids")
+
+
+class ExtractedClaims(BaseModel):
+    """The model's claims that survived validation, and what validation dropped."""
+
+    claims: list[ExtractedClaim] = Field(default_factory=list)
+    dropped_claims: int = Field(default=0, description="claims no cited quote supports")
+    dropped_ids: int = Field(
+        default=0, description="evidence ids cited that do not exist or are not verified"
+    )

@@ -1,5 +1,6 @@
 """The payloads of the events in which a run checks its own work (seed 002): the council's
-decision on the brief, the findings check before writing, and the report's evaluation.
+decision on the brief, the findings check and the claims before writing, and the report's
+evaluation.
 Like ``event_payloads`` (the other core types), a class's docstring and its fields'
 descriptions are what docs/events.md says; they join the registry when this module is
 imported (``models.events`` imports it before any look-up)."""
@@ -57,6 +58,31 @@ class FindingsChecked(Payload):
     )
 
 
+class ClaimsExtracted(Payload):
+    """Before writing, the verified evidence was grouped into claims and the contradictions
+    between sources found: by the judge in one call, each of its claims checked (ids that
+    do not name verified evidence, and claims no cited quote supports, dropped) and its
+    contradictions cross-checked by the deterministic detector; or, without a judge or a
+    usable reply, by the detector alone."""
+
+    event_type = "claims_extracted"
+    stages = "check_findings"
+    method: Literal["model", "detector"] = Field(
+        description="`model`: the judge's claims (some held); `detector`: the deterministic "
+        "detector alone (no judge, a failed call, or no claim held)"
+    )
+    proposed: int = Field(description="claims the judge proposed (0 without a reply)")
+    claims: int = Field(description="of them, the claims kept")
+    dropped_claims: int = Field(description="claims dropped: no cited quote supports them")
+    dropped_ids: int = Field(
+        description="evidence ids the judge cited that name no verified evidence (dropped)"
+    )
+    contradictions: int = Field(description="pairs of records that contradict each other")
+    cross_checked: int = Field(description="of them, seen by the judge and the detector")
+    model_only: int = Field(description="of them, seen by the judge alone (kept, labelled)")
+    detector_only: int = Field(description="of them, seen by the detector alone")
+
+
 class EvalCompleted(Payload):
     """The report was evaluated (only with `evaluate`, `run --eval`; `deepresearch eval`
     emits no event): its figures, counted without a model, and the judge's 0-10 scores."""
@@ -83,6 +109,7 @@ class EvalCompleted(Payload):
 
 register_payloads(CouncilDecided)
 register_payloads(FindingsChecked)
+register_payloads(ClaimsExtracted)
 
 
 class FollowupStarted(Payload):

@@ -65,6 +65,7 @@ EventType = Literal[
     "gate_evaluated",
     "reflection",
     "findings_checked",
+    "claims_extracted",
     # a run that waits for a person (issue 15): what it asks, and the answer arriving
     "input_requested",
     "input_received",

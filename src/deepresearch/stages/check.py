@@ -5,7 +5,11 @@ their quote does not support are dropped from the evidence the writer gets
 (``core.finding_check``); the audit counts them. When none is left the run ends in the
 abort report: nothing verified remains to write from. With ``review_findings`` on the
 person reviews the findings next (``stages/pause.py``); after a gap's wave only the new
-findings are read."""
+findings are read.
+
+Beside the findings check, the judge is asked for the run's claims and contradictions in
+one call (``stages/claims.py``); what survives its checks is what the writer and the
+report's claim ledger use."""
 
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from deepresearch.models.event_payloads import (
     StageStarted,
 )
 from deepresearch.models.findings import FindingVerdict
+from deepresearch.stages.claims import ask_claims, settle_claims
 from deepresearch.state import RunState
 
 STAGE = "check_findings"
@@ -75,9 +80,16 @@ async def check_findings(
         else:
             pending.append(item)
     batches = [pending[i : i + PER_CALL] for i in range(0, len(pending), PER_CALL)]
-    for found in await asyncio.gather(*(_judge(ctx, batch) for batch in batches)):
-        checks += found
+    # the claims call runs beside the batches: it adds no step to the critical path; it
+    # reads every finding (after a gap's wave too: the claims are the whole run's)
+    proposed, found = await asyncio.gather(
+        ask_claims(ctx, to_check(evidence)),
+        asyncio.gather(*(_judge(ctx, batch) for batch in batches)),
+    )
+    for batch_checks in found:
+        checks += batch_checks
     kept, dropped = drop_unsupported(evidence, checks)
+    extracted, claims_event = await settle_claims(ctx, proposed, kept)
     counts = check_counts(checks)
     ctx.bus.emit(
         FindingsChecked(
@@ -94,9 +106,22 @@ async def check_findings(
             f"{counts['findings_unsupported']} unsupported and dropped"
         ),
     )
+    ctx.bus.emit(
+        claims_event,
+        stage=STAGE,
+        message=(
+            f"Claims: {claims_event.claims} from the judge, "
+            f"{claims_event.dropped_claims} dropped; {claims_event.contradictions} "
+            f"contradiction(s), {claims_event.cross_checked} cross-checked"
+            if claims_event.method == "model"
+            else f"Claims by the deterministic detector: {claims_event.contradictions} "
+            "contradiction(s)"
+        ),
+    )
     update: RunState = {
         "evidence": kept,
         "finding_checks": checks,
+        "extracted_claims": extracted,
     }
     remaining = [item for item in kept if item.verified]
     if findings and not remaining:

@@ -20,9 +20,9 @@ from deepresearch.core.assemble import (
     extractive_sections,
 )
 from deepresearch.core.certainty import evidence_notes
-from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.core.findings import HEADING as FINDINGS_HEADING
 from deepresearch.core.findings import MAX_FINDINGS, quote_text
+from deepresearch.core.model_claims import claim_ledger
 from deepresearch.core.passages import rank_evidence
 from deepresearch.core.questions import analyze_question
 from deepresearch.core.text import clip
@@ -134,6 +134,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         search_errors=ctx.search_errors,
         open_leads=state.get("open_leads", []),
         created_at=ctx.clock(),
+        extracted=state.get("extracted_claims"),
     )
     report = done.report
     refs, cited = report.sources, report.cited_evidence_ids()
@@ -227,12 +228,13 @@ def _cited(sentences: list[DraftSentence], labels: dict[str, str]) -> tuple[list
 
 def _notes(state: RunState, notes: list[Evidence]) -> str:
     """The writer's evidence, each note labelled, with how well its claim is supported and
-    which notes disagree with it (``core.certainty``), so the prose can say how sure it is
-    and where sources disagree."""
+    which notes disagree with it (``core.certainty``; the judge's claims when it extracted
+    them, ``core.model_claims``), so the prose can say how sure it is and where sources
+    disagree."""
     questions = {sq.id: sq.text for sq in state["sub_questions"]}
     labels = {item.id: f"E{i}" for i, item in enumerate(notes, start=1)}
     scores = {sid: source.rank_score for sid, source in state.get("sources", {}).items()}
-    ledger = build_ledger(notes, scores, contradictions=detect_contradictions(notes))
+    ledger = claim_ledger(notes, scores, state.get("extracted_claims"))
     certainty = evidence_notes(ledger, labels)
     blocks = []
     for i, item in enumerate(notes, start=1):

@@ -24,6 +24,7 @@ from deepresearch.stages import (
     answer,
     audit,
     check,
+    claims,
     compress,
     council,
     evaluate,
@@ -80,6 +81,8 @@ def research_script(
             return _judge(user)
         if system.startswith(_first_line(check.SYSTEM)):
             return _check_findings(user)
+        if system.startswith(_first_line(claims.SYSTEM)):
+            return _claims(user)
         if system.startswith(_first_line(council.JUDGE_SYSTEM)):
             return _score_plan(user)
         if system.startswith(_first_line(evaluate.SYSTEM)):
@@ -205,6 +208,42 @@ def _check_findings(user: str) -> str:
             {"label": label, "verdict": checked.verdict, "note": "; ".join(checked.reasons)}
         )
     return json.dumps({"findings": verdicts})
+
+
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_NOT = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
+
+
+def _claims(user: str) -> str:
+    """A careful reader's claims: notes with the same claim (word for word, case aside)
+    are one claim; a note from another page contradicts it when the two share at least two
+    content words and state different years, or only one of them is negated. Looser than
+    the deterministic detector (which wants near-identical wording), as a model is."""
+    notes = []
+    for attrs, body in _SOURCE.findall(user):
+        fields = dict(_ATTR.findall(attrs))
+        claim, _, _quote = body.removeprefix("Claim: ").partition("\nQuote: ")
+        notes.append((fields.get("label", ""), fields.get("url", ""), " ".join(claim.split())))
+    grouped: dict[str, list[tuple[str, str, str]]] = {}
+    for note in notes:
+        grouped.setdefault(note[2].lower(), []).append(note)
+    out = []
+    for members in grouped.values():
+        text, pages = members[0][2], {url for _, url, _ in members}
+        against = [
+            label for label, url, other in notes if url not in pages and _disagree(text, other)
+        ]
+        out.append({"text": text, "supporting": [m[0] for m in members], "contradicting": against})
+    return json.dumps({"claims": out})
+
+
+def _disagree(a: str, b: str) -> bool:
+    if len(set(keywords(a, limit=50)) & set(keywords(b, limit=50))) < 2:
+        return False
+    years_a, years_b = set(_YEAR.findall(a)), set(_YEAR.findall(b))
+    if years_a and years_b and not years_a & years_b:
+        return True
+    return bool(_NOT.search(a)) != bool(_NOT.search(b))
 
 
 def _score_plan(user: str) -> str:
