@@ -58,6 +58,8 @@ async def read_parent(settings: Settings, run_id: str) -> ParentTurn:
     values = await load_parent(settings, run_id)
     report = values.get("report")
     thread = values.get("thread")
+    if isinstance(thread, Thread):  # what it carried over is in its own state too
+        thread = thread.model_copy(update={"sources": {}, "evidence": [], "sub_questions": []})
     return ParentTurn(
         run_id=run_id,
         question=str(values.get("question", "")),

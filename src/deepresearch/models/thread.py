@@ -59,7 +59,11 @@ class ParentTurn(BaseModel):
 
     run_id: str
     question: str
-    thread: Thread | None = Field(default=None, description="None: the thread's first run")
+    thread: Thread | None = Field(
+        default=None,
+        description="its own place in the thread (None: the first run), without what it "
+        "carried over (that is in sources, evidence and sub_questions)",
+    )
     cited: list[str] = Field(default_factory=list, description="evidence ids its report cites")
     sources: dict[str, Source] = Field(default_factory=dict)
     evidence: list[Evidence] = Field(default_factory=list)
