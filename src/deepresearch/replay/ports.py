@@ -186,8 +186,10 @@ class RecordingCache(ResponseCache):
         self._inner = inner
         self._tape = tape
         # replies this run stored itself: a replay stores them again, so a later hit on
-        # one is not an answer from outside (taping it would let the replay skip the call)
-        self._own: set[str] = set()
+        # one is not an answer from outside (taping it would let the replay skip the call).
+        # Noted on the tape too: a run that paused (or was resumed after a crash) goes on
+        # in a new part with a new cache, and its first part's replies are still its own
+        self._own: set[str] = {str(entry["key"]) for entry in tape.entries("stored")}
 
     async def get(self, key: str) -> str | None:
         reply = await self._inner.get(key)
@@ -196,7 +198,9 @@ class RecordingCache(ResponseCache):
         return reply
 
     async def put(self, key: str, reply: str, *, model: str = "") -> None:
-        self._own.add(key)
+        if key not in self._own:
+            self._own.add(key)
+            self._tape.append("stored", {"key": key})
         await self._inner.put(key, reply, model=model)
 
     def close(self) -> None:
