@@ -31,10 +31,10 @@ from deepresearch.testing.web import OfflineWeb
 from .helpers import offline_settings
 from .test_pauses import ANSWER, ASKED, clarifying_model
 
-EDIT = {
+EDIT = {  # for the HotpotQA question the fixtures ask (If Gallu is a demon Lilu is what?)
     "action": "edit",
-    "brief": "Compare two film directors.",
-    "sub_questions": ["Where was Scott Derrickson born?", "What nationality is Ed Wood?"],
+    "brief": "Gallu and Lilu in Mesopotamian myth.",
+    "sub_questions": ["What is a gallu demon?", "What kind of being is a lilu?"],
 }
 
 
