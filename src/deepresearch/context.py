@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
@@ -22,6 +23,7 @@ from deepresearch.core.tiers import DomainRules, load_domain_rules, with_local_h
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
+from deepresearch.models.thread import ParentTurn, Turn
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import (
@@ -32,6 +34,15 @@ from deepresearch.settings_groups import (
     SettingsGroups,
     StorageSettings,
 )
+
+
+class ThreadStore(Protocol):
+    """Where a follow-up reads the run it follows and lists itself as a turn of its thread
+    (``threads.StoredThreads``; a recording keeps what was read, a replay serves it)."""
+
+    async def parent(self, run_id: str) -> ParentTurn: ...
+
+    async def record_turn(self, root: str, turn: Turn) -> None: ...
 
 
 @dataclass
@@ -46,6 +57,8 @@ class RunContext:
     council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
     #: the time a stage stamps a report with or ranks by (a replay's is the recorded run's)
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    #: a follow-up's thread (None: the checkpoint store's, ``threads.StoredThreads``)
+    threads: ThreadStore | None = None
     #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
     fetches: int = 0
     #: search providers that failed while others answered, "provider: problem" (the

@@ -8,7 +8,8 @@ unless ``on_model_unavailable = "extractive"``.
 
 With a ``Recorder`` (``replay.ports``) every port's answers go to the run's recording; with
 a ``Player`` the ports answer from one (the runner hands its models, search and fetcher in,
-and the response cache, council and clock are the recording's here)."""
+and the response cache, council, clock and a follow-up's parent are the recording's
+here)."""
 
 from __future__ import annotations
 
@@ -175,7 +176,10 @@ async def open_context(
         search_errors=search_errors,
     )
     if tape is not None:
+        from deepresearch.threads import StoredThreads  # the graph: loaded only to run
+
         context.clock = tape.clock()
+        context.threads = tape.threads(StoredThreads(settings))
     return context
 
 

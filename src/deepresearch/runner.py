@@ -216,6 +216,9 @@ async def run_recipe(
             if answer is not None:
                 from langgraph.types import Command
 
+                assert waiting is not None
+                if tape is not None:  # so that a replay resumes with it, with no person
+                    tape.answered(waiting.id, waiting.kind, answer)
                 start = Command(resume=answer)
         else:
             assert request is not None

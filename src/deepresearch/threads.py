@@ -5,7 +5,11 @@ thread's turns listed from any of its runs.
 A thread needs no table of its own: each follow-up's state names its root and the run it
 follows (``Thread``), and the root's state lists the turns that followed it
 (``thread_turns``, written as ``evaluation.py`` writes an evaluation: a state update on
-the finished run), so SQLite and PostgreSQL checkpoints hold threads alike."""
+the finished run), so SQLite and PostgreSQL checkpoints hold threads alike.
+
+A follow-up reaches them through ``StoredThreads`` (``RunContext.threads``): what it reads
+of its parent is one ``ParentTurn``, which a run's recording keeps and its replay serves
+(``replay.ports``), so a follow-up replays without its parent."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from deepresearch.core.ids import check_run_id
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
 from deepresearch.graph import build_graph
 from deepresearch.models import Report
-from deepresearch.models.thread import Thread, Turn
+from deepresearch.models.thread import ParentTurn, Thread, Turn
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
 from deepresearch.settings_groups import Storage
 
@@ -46,6 +50,38 @@ async def load_parent(settings: Storage, run_id: str) -> dict[str, Any]:
         )
     check_parent(run_id, values, finished=not snapshot.next)
     return values
+
+
+async def read_parent(settings: Storage, run_id: str) -> ParentTurn:
+    """What a follow-up reads of finished research run ``run_id`` (``load_parent``'s
+    errors when it cannot be followed up)."""
+    values = await load_parent(settings, run_id)
+    report = values.get("report")
+    thread = values.get("thread")
+    if isinstance(thread, Thread):  # what it carried over is in its own state too
+        thread = thread.model_copy(update={"sources": {}, "evidence": [], "sub_questions": []})
+    return ParentTurn(
+        run_id=run_id,
+        question=str(values.get("question", "")),
+        thread=thread if isinstance(thread, Thread) else None,
+        cited=list(report.cited_evidence_ids()) if isinstance(report, Report) else [],
+        sources=dict(values.get("sources", {})),
+        evidence=list(values.get("evidence", [])),
+        sub_questions=list(values.get("sub_questions", [])),
+    )
+
+
+class StoredThreads:
+    """The checkpoint store's threads, as a follow-up reads and extends them."""
+
+    def __init__(self, settings: Storage) -> None:
+        self.settings = settings
+
+    async def parent(self, run_id: str) -> ParentTurn:
+        return await read_parent(self.settings, run_id)
+
+    async def record_turn(self, root: str, turn: Turn) -> None:
+        await record_turn(self.settings, root, turn)
 
 
 def check_parent(run_id: str, values: Mapping[str, Any], *, finished: bool) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.cli.common import EXIT_FAILED, EXIT_USAGE
+from deepresearch.cli.common import EXIT_FAILED, EXIT_USAGE, EXIT_WAITING
 
 from .conftest import cli, offline_args
 
@@ -85,3 +85,42 @@ def test_replays_that_cannot_be_exact_fail_clearly(web_process: str, tmp_path: P
     (taken / "x").write_text("x")
     export = cli("record", "recorded-run", str(taken), env=env)
     assert export.returncode == EXIT_USAGE and "is not empty" in export.stderr
+
+
+def test_a_reviewed_run_and_its_followup_replay_from_copied_folders(
+    web_process: str, tmp_path: Path
+) -> None:
+    """A run that waited for its plan to be reviewed (answered with ``deepresearch reply``,
+    edited) and a follow-up of it (``deepresearch ask``, its plan approved): each exported
+    alone with ``record`` and replayed in a data folder that holds neither run."""
+    env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data")}
+    reviewed = tmp_path / "reviewed.json"
+    waiting = cli(
+        "run", QUESTION, *offline_args(web_process), "--model", "none", "--review-plan",
+        "--format", "json", "--out", str(reviewed), "--run-id", "reviewed-run", env=env,
+    )  # fmt: skip
+    assert waiting.returncode == EXIT_WAITING, waiting.stderr
+    answered = cli(
+        "reply", "reviewed-run", "--brief", "Gallu and Lilu in Mesopotamian myth.",
+        "--sub-question", "What is a gallu demon?", "--sub-question", "What is a lilu?",
+        env=env,
+    )  # fmt: skip
+    assert answered.returncode == 0, answered.stderr
+    followup = tmp_path / "followup.json"
+    asked = cli(
+        "ask", "reviewed-run", "Which texts mention the lilu?", *offline_args(web_process),
+        "--model", "none", "--format", "json", "--out", str(followup), "--run-id", "followup-run",
+        env=env,
+    )  # fmt: skip
+    # the thread reviews its plans (the followed run's options): the follow-up waits too
+    assert asked.returncode == EXIT_WAITING, asked.stderr
+    assert "Traceback" not in asked.stderr and "deepresearch reply followup-run" in asked.stderr
+    assert cli("reply", "followup-run", "--approve", env=env).returncode == 0
+
+    elsewhere = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "other-machine")}
+    for run_id, written in (("reviewed-run", reviewed), ("followup-run", followup)):
+        folder = tmp_path / f"copy-{run_id}"
+        assert cli("record", run_id, str(folder), env=env).returncode == 0
+        replayed = cli("replay", "--from", str(folder), "--format", "json", env=elsewhere)
+        assert replayed.returncode == 0, replayed.stderr
+        assert replayed.stdout == written.read_text(encoding="utf-8"), run_id

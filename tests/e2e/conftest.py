@@ -58,7 +58,10 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
     """After each end-to-end test, every run it finished is replayed from a copy of its
     recording in a new data folder with every network socket refused (issue 19): the
     replay must render the same markdown and JSON, byte for byte, as the run's own report
-    (``tests/e2e/test_replay.py`` also counts the model calls, searches and fetches)."""
+    (``tests/e2e/test_replay.py`` also counts the model calls, searches and fetches). Runs
+    that paused for an answer are resumed with the recorded answers; a follow-up reads
+    its parent from its own recording (the copy holds no other run's); only a run under
+    a budget is left out."""
     yield
     import asyncio
     import json
@@ -77,8 +80,12 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
             continue  # a paused or failed run: nothing to reproduce
         try:
             refuse_inexact(recorded)
-        except RunError:
-            continue  # a budgeted run, a follow-up, a run that waited: refused, not replayed
+        except RunError as refused:
+            # only a budget makes a replay inexact: a run that paused for a person and a
+            # follow-up are replayed like any other (their recordings hold the answers
+            # and the parent they read)
+            assert "ran under a budget" in str(refused), str(refused)
+            continue
         data_dir = manifest.parents[2]
         recipe, original = asyncio.run(
             load_result(load_settings(data_dir=data_dir), manifest.parent.name)

@@ -95,12 +95,14 @@ async def test_clarification_pauses_and_the_answer_continues_the_same_run(
     ready = next(e for e in events if e.type == "plan_ready")
     assert ASKED in str(ready.data.brief) and ANSWER in str(ready.data.brief)
     assert await pending_input(settings, "clarify-1") is None
-    # its replay would need the answer, which a recording does not hold: refused, clearly
-    from deepresearch.errors import RunError
+    # the recording holds the answer: the replay resumes with it, with no person and no
+    # model call, to the same report (``test_replay_pauses.py`` replays with no socket)
+    from deepresearch.core.render import to_json
     from deepresearch.replay.play import replay_run
 
-    with pytest.raises(RunError, match="waited for a person's answer"):
-        await replay_run(settings, run_id="clarify-1")
+    calls = len(model.calls)
+    _, replayed = await replay_run(settings, run_id="clarify-1")
+    assert to_json(replayed) == to_json(report) and len(model.calls) == calls
 
 
 async def test_a_bad_answer_is_refused_and_the_run_keeps_waiting(

@@ -25,3 +25,22 @@ async def test_only_replies_from_before_the_run_are_taped(tmp_path: Path) -> Non
     assert await cache.get("missing") is None
 
     assert [entry["key"] for entry in tape.entries("cache")] == ["earlier"]
+
+
+async def test_a_resumed_part_of_the_run_does_not_tape_what_its_first_part_stored(
+    tmp_path: Path,
+) -> None:
+    """A run that paused for an answer (or crashed) goes on with a new RecordingCache on
+    the same tape: a reply its first part stored is still its own, and its replay (one
+    cache for every part) stores it again, so taping the hit would let the replay skip the
+    call that stored it."""
+    inner = ResponseCache(":memory:")
+    tape = Tape(tmp_path / "tape")
+    tape.write_manifest({})
+    await RecordingCache(inner, tape).put("before the pause", "reply", model="m")
+
+    resumed = RecordingCache(inner, tape)
+    assert await resumed.get("before the pause") == "reply"
+    await resumed.put("before the pause", "reply", model="m")  # noted once
+    assert list(tape.entries("cache")) == []
+    assert [entry["key"] for entry in tape.entries("stored")] == ["before the pause"]

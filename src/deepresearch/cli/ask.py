@@ -19,6 +19,7 @@ from deepresearch.cli.common import (
     EXIT_ABORT,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_WAITING,
     STDOUT,
     error,
     fail,
@@ -62,8 +63,10 @@ def ask(
     import asyncio
 
     from deepresearch.cli.live import Renderer
+    from deepresearch.cli.pause import show_waiting
     from deepresearch.core.render import render
     from deepresearch.llm.redact import redact
+    from deepresearch.models.pause import InputRequest
     from deepresearch.recipes.registry import get_recipe
     from deepresearch.records import now
     from deepresearch.runner import load_run_record, run_recipe, save_run_record
@@ -131,6 +134,10 @@ def ask(
         typer.echo(err=True)
         say(f"interrupted; resume with: deepresearch run --resume {followup}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    if isinstance(report, InputRequest):  # the thread reviews plans (--review-plan)
+        remember(status="awaiting_input")
+        show_waiting(report)  # `deepresearch reply` continues it and writes the report
+        raise typer.Exit(EXIT_WAITING)
     remember(status="complete", kind=report.kind, finished=now(), error=None)
     write_output(
         target,

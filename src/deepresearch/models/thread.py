@@ -49,3 +49,30 @@ class Thread(BaseModel):
     sources: dict[str, Source] = Field(default_factory=dict)
     evidence: list[Evidence] = Field(default_factory=list)
     sub_questions: list[SubQuestion] = Field(default_factory=list)
+
+
+class ParentTurn(BaseModel):
+    """What a follow-up reads of the finished run it follows (``threads.read_parent``):
+    its question, its place in the thread, the evidence its report cites, and the pages,
+    evidence and sub-questions the follow-up may carry over. A run's recording keeps it,
+    so a follow-up replays without the run it follows (``replay.ports``)."""
+
+    run_id: str
+    question: str
+    thread: Thread | None = Field(
+        default=None,
+        description="its own place in the thread (None: the first run), without what it "
+        "carried over (that is in sources, evidence and sub_questions)",
+    )
+    cited: list[str] = Field(default_factory=list, description="evidence ids its report cites")
+    sources: dict[str, Source] = Field(default_factory=dict)
+    evidence: list[Evidence] = Field(default_factory=list)
+    sub_questions: list[SubQuestion] = Field(default_factory=list)
+
+    @property
+    def root(self) -> str:
+        return self.thread.info.root if self.thread is not None else self.run_id
+
+    @property
+    def turn(self) -> int:
+        return self.thread.info.turn if self.thread is not None else 1

@@ -3,9 +3,11 @@
 ``replay_run`` loads a recording (a run's own in ``data_dir/recordings``, or a folder from
 ``deepresearch record``), runs the same recipe on the same request with the same settings in
 a throwaway data folder (so nothing it stores mixes with real runs), on ports that answer
-only from the recording, and checks the document it gets is the recorded one. A recording
-that cannot give an exact replay (none, unfinished, a question it has no answer for, a
-different document) is an error saying so, never a guess."""
+only from the recording, and checks the document it gets is the recorded one. A run that
+paused for a person is resumed at each pause with the answer it got (in order, from the
+recording), and a follow-up reads its parent from the recording (``replay.answers``). A
+recording that cannot give an exact replay (none, unfinished, a budgeted run, a question
+it has no answer for, a different document) is an error saying so, never a guess."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any
 from deepresearch.errors import DeepResearchError, InvalidInput, RunError, RunNotFound
 from deepresearch.events import Sink
 from deepresearch.llm.redact import redact
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.base import Recipe
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.replay.ports import Player
@@ -73,6 +76,7 @@ async def replay_run(
         replay_settings = Settings.model_validate(
             {**manifest["settings"], "data_dir": Path(scratch), "record_runs": False}
         )
+        answers = iter(player.answers)
         try:
             document = await run_recipe(
                 recipe,
@@ -85,6 +89,22 @@ async def replay_run(
                 fetcher=player.fetcher(),
                 tape=player,
             )
+            # each pause resumed as the person did: a new part of the run, with the
+            # answer it got (the recorded run's parts ran the same way)
+            while isinstance(document, InputRequest):
+                document = await run_recipe(
+                    recipe,
+                    None,
+                    replay_settings,
+                    run_id=str(manifest["run_id"]),
+                    resume=True,
+                    reply=_answer(player, document, next(answers, None)),
+                    sinks=sinks,
+                    models=player.models(),  # type: ignore[arg-type]
+                    search=player.search_provider(),
+                    fetcher=player.fetcher(),
+                    tape=player,
+                )
         except DeepResearchError:
             if player.misses:
                 raise _missing(player) from None
@@ -102,35 +122,48 @@ async def replay_run(
     return recipe, document
 
 
+def _answer(player: Player, request: InputRequest, entry: dict[str, Any] | None) -> Any:
+    """The recorded answer to the pause the replay reached; a miss when the recording
+    holds none for it (fewer answers, or one to another kind of question)."""
+    if entry is None or entry.get("kind") != request.kind:
+        what = "clarifying question" if request.kind == "clarification" else "plan to review"
+        player.miss(f"answer to the {what} the run asked")
+        raise _missing(player)
+    return entry["answer"]
+
+
 #: settings under which the same replies can give another report: which model calls a
 #: budget lets start depends on how fast the calls before it came back
 TIMING_SETTINGS = ("max_tokens", "max_cost", "max_time")
 
 
 def refuse_inexact(manifest: dict[str, Any]) -> None:
-    """Refuse, before any work, a recorded run whose replay cannot be exact."""
+    """Refuse, before any work, a recorded run whose replay cannot be exact: one under a
+    budget, and one that needed what its recording (made by an earlier version) does not
+    hold: a person's answers, a follow-up's parent."""
     run = manifest.get("run_id")
+    report = f"`deepresearch report {run}` shows its report"
     budgets = [name for name in TIMING_SETTINGS if manifest["settings"].get(name) is not None]
     if budgets:
         raise RunError(
             f"run {run!r} ran under a budget ({', '.join(budgets)}): which model calls a "
             "budget lets start depends on how fast earlier calls came back, so its replay "
             "cannot be exact",
-            hint="`deepresearch report RUN_ID` shows its report; replay runs made without a budget",
+            hint=f"{report}; runs made without --max-tokens, --max-cost or --max-time replay",
         )
-    if manifest.get("waited_for_input"):
+    holds = manifest.get("holds", [])
+    if manifest.get("waited_for_input") and "answers" not in holds:
         raise RunError(
             f"run {run!r} waited for a person's answer (a clarifying question or a plan "
             "review), which its recording does not hold, so its replay cannot be exact",
-            hint="`deepresearch report RUN_ID` shows its report; replay runs that did not "
-            "stop to ask",
+            hint=f"{report}; recordings made since this version keep the answers and replay",
         )
     parent = manifest.get("request", {}).get("followup_of")
-    if parent:
+    if parent and "parents" not in holds:
         raise RunError(
-            f"run {run!r} follows up run {parent!r}, which a replay cannot read",
-            hint="`deepresearch report RUN_ID` shows its report; replaying follow-ups is "
-            "not supported yet",
+            f"run {run!r} follows up run {parent!r}, and its recording does not hold what "
+            f"it read of {parent!r}, so its replay cannot be exact",
+            hint=f"{report}; follow-ups recorded since this version hold it and replay",
         )
 
 

@@ -27,12 +27,20 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from deepresearch import errors
+from deepresearch.context import ThreadStore
 from deepresearch.errors import FetchError, ProviderError, RunError
 from deepresearch.fetch.base import FetchedPage, Fetcher
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.failures import classify, status_of
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import SearchHit
+from deepresearch.replay.answers import (
+    HOLDS,
+    RecordingThreads,
+    ReplayThreads,
+    recorded_answers,
+    recorded_parents,
+)
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
@@ -178,8 +186,10 @@ class RecordingCache(ResponseCache):
         self._inner = inner
         self._tape = tape
         # replies this run stored itself: a replay stores them again, so a later hit on
-        # one is not an answer from outside (taping it would let the replay skip the call)
-        self._own: set[str] = set()
+        # one is not an answer from outside (taping it would let the replay skip the call).
+        # Noted on the tape too: a run that paused (or was resumed after a crash) goes on
+        # in a new part with a new cache, and its first part's replies are still its own
+        self._own: set[str] = {str(entry["key"]) for entry in tape.entries("stored")}
 
     async def get(self, key: str) -> str | None:
         reply = await self._inner.get(key)
@@ -188,7 +198,9 @@ class RecordingCache(ResponseCache):
         return reply
 
     async def put(self, key: str, reply: str, *, model: str = "") -> None:
-        self._own.add(key)
+        if key not in self._own:
+            self._own.add(key)
+            self._tape.append("stored", {"key": key})
         await self._inner.put(key, reply, model=model)
 
     def close(self) -> None:
@@ -273,17 +285,26 @@ class Recorder:
                 "search": {"name": search.name, "operators": search.supports_operators},
                 "boundary": gateway.boundary,
                 "versions": versions(),
+                "holds": list(HOLDS),
                 "finished": False,
             }
         )
 
     def waited(self) -> None:
         """The run paused for a person (a clarifying question, a plan to review): its
-        replay would need the answer given, which a recording does not hold yet."""
+        replay feeds the answer it gets (``answered``)."""
         if self.tape.exists():
             manifest = self.tape.manifest()
             manifest["waited_for_input"] = True
             self.tape.write_manifest(manifest)
+
+    def answered(self, pause: str, kind: str, answer: Any) -> None:
+        """The run resumes at pause ``pause`` with ``answer`` (checked: what a replay
+        resumes with)."""
+        self.tape.append("answers", {"pause": pause, "kind": kind, "answer": answer})
+
+    def threads(self, threads: ThreadStore) -> ThreadStore:
+        return RecordingThreads(threads, self.tape)
 
     def finish(self, document: BaseModel) -> None:
         """The run finished: its document's digest, so a replay can prove it is equal."""
@@ -409,6 +430,9 @@ class Player:
     def waited(self) -> None:
         pass
 
+    def answered(self, pause: str, kind: str, answer: Any) -> None:
+        pass
+
     def finish(self, document: BaseModel) -> None:
         pass
 
@@ -422,7 +446,12 @@ class Player:
         for entry in tape.entries("replies"):
             self._replies.setdefault(entry["key"], []).append(entry)
         self._served: dict[str, int] = {}
-        self._cache = {entry["key"]: entry["reply"] for entry in tape.entries("cache")}
+        # one cache for every part of a replay that paused: the recorded run's resumed
+        # part found in its cache what its first part stored there
+        self._cache = ReplayCache({entry["key"]: entry["reply"] for entry in tape.entries("cache")})
+        #: the answers the recorded run resumed with, in order (``replay.answers``)
+        self.answers = recorded_answers(tape)
+        self._parents = recorded_parents(tape)
         self._searches = {entry["key"]: entry for entry in tape.entries("searches")}
         self._pages = {entry["url"]: entry for entry in tape.entries("pages")}
         self._clock = [datetime.fromisoformat(entry["at"]) for entry in tape.entries("clock")]
@@ -434,7 +463,7 @@ class Player:
         replies = self._replies.get(key)
         if not replies:
             last = str(messages[-1].content)[:80] if messages else ""
-            raise self._miss(f"reply from {model} for the prompt beginning {last!r}")
+            raise self.miss(f"reply from {model} for the prompt beginning {last!r}")
         # the same request asked again gets the recorded replies in turn, then the last
         served = self._served.get(key, 0)
         self._served[key] = served + 1
@@ -448,7 +477,7 @@ class Player:
     def search(self, provider: str, query: str, limit: int) -> list[SearchHit]:
         entry = self._searches.get(search_key(provider, query, limit))
         if entry is None:
-            raise self._miss(f"search results from {provider} for {query!r}")
+            raise self.miss(f"search results from {provider} for {query!r}")
         if "error" in entry:
             _raise_recorded(entry, ProviderError)
         for failure in entry.get("failures", []):
@@ -460,7 +489,7 @@ class Player:
     def page(self, url: str) -> FetchedPage:
         entry = self._pages.get(url)
         if entry is None:
-            raise self._miss(f"page {url}")
+            raise self.miss(f"page {url}")
         if "error" in entry:
             _raise_recorded(entry, FetchError)
         data = dict(entry["page"])
@@ -469,12 +498,12 @@ class Player:
 
     def now(self) -> datetime:
         if not self._clock:
-            raise self._miss("time read from the clock")
+            raise self.miss("time read from the clock")
         moment = self._clock[min(self._ticks, len(self._clock) - 1)]
         self._ticks += 1
         return moment
 
-    def _miss(self, what: str) -> ReplayMiss:
+    def miss(self, what: str) -> ReplayMiss:
         self.misses.append(what)
         return ReplayMiss(f"this run's recording has no {what}")
 
@@ -498,7 +527,10 @@ class Player:
         return ReplayFetcher(self)
 
     def cache(self, cache: ResponseCache) -> ResponseCache:
-        return ReplayCache(self._cache)
+        return self._cache
+
+    def threads(self, threads: ThreadStore) -> ThreadStore:
+        return ReplayThreads(self._parents, self.miss)
 
     def clock(self) -> Callable[[], datetime]:
         return self.now

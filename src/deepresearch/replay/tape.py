@@ -1,6 +1,10 @@
 """A run's recording on disk: one folder holding ``manifest.json`` (what was run: recipe,
 request, settings without secrets, versions, the fence boundary) and one JSON-lines file per
-kind of outside answer (``replies``, ``cache``, ``searches``, ``pages``, ``clock``). Lines
+kind of outside answer (``replies``, ``cache``, ``searches``, ``pages``, ``clock``; the
+answers a person gave at the run's pauses, ``answers``; a follow-up's parent, ``parents``;
+and the cache keys the run stored replies under, ``stored``, so that a resumed part of the
+run does not take them for answers from outside).
+Lines
 are appended while the run runs (a resumed run appends to the same folder), so a recording
 is also what ``deepresearch record`` copies to another machine.
 
@@ -33,7 +37,7 @@ if TYPE_CHECKING:
 #: the recording format; a replay refuses another
 FORMAT = 1
 MANIFEST = "manifest.json"
-KINDS = ("replies", "cache", "searches", "pages", "clock")
+KINDS = ("replies", "cache", "searches", "pages", "clock", "answers", "parents", "stored")
 
 
 class Tape:

@@ -1,15 +1,14 @@
 """Follow-up: the first stage of a run that follows up an earlier one (``followup_of``);
 a no-op for any other run. It reads the run it follows from the checkpoint store
-(``threads.py``), decides whether the follow-up is on the thread's topic (one small
-model call through the gateway, else ``core.thread.lexical_topic``), and keeps in state
-what the turn reuses (``core.thread.carry_over``: pages read, verified evidence, the
-earlier sub-questions as done), nothing after a topic shift. The plan stage reads it
+(``RunContext.threads``: ``threads.py``, or a replay's recorded parent), decides whether
+the follow-up is on the thread's topic (one small model call through the gateway, else
+``core.thread.lexical_topic``), and keeps in state what the turn reuses
+(``core.thread.carry_over``: pages read, verified evidence, the earlier sub-questions as
+done), nothing after a topic shift. The plan stage reads it
 (``plan_context``, ``carried``). The turn is recorded in the thread's root, so the
 thread's turns can be listed from any of its runs."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -28,7 +27,7 @@ from deepresearch.core.thread import (
 from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.models import SubQuestion
 from deepresearch.models.event_checks import FollowupStarted
-from deepresearch.models.thread import FollowupInfo, Thread, Turn
+from deepresearch.models.thread import FollowupInfo, ParentTurn, Thread, Turn
 from deepresearch.state import RunState
 
 STAGE = "followup"
@@ -49,21 +48,22 @@ async def followup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     parent_id = state.get("followup_of")
     if not parent_id:
         return {}
-    from deepresearch.threads import load_parent, record_turn, root_of, turn_of
+    from deepresearch.threads import StoredThreads
 
     ctx = runtime.context
+    threads = ctx.threads if ctx.threads is not None else StoredThreads(ctx.storage)
     question = state["question"]
-    parent = await load_parent(ctx.storage, parent_id)
-    root = root_of(parent_id, parent)
-    turn = turn_of(parent) + 1
-    earlier = parent.get("thread")
-    questions = [*(earlier.questions if isinstance(earlier, Thread) else []), parent["question"]]
+    parent = await threads.parent(parent_id)
+    root = parent.root
+    turn = parent.turn + 1
+    earlier = parent.thread
+    questions = [*(earlier.questions if earlier is not None else []), parent.question]
     findings = _findings(parent)
     decision, method = await _decide(ctx, question, questions, findings)
     carried = carry_over(
-        {} if decision.shift else parent.get("sources", {}),
-        [] if decision.shift else parent.get("evidence", []),
-        [] if decision.shift else parent.get("sub_questions", []),
+        {} if decision.shift else parent.sources,
+        [] if decision.shift else parent.evidence,
+        [] if decision.shift else parent.sub_questions,
     )
     info = FollowupInfo(
         root=root,
@@ -74,8 +74,7 @@ async def followup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         reused_sources=len(carried.sources),
         reused_evidence=len(carried.evidence),
     )
-    await record_turn(
-        ctx.storage,
+    await threads.record_turn(
         root,
         Turn(
             run_id=state["run_id"],
@@ -116,14 +115,12 @@ async def followup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     }
 
 
-def _findings(parent: RunState | dict[str, Any]) -> list[str]:
+def _findings(parent: ParentTurn) -> list[str]:
     """The earlier turn's verified claims, its report's order first."""
-    report = parent.get("report")
-    evidence = [item for item in parent.get("evidence", []) if item.verified]
-    cited = set(report.cited_evidence_ids()) if report is not None else set()
+    evidence = [item for item in parent.evidence if item.verified]
+    cited = set(parent.cited)
     ordered = sorted(evidence, key=lambda item: item.id not in cited)
-    earlier = parent.get("thread")
-    old = earlier.findings if isinstance(earlier, Thread) else []
+    old = parent.thread.findings if parent.thread is not None else []
     return list(dict.fromkeys([*(item.claim for item in ordered), *old]))[: MAX_FINDINGS * 2]
 
 
