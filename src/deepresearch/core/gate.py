@@ -36,6 +36,9 @@ class GateResult(BaseModel):
     per_question: dict[str, int] = Field(default_factory=dict)
     #: what the evidence does not yet show to answer the question (issue 17)
     gaps: list[str] = Field(default_factory=list)
+    #: the question's named things when no page read names one (``core.subject``): more
+    #: research may still find them; a run with nothing more to read aborts
+    unseen: list[str] = Field(default_factory=list)
 
 
 def domain_of(url: str) -> str:
@@ -93,7 +96,7 @@ def evaluate_gate(
     unseen = unseen_subject(subject, texts) if subject and texts is not None else []
     if unseen:
         reasons.insert(0, f"no page read names {_either(unseen)}: nothing found is about it")
-    if not verified or unseen:
+    if not verified:
         status: GateStatus = "abort"
     elif reasons:
         status = "retry"
@@ -108,6 +111,7 @@ def evaluate_gate(
         weak_sub_questions=weak,
         per_question=per_question,
         gaps=gaps,
+        unseen=unseen,
     )
 
 
@@ -131,6 +135,8 @@ def route_after_wave(
 
     - nothing verified after the second wave, or when out of waves/units: abort;
     - more work queued (weak sub-questions or follow-ups) and budget left: research;
+    - nothing more to do and no page read names what the question asks about: abort
+      (the quotes are about something else);
     - otherwise write with what there is (limitations say what the gate missed).
     """
     out_of_budget = wave >= max_waves or units_used >= max_units
@@ -138,6 +144,6 @@ def route_after_wave(
         return "abort"
     if pending_units > 0 and not out_of_budget:
         return "research"
-    if gate.status == "abort":
+    if gate.status == "abort" or gate.unseen:
         return "abort"
     return "write"
