@@ -60,6 +60,26 @@ def service_web() -> Iterator[OfflineWeb]:
 
 
 @pytest.fixture(scope="session")
+def pydoc_web() -> Iterator[OfflineWeb]:
+    """The demo's corpus (the interpreter's own documentation, ``make demo``) as an offline
+    web: the docs' examples ask about Python, and here they find pages about it."""
+    from deepresearch.testing.corpus import CorpusDocument
+    from deepresearch.testing.pydoc_corpus import build_pages
+
+    documents = [
+        CorpusDocument(id=path.removesuffix(".md"), title=_heading(text, path), text=text)
+        for path, text in build_pages().items()
+    ]
+    with OfflineWeb(documents) as web:
+        yield web
+
+
+def _heading(markdown: str, fallback: str) -> str:
+    first = markdown.lstrip().split("\n", 1)[0]
+    return first.lstrip("# ").strip() or fallback
+
+
+@pytest.fixture(scope="session")
 def questions() -> list[str]:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data folder not found at {SHARED_DATA}")

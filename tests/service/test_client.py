@@ -301,13 +301,13 @@ def test_problems_become_our_errors_with_hints(service_web: OfflineWeb, tmp_path
 
 
 def test_the_python_example_in_the_service_docs_runs(
-    service_web: OfflineWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    pydoc_web: OfflineWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "service.md").read_text()
     (example,) = [
         block for block in re.findall(r"```python\n(.*?)```", doc, re.S) if "ServiceClient" in block
     ]
-    settings = service_settings(service_web, tmp_path, sqlite(tmp_path))
+    settings = service_settings(pydoc_web, tmp_path, sqlite(tmp_path))
     with running_service(settings) as service:
         exec(compile(example.replace("http://127.0.0.1:8000", service.url), "service.md", "exec"))
     out = capsys.readouterr().out

@@ -95,12 +95,13 @@ def test_service_doc_steering_examples_run(service_web: OfflineWeb, tmp_path: Pa
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_service_doc_findings_review_example_runs(service_web: OfflineWeb, tmp_path: Path) -> None:
+def test_service_doc_findings_review_example_runs(pydoc_web: OfflineWeb, tmp_path: Path) -> None:
     """Submit with review_findings, read the waiting job and its findings, answer with a
-    gap: the job researches the gap in one more wave and completes."""
+    gap: the job researches the gap in one more wave and completes (over the Python docs:
+    the example asks about Python)."""
     commands = curl_commands(steering="review_findings")
     assert len(commands) == 3
-    settings = service_settings(service_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
+    settings = service_settings(pydoc_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
     with running_service(settings) as service:
         netloc = service.url.removeprefix("http://")
         outputs = []
