@@ -87,7 +87,7 @@ async def test_sections_are_planned_with_layouts_and_written_in_parallel(
     assert report.kind == "synthesized"
     assert ready.sections_planned == ready.sections_first_pass >= 2
     layouts = [s.layout for s in report.sections if s.kind == "body"]
-    assert "prose" in layouts and "timeline" in layouts
+    assert layouts == ["prose", "timeline"]
     # every section call began before the first of them had its answer: in parallel
     first_line = sections.SECTION_SYSTEM.splitlines()[0]
     starts = [at for line, at in started if line == first_line]
@@ -164,7 +164,8 @@ async def test_a_section_the_repair_cannot_fix_falls_back_to_its_verified_quotes
 async def test_every_format_draws_the_planned_tables_and_lists(
     offline_web: OfflineWeb, dated_question: str, tmp_path: Path
 ) -> None:
-    report, _, _ = await _run(offline_web, dated_question, tmp_path, research_script())
+    script = research_script(prose_as="list")  # a writer that lists its points
+    report, _, _ = await _run(offline_web, dated_question, tmp_path, script)
     timeline = next(s for s in report.sections if s.layout == "timeline")
     listed = next(s for s in report.sections if s.layout == "list")
     assert timeline.table is not None

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from deepresearch.testing.research_script import research_script
+from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
 from ..service.helpers import running_service, service_settings
@@ -28,7 +30,8 @@ def test_the_page_draws_planned_tables_and_lists(
     page: Page, offline_web: OfflineWeb, questions: list[str], tmp_path: Path
 ) -> None:
     settings = service_settings(offline_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
-    with running_service(settings) as service:
+    model = ScriptedChatModel(research_script(prose_as="list"))  # it lists its points
+    with running_service(settings, model=model) as service:
         open_page(page, service.url)
         job_id = submit(page, questions[1], depth="standard", search="searxng")
         page.wait_for_selector("article.report")

@@ -70,9 +70,11 @@ def research_script(
     alter_findings: bool = False,
     section_faults: frozenset[str] = frozenset(),
     repair: bool = True,
+    prose_as: str = "prose",
 ) -> Callable[[list[BaseMessage]], str]:
     """A function from messages to a reply, for ``ScriptedChatModel``. ``alter_findings``
-    makes the writer "improve" the first Verified Finding it copies."""
+    makes the writer "improve" the first Verified Finding it copies; ``prose_as`` is the
+    layout its outline gives its first section ("list" makes it a list)."""
 
     def reply(messages: list[BaseMessage]) -> str:
         system = str(messages[0].content) if messages else ""
@@ -102,7 +104,7 @@ def research_script(
         if system.startswith(_first_line(write.FINDINGS_SYSTEM)):
             return _findings(user, alter=alter_findings)
         if system.startswith(_first_line(write.SYSTEM)):
-            return _report(user, bad_citations=bad_citations)
+            return _report(user, bad_citations=bad_citations, prose_as=prose_as)
         if system.startswith(_first_line(sections.SECTION_SYSTEM)):
             return _section(user, section_faults)
         if system.startswith(_first_line(sections.REPAIR_SYSTEM)):
@@ -163,9 +165,10 @@ _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _FIGURE = re.compile(r"\b\d[\d,.]*\d\b|\b\d\b")
 
 
-def _report(user: str, *, bad_citations: bool) -> str:
-    """The outline: a prose section on the first four notes, a timeline when two notes
-    hold a year (else a table when two hold a figure), and a list of the next notes."""
+def _report(user: str, *, bad_citations: bool, prose_as: str = "prose") -> str:
+    """The outline, each note in one section at most: a timeline of the notes that hold a
+    year when two do (else a table of those with a figure), a prose section on the first
+    four other notes, and a list of the next ones."""
     question = _field(user, "Question")
     notes = _notes(user)
     summary = [{"text": claim, "cite": [label]} for label, claim, _ in notes[:2]]
@@ -175,16 +178,19 @@ def _report(user: str, *, bad_citations: bool) -> str:
             {"text": BAD_UNCITED, "cite": []},  # a fact with no citation
             {"text": BAD_WRONG_SOURCE, "cite": [notes[0][0]]},  # cites the wrong source
         ]
-    labels = [label for label, _, _ in notes]
-    plan = [{"heading": "What the sources say", "kind": "prose", "evidence": labels[:4]}]
-    dated = [label for label, _, quote in notes if _YEAR.search(quote)]
-    figured = [label for label, _, quote in notes if _FIGURE.search(quote)]
-    if len(dated) >= 2:
-        plan.append({"heading": "Timeline", "kind": "timeline", "evidence": dated[:6]})
-    elif len(figured) >= 2:
-        plan.append({"heading": "Key figures", "kind": "table", "evidence": figured[:6]})
-    if len(labels) >= 6:
-        plan.append({"heading": "Points to note", "kind": "list", "evidence": labels[4:10]})
+    dated = [label for label, _, quote in notes if _YEAR.search(quote)][:6]
+    figured = [label for label, _, quote in notes if _FIGURE.search(quote)][:6]
+    tabled = dated if len(dated) >= 2 else figured if len(figured) >= 2 else []
+    rest = [label for label, _, _ in notes if label not in tabled]  # each note used once
+    plan: list[dict[str, object]] = []
+    if rest:
+        plan.append({"heading": "What the sources say", "kind": prose_as, "evidence": rest[:4]})
+    if tabled:
+        kind = "timeline" if tabled is dated else "table"
+        heading = "Timeline" if kind == "timeline" else "Key figures"
+        plan.append({"heading": heading, "kind": kind, "evidence": tabled})
+    if len(rest) >= 6:
+        plan.append({"heading": "Points to note", "kind": "list", "evidence": rest[4:10]})
     return json.dumps(
         {"title": f"Research report: {question}", "summary": summary, "sections": plan}
     )
