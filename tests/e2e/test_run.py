@@ -109,6 +109,27 @@ async def test_nothing_found_ends_in_an_honest_abort(
     assert report.title.startswith("Unable to research")
 
 
+@pytest.mark.parametrize("model", ["none", "scripted"])
+async def test_a_question_about_something_no_page_names_aborts(
+    offline_web: OfflineWeb, tmp_path: Path, model: str
+) -> None:
+    """Search finds pages for the question's other words, and their quotes verify, but
+    not one page read names the made-up foundation: the run says it found nothing about
+    it instead of reporting quotes about other foundations."""
+    question = "What did the Zorblat Quenton Foundation announce about river dams in 2019?"
+    if model == "none":
+        settings, models = offline_settings(offline_web, tmp_path, model="none"), None
+    else:
+        settings = offline_settings(offline_web, tmp_path)
+        models = dict.fromkeys(ROLES, ScriptedChatModel(research_script()))
+    report = await run_research(question, settings, models=models)
+    assert report is not None
+    assert report.kind == "abort" and report.evidence == []
+    why = report.sections[0].paragraphs[0].sentences[0].text
+    assert "no page read names Zorblat Quenton Foundation" in why
+    assert report.considered, "the pages it read are still listed, with why none was kept"
+
+
 async def test_resume_after_research_wave_does_not_fetch_again(
     offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
 ) -> None:

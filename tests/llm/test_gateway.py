@@ -232,6 +232,29 @@ async def test_cache_hit_avoids_a_call(tmp_path: Path) -> None:
     assert await second.text("judge", system="s", user="other", stage="audit") is None
 
 
+async def test_the_same_question_asked_at_once_is_asked_once() -> None:
+    """Identical questions in flight together (the audit judging a summary sentence and
+    the same sentence in the body) make one call, whichever would have come back first:
+    the same run always counts the same calls."""
+    import asyncio
+
+    cache = ResponseCache(":memory:")
+    model = ScriptedChatModel([VALID, "prose"], latency_s=0.02)
+    gateway = make_gateway({"judge": model}, cache=cache)
+    ask = gateway.structured("judge", Verdict, system="s", user="u", stage="audit")
+    both = await asyncio.gather(
+        ask, gateway.structured("judge", Verdict, system="s", user="u", stage="audit")
+    )
+    assert both[0] == both[1] == Verdict(supported=True, reason="the passage says so")
+    texts = await asyncio.gather(
+        *(gateway.text("judge", system="s", user="t", stage="audit") for _ in range(3))
+    )
+    assert texts == ["prose"] * 3
+    assert len(model.calls) == 2 and gateway.usage.calls == 2 and gateway.cache_hits == 3
+    # nothing is left held once every ask has finished
+    assert len(gateway._asking) == 0
+
+
 async def test_invalid_replies_are_not_cached() -> None:
     cache = ResponseCache(":memory:")
     model = ScriptedChatModel(["nope", "still nope", VALID])

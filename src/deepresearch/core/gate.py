@@ -3,7 +3,7 @@ sufficiency check). The model never decides that research is done; these functio
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from deepresearch.core.answers import answer_gaps
 from deepresearch.core.questions import analyze_question
+from deepresearch.core.subject import unseen_subject
 from deepresearch.models import Evidence, SubQuestion
 
 GateStatus = Literal["pass", "retry", "abort"]
@@ -53,12 +54,15 @@ def evaluate_gate(
     *,
     question: str | None = None,
     titles: Mapping[str, str] | None = None,
+    texts: Iterable[str] | None = None,
 ) -> GateResult:
     """Seed 004: enough evidence, enough cited evidence (verified, with a source URL), and
     enough distinct domains; plus every sub-question covered by some evidence. Given the
     ``question``, also what the evidence must show to answer it (``answer_gaps``: every
     compared thing quoted, a value of the asked kind, both steps of a multi-hop chain;
-    ``titles``: page titles by source id)."""
+    ``titles``: page titles by source id). Given ``texts`` (every page read), a question
+    whose named things no page names at all aborts: what was found is about something
+    else (``core.subject``)."""
     verified = [item for item in evidence if item.verified]
     cited = [item for item in verified if item.source_url]
     domains = sorted({domain_of(item.source_url) for item in cited})
@@ -83,7 +87,10 @@ def evaluate_gate(
     profile = analyze_question(question) if question else None
     gaps = [gap.detail for gap in answer_gaps(profile, verified, titles)] if profile else []
     reasons.extend(gaps)
-    if not verified:
+    unseen = unseen_subject(profile, texts) if profile and texts is not None else []
+    if unseen:
+        reasons.insert(0, f"no page read names {_either(unseen)}: nothing found is about it")
+    if not verified or unseen:
         status: GateStatus = "abort"
     elif reasons:
         status = "retry"
@@ -99,6 +106,10 @@ def evaluate_gate(
         per_question=per_question,
         gaps=gaps,
     )
+
+
+def _either(things: Sequence[str]) -> str:
+    return things[0] if len(things) == 1 else ", ".join(things[:-1]) + f" or {things[-1]}"
 
 
 Route = Literal["research", "write", "abort"]

@@ -40,6 +40,7 @@ from deepresearch.llm.endpoints import HOSTED_CONCURRENCY, Endpoint, endpoint_fo
 from deepresearch.llm.failures import Failure, FailureKind, classify
 from deepresearch.llm.providers import build_role_models, key_env_vars
 from deepresearch.llm.redact import redact
+from deepresearch.llm.single_flight import KeyedLocks
 from deepresearch.llm.slots import Slots, slots_for
 from deepresearch.llm.structured import (
     StructuredOutputError,
@@ -115,6 +116,8 @@ class Gateway:
         self._secrets = tuple(secret for secret in secrets if secret)
         self._on_call = on_call
         self._cache = cache
+        # the same question asked twice at once is asked of the model once (with a cache)
+        self._asking = KeyedLocks()
         self.usage = Usage()
         self.errors: list[str] = []
         """Sanitized, user-facing messages about failed calls (deduplicated)."""
@@ -246,16 +249,17 @@ class Gateway:
         if model is None:
             return None
         key = ResponseCache.key(self.model_name(role), system, user)
-        cached = await self._cached(key)
-        if cached is not None:
-            self.cache_hits += 1
-            return cached
-        reply, _ = await self._call(role, model, self._fenced(system, user), stage)
-        answer = strip_reasoning(reply) if reply is not None else ""
-        if not answer:
-            return None
-        await self._store(key, answer, role)
-        return answer
+        async with self._asking.hold(key):
+            cached = await self._cached(key)
+            if cached is not None:
+                self.cache_hits += 1
+                return cached
+            reply, _ = await self._call(role, model, self._fenced(system, user), stage)
+            answer = strip_reasoning(reply) if reply is not None else ""
+            if not answer:
+                return None
+            await self._store(key, answer, role)
+            return answer
 
     async def structured(
         self,
@@ -296,6 +300,22 @@ class Gateway:
         if model is None:
             return None, "no model"
         key = ResponseCache.key(self.model_name(role), system, user, schema.__name__)
+        async with self._asking.hold(key):
+            return await self._ask_structured(
+                key, role, model, schema, system, user, stage, timeout_s
+            )
+
+    async def _ask_structured(
+        self,
+        key: str,
+        role: Role,
+        model: BaseChatModel,
+        schema: type[T],
+        system: str,
+        user: str,
+        stage: str,
+        timeout_s: float | None,
+    ) -> tuple[T | None, str]:
         hit = await self._cached_object(key, schema)
         if hit is not None:
             return hit, ""

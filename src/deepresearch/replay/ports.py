@@ -177,14 +177,18 @@ class RecordingCache(ResponseCache):
     def __init__(self, inner: ResponseCache, tape: Tape) -> None:  # no file of its own
         self._inner = inner
         self._tape = tape
+        # replies this run stored itself: a replay stores them again, so a later hit on
+        # one is not an answer from outside (taping it would let the replay skip the call)
+        self._own: set[str] = set()
 
     async def get(self, key: str) -> str | None:
         reply = await self._inner.get(key)
-        if reply is not None:
+        if reply is not None and key not in self._own:
             self._tape.append("cache", {"key": key, "reply": reply})
         return reply
 
     async def put(self, key: str, reply: str, *, model: str = "") -> None:
+        self._own.add(key)
         await self._inner.put(key, reply, model=model)
 
     def close(self) -> None:

@@ -23,6 +23,12 @@ def _plain(heading: str, text: str) -> Section:
     return Section(heading=heading, paragraphs=[Paragraph(sentences=[Sentence(text=text)])])
 
 
+def _outcome(verified: int) -> str:
+    if verified:  # quotes were verified, but about something other than the question
+        return "no verified passage is about the question"
+    return "no passage could be verified as evidence"
+
+
 async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     sources = state.get("sources", {})
@@ -46,7 +52,7 @@ async def abort(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             _plain(
                 "Research limitations",
                 f"After {state.get('wave', 0)} search wave(s), {queries} queries and {read} "
-                f"sources read, no passage could be verified as evidence ({why}).",
+                f"sources read, {_outcome(gate.evidence if gate is not None else 0)} ({why}).",
             ),
             _plain(
                 "What this means",

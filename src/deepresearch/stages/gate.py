@@ -22,6 +22,12 @@ def thresholds_from(ctx: RunContext) -> GateThresholds:
     )
 
 
+def _read(state: RunState) -> list[str]:
+    """The text and title of every page the run read (a snippet stands in for a page it
+    could not fetch: the search engine's words are still a sign of what exists)."""
+    return [f"{source.title}\n{source.text}" for source in state.get("sources", {}).values()]
+
+
 async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     result = evaluate_gate(
@@ -30,6 +36,7 @@ async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         thresholds_from(ctx),
         question=state["question"],
         titles={sid: source.title for sid, source in state.get("sources", {}).items()},
+        texts=_read(state),
     )
     ctx.bus.emit(
         GateEvaluated(
