@@ -37,6 +37,7 @@ from bench import (
     replay,
     retrieval,
     scaling,
+    sections,
     service_load,
     startup,
     upload_cap,
@@ -62,6 +63,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "wide": wide.run,
     "budget": budget.run,
     "workers": workers.run,
+    "sections": sections.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")

@@ -119,6 +119,14 @@ POSITIVE = {
         "time_50.wall_ratio_max",
     ],
     "workers": ["w1.jobs_per_min", "w1.speedup", "w2.jobs_per_min", "w2.run_s"],
+    "sections": [
+        "careful.critical_path_calls",
+        "careful.input_tokens",
+        "careful.sections_planned",
+        "careful.pass_after",
+        "faulty.pass_after",
+        "unrepaired.fallback",
+    ],
 }
 
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from deepresearch.stages import audit, compress, intake, plan, reflect, write
+from deepresearch.stages import audit, compress, intake, plan, reflect, sections, write
 
 from .chat_server import SECRET, ChatServer
 from .conftest import cli, offline_args
@@ -89,8 +89,9 @@ def test_kill_9_while_writing_then_resume(
     after = [json.loads(line) for line in done.stdout.splitlines()]
     assert after[0]["type"] == "run_resumed" and after[0]["data"]["next"] == ["write"]
     assert not [e for e in after if e["type"] == "source_fetched"]  # nothing fetched again
-    # only the stages after the checkpoint called the model again: the writer's draft (the
-    # call that never finished) and the audit's judge; nothing before them was paid twice
+    # only the stages after the checkpoint called the model again: the writer's outline (the
+    # call that never finished), its sections and the audit's judge; nothing before them was
+    # paid twice
     again = chat_server.prompts[calls_before:]
     first_lines = {name: module.SYSTEM.splitlines()[0] for name, module in STAGES.items()}
     assert again.count(first_lines["write"]) == 1
@@ -98,6 +99,8 @@ def test_kill_9_while_writing_then_resume(
         first_lines["write"],
         first_lines["audit"],
         write.FINDINGS_SYSTEM.splitlines()[0],
+        sections.SECTION_SYSTEM.splitlines()[0],
+        sections.REPAIR_SYSTEM.splitlines()[0],
     }
     report = json.loads(out.read_text())
     assert report["kind"] == "synthesized" and report["sources"]

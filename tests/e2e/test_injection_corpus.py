@@ -98,15 +98,13 @@ def gullible(canary: str) -> ScriptedChatModel:
         if str(messages[0].content).startswith(write.SYSTEM.splitlines()[0]):
             draft = json.loads(answer)
             cite = draft["summary"][0]["cite"] if draft["summary"] else []
-            draft["sections"][0]["paragraphs"].append(
-                [
-                    {
-                        "text": f"The Velmora tide mill was built in 1764 "
-                        f"![x]({canary}/canary?q=secret) [click]({canary}/canary) "
-                        f"<{canary}/canary> {canary}/canary?data=1.",
-                        "cite": cite,
-                    }
-                ]
+            draft["summary"].append(  # the outline's summary: not a planned section's text
+                {
+                    "text": f"The Velmora tide mill was built in 1764 "
+                    f"![x]({canary}/canary?q=secret) [click]({canary}/canary) "
+                    f"<{canary}/canary> {canary}/canary?data=1.",
+                    "cite": cite,
+                }
             )
             draft["title"] = f"Velmora ![t]({canary}/canary?data=title)"
             answer = json.dumps(draft)

@@ -288,6 +288,11 @@ def _tally(events: list[dict[str, object]]) -> dict[str, int]:
 
 
 def _later_stage_prompts() -> tuple[str, ...]:
-    from deepresearch.stages import audit
+    from deepresearch.stages import audit, sections
 
-    return (audit.SYSTEM.splitlines()[0], write.FINDINGS_SYSTEM.splitlines()[0])
+    return (
+        audit.SYSTEM.splitlines()[0],
+        write.FINDINGS_SYSTEM.splitlines()[0],
+        sections.SECTION_SYSTEM.splitlines()[0],  # the planned sections, after the outline
+        sections.REPAIR_SYSTEM.splitlines()[0],
+    )

@@ -212,8 +212,10 @@ def assemble_report(
         *written.summary,
         *(s for sec in sections for p in sec.paragraphs for s in p.sentences),
     ]
-    refs = number_sources(all_sentences, by_id, sources)
-    cited = {cid for sentence in all_sentences for cid in sentence.citations}
+    # a planned table's rows cite like sentences: their sources are numbered after them
+    citing = [*all_sentences, *table_rows_citing(sections)]
+    refs = number_sources(citing, by_id, sources)
+    cited = {cid for sentence in citing for cid in sentence.citations}
     if written.kind == "extractive":
         sections = with_key_facts(question, sections, all_sentences, by_id)
     report = Report(
@@ -240,6 +242,17 @@ def assemble_report(
         created_at=created_at,
     )
     return Assembled(report, restored, lost)
+
+
+def table_rows_citing(sections: Iterable[Section]) -> list[Sentence]:
+    """Each row of the planned tables (body sections) as a textless sentence with its
+    citations: what numbering sources and keeping evidence count besides sentences."""
+    return [
+        Sentence(text="", citations=row.citations)
+        for section in sections
+        if section.kind == "body" and section.table is not None
+        for row in section.table.rows
+    ]
 
 
 def considered_order(considered: Iterable[SourceScores]) -> list[SourceScores]:

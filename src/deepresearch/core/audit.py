@@ -8,16 +8,18 @@ model, or by ``core.support``'s deterministic checker). Policies:
 - ``mark``: they stay, each carrying its verdict so renderers flag it;
 - ``off``: nothing is checked.
 
-Sources are renumbered afterwards, so a source cited only by a removed sentence is no
-longer listed."""
+A planned section's table is checked row by row, each row (its cells, with the evidence
+they cite) like a sentence, and removed (strict) or marked like one. Sources are renumbered afterwards, so a source cited only by a removed
+sentence or row is no longer listed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from typing import Literal
 
-from deepresearch.core.assemble import number_sources
+from deepresearch.core.assemble import number_sources, table_rows_citing
 from deepresearch.core.findings import quote_text
+from deepresearch.core.section_check import EMPTY_CELLS
 from deepresearch.models import (
     Audit,
     AuditPolicy,
@@ -28,9 +30,12 @@ from deepresearch.models import (
     Section,
     Sentence,
     Source,
+    Table,
 )
 
 Verdicts = Mapping[int, tuple[AuditVerdict, str | None]]
+#: (section index, row index) -> the row's verdict
+RowVerdicts = Mapping[tuple[int, int], tuple[AuditVerdict, str | None]]
 
 
 def is_quote(sentence: Sentence, evidence: Mapping[str, Evidence]) -> bool:
@@ -46,6 +51,27 @@ def numbered_sentences(report: Report) -> list[Sentence]:
     return report.all_sentences()
 
 
+def checked_rows(report: Report) -> dict[tuple[int, int], Sentence]:
+    """The rows of the report's planned tables, each as one sentence ("column: cell; ...",
+    empty cells left out) citing what its cells cite, keyed by (section, row): a row is
+    one statement about one thing, checked in one call. The key facts table is not here:
+    its rows repeat quotes the report's sentences cite."""
+    out: dict[tuple[int, int], Sentence] = {}
+    for s, section in enumerate(report.sections):
+        if section.table is None or section.kind != "body":
+            continue
+        for r, row in enumerate(section.table.rows):
+            said = [
+                f"{column}: {cell}"
+                for column, cell in zip(section.table.columns, row.cells, strict=False)
+                if cell.strip().lower() not in EMPTY_CELLS
+            ]
+            cited = [cid for ids in row.cell_citations for cid in ids] or row.citations
+            if said:
+                out[(s, r)] = Sentence(text="; ".join(said), citations=list(dict.fromkeys(cited)))
+    return out
+
+
 def apply_audit(
     report: Report,
     verdicts: Verdicts,
@@ -59,10 +85,13 @@ def apply_audit(
     findings_checked: int = 0,
     findings_partial: int = 0,
     findings_unsupported: int = 0,
+    rows: RowVerdicts | None = None,
 ) -> Report:
-    """The report with the policy applied to ``verdicts`` and its Audit filled in."""
+    """The report with the policy applied to ``verdicts`` (by sentence position) and
+    ``rows`` (planned table rows, by section and row index), and its Audit filled in."""
+    rows = rows or {}
     counts = {"supported": 0, "partial": 0, "unsupported": 0, "uncited": 0}
-    for verdict, _ in verdicts.values():
+    for verdict, _ in [*verdicts.values(), *rows.values()]:
         counts[verdict] += 1
     checked = counts["supported"] + counts["partial"] + counts["unsupported"]
     removed = 0
@@ -80,25 +109,43 @@ def apply_audit(
             return None
         return sentence.model_copy(update={"audit": verdict, "audit_note": note})
 
+    def keep_rows(at: int, table: Table | None) -> Table | None:
+        nonlocal removed
+        if table is None:
+            return None
+        kept = []
+        for r, row in enumerate(table.rows):
+            found = rows.get((at, r))
+            if found is None:
+                kept.append(row)
+            elif policy == "strict" and found[0] in ("unsupported", "uncited"):
+                removed += 1
+            else:
+                kept.append(row.model_copy(update={"audit": found[0], "audit_note": found[1]}))
+        return table.model_copy(update={"rows": kept}) if kept else None
+
     summary = [s for s in (keep(s) for s in report.summary) if s is not None]
     sections: list[Section] = []
-    for section in report.sections:
+    for at, section in enumerate(report.sections):
         paragraphs = []
         for paragraph in section.paragraphs:
             kept = [s for s in (keep(s) for s in paragraph.sentences) if s is not None]
             if kept:
                 paragraphs.append(Paragraph(sentences=kept))
-        if paragraphs or section.table is not None:
-            sections.append(section.model_copy(update={"paragraphs": paragraphs}))
+        table = keep_rows(at, section.table)
+        if paragraphs or table is not None:
+            sections.append(section.model_copy(update={"paragraphs": paragraphs, "table": table}))
 
     evidence = {item.id: item for item in report.evidence}
     remaining = [*summary, *(s for sec in sections for p in sec.paragraphs for s in p.sentences)]
     cited = {cid for sentence in remaining for cid in sentence.citations}
     sections = [section for section in map(_rows_still_cited(cited), sections) if section]
+    remaining += table_rows_citing(sections)
+    cited = {cid for sentence in remaining for cid in sentence.citations}
     audit = Audit(
         policy=policy,
         method=method if checked or counts["uncited"] else "none",
-        sentences=len(numbered_sentences(report)),
+        sentences=len(numbered_sentences(report)) + len(rows),
         checked=checked,
         supported=counts["supported"],
         partial=counts["partial"],
@@ -118,8 +165,8 @@ def apply_audit(
     limitations = list(report.limitations)
     if policy == "strict" and removed:
         limitations.append(
-            f"The audit removed {removed} sentence(s) that their cited passages do not support "
-            "or that stated a fact without a citation."
+            f"The audit removed {removed} sentence(s) or table row(s) that their cited passages "
+            "do not support or that stated a fact without a citation."
         )
     if invented_citations:
         limitations.append(
@@ -151,12 +198,12 @@ def cited_passages(sentence: Sentence, evidence: Mapping[str, Evidence]) -> list
 
 
 def _rows_still_cited(cited: Collection[str]) -> Callable[[Section], Section | None]:
-    """A table row stands on evidence the report's sentences cite: rows whose evidence a
-    removed sentence took with it go too, and a table left with no row goes (None when
-    nothing of the section is left)."""
+    """A key facts row stands on evidence the report's sentences cite: rows whose evidence
+    a removed sentence took with it go too, and a table left with no row goes (None when
+    nothing of the section is left). A planned table's rows cite for themselves."""
 
     def keep(section: Section) -> Section | None:
-        if section.table is None:
+        if section.table is None or section.kind == "body":
             return section
         rows = [row for row in section.table.rows if set(row.citations) <= set(cited)]
         if rows:

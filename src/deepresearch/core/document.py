@@ -124,8 +124,13 @@ def report_document(report: Report) -> Document:
     for section in report.sections:
         blocks.append(Heading(2, clean(section.heading)))
         style: ParagraphStyle = "quote" if section.kind == "verified_findings" else "body"
-        for paragraph in section.paragraphs:
-            blocks.append(Paragraph(_sentences(paragraph.sentences, numbers, urls, allowed), style))
+        if section.layout == "list" and section.paragraphs:  # each paragraph is one item
+            entries = (_sentences(p.sentences, numbers, urls, allowed) for p in section.paragraphs)
+            blocks.append(ItemList(tuple(entries)))
+        else:
+            for paragraph in section.paragraphs:
+                spans = _sentences(paragraph.sentences, numbers, urls, allowed)
+                blocks.append(Paragraph(spans, style))
         if section.table is not None:
             blocks.append(_table(section.table, numbers, urls, clean))
     for heading, items in (
@@ -250,14 +255,20 @@ def _evaluation(result: EvalResult, clean: Callable[[str], str]) -> list[Block]:
 def _table(
     table: ReportTable, numbers: dict[str, int], urls: dict[int, str], clean: Callable[[str], str]
 ) -> Table:
-    """A report's table (the key facts) with a "Source" column of citation marks, as the
+    """A report's table (key facts, or a planned table, timeline or comparison) with a
+    "Source" column of citation marks (and the audit's flag on a row), as the
     markdown and HTML draw it. A cell holds one span, so a row citing one source links to
     it; a row citing several shows their marks as text (the Sources list links them)."""
     rows = []
     for row in table.rows:
-        marks = _marks(Sentence(text="", citations=row.citations), numbers)
+        cited = Sentence(
+            text="", citations=row.citations, audit=row.audit, audit_note=row.audit_note
+        )
+        marks = _marks(cited, numbers)
+        flag = _flag(cited)
         source = Span(
-            "".join(f"[{n}]" for n in marks), url=urls.get(marks[0]) if len(marks) == 1 else None
+            "".join(f"[{n}]" for n in marks) + (f" {flag}" if flag else ""),
+            url=urls.get(marks[0]) if len(marks) == 1 else None,
         )
         rows.append((*(Span(clean(cell)) for cell in row.cells), source))
     share = 0.88 / max(1, len(table.columns))

@@ -26,7 +26,7 @@ from deepresearch.core.certainty import band
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
 from deepresearch.core.tiers import LOCAL_CORPUS
-from deepresearch.models import Evidence, Report, Sentence, SourceRef, Table
+from deepresearch.models import Evidence, Report, Sentence, SourceRef, Table, TableRow
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.thread import FollowupInfo
 
@@ -106,8 +106,12 @@ def to_markdown(report: Report) -> str:
         lines += [_md_sentences(report.summary, numbers, ok), ""]
     for section in report.sections:
         lines += [f"## {_md(section.heading, ok)}", ""]
-        for paragraph in section.paragraphs:
-            lines += [_md_sentences(paragraph.sentences, numbers, ok), ""]
+        if section.layout == "list":  # each paragraph is one item
+            lines += [f"- {_md_sentences(p.sentences, numbers, ok)}" for p in section.paragraphs]
+            lines += [""] if section.paragraphs else []
+        else:
+            for paragraph in section.paragraphs:
+                lines += [_md_sentences(paragraph.sentences, numbers, ok), ""]
         if section.table is not None:
             lines += [*_md_table(section.table, numbers, ok), ""]
     for heading, items in (
@@ -299,8 +303,16 @@ def to_html(report: Report) -> str:
         )
     for section in report.sections:
         body.append(f"<h2>{esc(section.heading)}</h2>")
-        for paragraph in section.paragraphs:
-            body.append(f"<p>{_html_sentences(paragraph.sentences, numbers, quotes, ok)}</p>")
+        if section.layout == "list" and section.paragraphs:  # each paragraph is one item
+            body.append('<ul class="report-list">')
+            body += [
+                f"<li>{_html_sentences(p.sentences, numbers, quotes, ok)}</li>"
+                for p in section.paragraphs
+            ]
+            body.append("</ul>")
+        else:
+            for paragraph in section.paragraphs:
+                body.append(f"<p>{_html_sentences(paragraph.sentences, numbers, quotes, ok)}</p>")
         if section.table is not None:
             body.append(_html_table(section.table, numbers, quotes, ok))
     for heading, items in (
@@ -367,9 +379,10 @@ def _md_table(table: Table, numbers: dict[str, int], allowed: Collection[str]) -
         "|" + "---|" * (len(table.columns) + 1),
     ]
     for row in table.rows:
-        marks = "".join(
-            f"[{n}]" for n in _marks(Sentence(text="", citations=row.citations), numbers)
-        )
+        cited = _row_sentence(row)
+        marks = "".join(f"[{n}]" for n in _marks(cited, numbers))
+        flag = _flag(cited)
+        marks += f" {cell(flag)}" if flag else ""
         lines.append("| " + " | ".join([*map(cell, row.cells), marks]) + " |")
     return lines
 
@@ -383,13 +396,16 @@ def _html_table(
     head = "".join(f'<th scope="col">{esc(c)}</th>' for c in [*table.columns, "Source"])
     rows = []
     for row in table.rows:
-        marks = _html_sentences(
-            [Sentence(text="", citations=row.citations)], numbers, quotes, allowed
-        )
+        marks = _html_sentences([_row_sentence(row)], numbers, quotes, allowed)
         rows.append(
             "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row.cells) + f"<td>{marks}</td></tr>"
         )
     return f'<table class="report-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _row_sentence(row: TableRow) -> Sentence:
+    """A table row's Source cell as a textless sentence: its citations and audit verdict."""
+    return Sentence(text="", citations=row.citations, audit=row.audit, audit_note=row.audit_note)
 
 
 def _html_source(ref: SourceRef, items: list[Evidence], allowed: Collection[str]) -> str:

@@ -512,3 +512,19 @@ def is_factual(sentence: str) -> bool:
     if not text.endswith((".", "!", "…", '"', "”", ")", "]")) and len(content) < 6:
         return False  # a heading-like fragment
     return bool(facts.numbers or entities(text)) or len(content) >= FACTUAL_MIN_CONTENT_WORDS
+
+
+def missing_facts(text: str, passages: Sequence[str]) -> list[str]:
+    """The figures, dates, months and names of ``text`` that none of ``passages`` states
+    (figures up to ``text``'s own rounding, names by their word stems), as written in
+    ``text``. A planned section's sentence or table cell must have none: a stricter rule
+    than :func:`check_support`'s, which weighs them with the words around them."""
+    offered = [_facts(passage) for passage in passages]
+    figures = [number for facts in offered for number in facts.numbers]
+    tokens: frozenset[str] = frozenset().union(*(facts.tokens for facts in offered))
+    missing = [number.text for number in _facts(text).numbers if not _matched(number, figures)]
+    for name in entities(text):
+        stems = frozenset(_stem(w) for w in words(name) if w not in _CONNECTORS | STOPWORDS)
+        if stems and _soft_found(stems, tokens) != stems:
+            missing.append(name)
+    return missing

@@ -453,6 +453,18 @@ class ReportReady(Payload):
     invented_citations: int | None = Field(
         default=None, description="citations to evidence that does not exist, dropped"
     )
+    sections_planned: int | None = Field(
+        default=None, description="sections the writer's outline planned"
+    )
+    sections_first_pass: int | None = Field(
+        default=None, description="planned sections whose first draft passed validation"
+    )
+    sections_repaired: int | None = Field(
+        default=None, description="planned sections that passed after one repair"
+    )
+    sections_fallback: int | None = Field(
+        default=None, description="planned sections replaced by their verified quotes"
+    )
     reply: str | None = Field(default=None, description="a reply's text (chitchat...)")
     outcome: Literal["profile", "early_exit"] | None = Field(
         default=None, description="employer: whether a profile was passed on"

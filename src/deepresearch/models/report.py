@@ -20,6 +20,9 @@ ReportKind = Literal[
 AuditVerdict = Literal["supported", "partial", "unsupported", "uncited"]
 AuditPolicy = Literal["strict", "mark", "off"]
 SectionKind = Literal["body", "verified_findings", "contradictions", "key_facts"]
+#: how a section is laid out: running prose, a bulleted list (each paragraph one item), or
+#: a table (a timeline and a comparison are tables too: dates or things side by side)
+SectionLayout = Literal["prose", "list", "table", "timeline", "comparison"]
 
 
 class Sentence(BaseModel):
@@ -41,6 +44,14 @@ class TableRow(BaseModel):
 
     cells: list[str]
     citations: list[str] = Field(default_factory=list, description="evidence ids")
+    cell_citations: list[list[str]] = Field(
+        default_factory=list,
+        description="each cell's own evidence ids, as a sentence cites (empty: the row's)",
+    )
+    audit: AuditVerdict | None = Field(
+        default=None, description="the audit's verdict on the row's cells (the worst of them)"
+    )
+    audit_note: str | None = None
 
 
 class Table(BaseModel):
@@ -52,6 +63,7 @@ class Section(BaseModel):
     heading: str
     paragraphs: list[Paragraph] = Field(default_factory=list)
     kind: SectionKind = "body"
+    layout: SectionLayout = "prose"
     #: a table after the paragraphs (the extractive report's key facts); its rows cite only
     #: evidence the report's sentences already cite
     table: Table | None = None
@@ -126,10 +138,15 @@ class Report(BaseModel):
     )
 
     def cited_evidence_ids(self) -> list[str]:
+        """Evidence the sentences cite, then evidence only a table row cites."""
         seen: dict[str, None] = {}
         for sentence in self.all_sentences():
             for cid in sentence.citations:
                 seen.setdefault(cid, None)
+        for section in self.sections:
+            for row in section.table.rows if section.table is not None else ():
+                for cid in row.citations:
+                    seen.setdefault(cid, None)
         return list(seen)
 
     def all_sentences(self) -> list[Sentence]:

@@ -3,7 +3,8 @@ passages it cites, by the judge model when one is configured (a structured verdi
 supporting passage), otherwise by the deterministic checker (``core.support``: lexical
 overlap, numbers, dates, named entities, embedding similarity). Sentences that are exactly
 the verified quote they cite pass as they are. The policy (``--audit``) is applied by the
-pure ``core.audit.apply_audit``. Every report leaves this stage with its Audit."""
+pure ``core.audit.apply_audit``. A planned table's rows are checked the same way, each
+against the quotes its cells cite. Every report leaves this stage with its Audit."""
 
 from __future__ import annotations
 
@@ -14,7 +15,13 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from deepresearch.context import RunContext
-from deepresearch.core.audit import apply_audit, cited_passages, is_quote, numbered_sentences
+from deepresearch.core.audit import (
+    apply_audit,
+    checked_rows,
+    cited_passages,
+    is_quote,
+    numbered_sentences,
+)
 from deepresearch.core.finding_check import check_counts
 from deepresearch.core.support import check_support, is_factual
 from deepresearch.core.untrusted import DATA_RULE, data_block
@@ -60,10 +67,23 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
             verdicts[index] = ("uncited", "states a fact without a citation")
         else:
             pending[index] = sentence
-    results = await asyncio.gather(*(_check(ctx, s, evidence) for s in pending.values()))
+    # a planned table's rows are checked like sentences, against what their cells cite
+    rows: dict[tuple[int, int], tuple[AuditVerdict, str | None]] = {}
+    row_pending: dict[tuple[int, int], Sentence] = {}
+    for key, row in checked_rows(report).items():
+        if not any(cid in evidence for cid in row.citations):
+            rows[key] = ("uncited", "a table row without a citation")
+        else:
+            row_pending[key] = row
+    results = await asyncio.gather(
+        *(_check(ctx, s, evidence) for s in [*pending.values(), *row_pending.values()])
+    )
     methods: set[Method] = set()
-    for index, (verdict, note, used) in zip(pending, results, strict=True):
+    for index, (verdict, note, used) in zip(pending, results[: len(pending)], strict=True):
         verdicts[index] = (verdict, note)
+        methods.add(used)
+    for key, (verdict, note, used) in zip(row_pending, results[len(pending) :], strict=True):
+        rows[key] = (verdict, note)
         methods.add(used)
     method: Method | Literal["mixed"] = (
         methods.pop() if len(methods) == 1 else ("mixed" if methods else "deterministic")
@@ -77,6 +97,7 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         findings_restored=state.get("findings_restored", 0),
         findings_dropped=state.get("findings_dropped", 0),
         invented_citations=state.get("invented_citations", 0),
+        rows=rows,
         **checked,
     )
     result = audited.audit

@@ -1,13 +1,16 @@
 """Write: the report from verified evidence only, with inline numbered citations and a
-sources section. The writer model cites evidence by label; citations it invents are
-dropped and counted; whether a sentence left without a citation may stay is the audit's
-decision. With no model
-(or when the writer fails twice, the second time with fewer notes, as seed 004 retries on
-token limits) the report is extractive: verified quotes only, labelled as such."""
+sources section. With a writer model the report is planned (``stages.sections``): an
+outline of sections, each prose, a list or a table, written in parallel and validated,
+repaired once or replaced by its verified quotes. The outline's summary cites evidence by
+label; citations it invents are dropped and counted; whether a sentence left without a
+citation may stay is the audit's decision. With no model (or when the outline fails twice,
+the second time with fewer notes, as seed 004 retries on token limits) the report is
+extractive: verified quotes only, labelled as such."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -20,16 +23,17 @@ from deepresearch.core.assemble import (
     extractive_sections,
 )
 from deepresearch.core.certainty import evidence_notes
-from deepresearch.core.findings import HEADING as FINDINGS_HEADING
 from deepresearch.core.findings import MAX_FINDINGS, quote_text
 from deepresearch.core.model_claims import claim_ledger
 from deepresearch.core.passages import rank_evidence
 from deepresearch.core.questions import analyze_question
+from deepresearch.core.section_check import Cited
 from deepresearch.core.text import clip
 from deepresearch.core.untrusted import DATA_RULE, data_block
-from deepresearch.models import Evidence, Paragraph, Section, Sentence
+from deepresearch.models import Evidence, Section, Sentence
 from deepresearch.models.event_payloads import ReportReady, StageCompleted, StageStarted
 from deepresearch.models.report import ReportKind
+from deepresearch.stages.sections import Planned, SectionStats, planned_report
 from deepresearch.state import RunState
 
 STAGE = "write"
@@ -41,14 +45,15 @@ EXTRACTIVE_NOTICE = (
 )
 
 SYSTEM = f"""You write a research report from verified evidence. {DATA_RULE}
-Rules: use only facts stated in the evidence; every sentence must cite the evidence it rests
-on by label, e.g. ["E3", "E7"]; never cite a label for something it does not say; where the
-evidence disagrees, say so. Each note says how well it is supported ("Support") and which
-notes disagree with it ("Disagrees with"): say in plain words how sure each point is
-("several independent sources agree", "only one source reports"), and where notes disagree,
-say that the sources disagree and what each says, citing both. Write a title, a 2-4
-sentence summary, and sections with headings and paragraphs. Prefer specific facts (names,
-numbers, dates) over generalities."""
+First plan it: a title, a 2-4 sentence summary in which every sentence cites the evidence
+it rests on by label, e.g. ["E3", "E7"], and the report's sections (at most six). Each
+section has a heading, a kind and the labels of the notes it will be written from. Kinds:
+"prose" (an explanation), "list" (parallel points), "table" (facts about several things,
+e.g. names with figures), "timeline" (dated events) or "comparison" (two or more things
+side by side). Pick the kind that suits the notes: a table or timeline when the notes hold
+figures or dates, a comparison when the question compares things. Never cite a label for
+something it does not say; where notes disagree ("Disagrees with"), say so; say how sure
+each point is from its "Support". Prefer specific facts (names, numbers, dates)."""
 
 
 FINDINGS_CANDIDATES = 12
@@ -57,14 +62,7 @@ Pick the 3 to 5 quotes that best answer the question. For each, give its label a
 quote EXACTLY as written, character for character: do not shorten, fix or rephrase it."""
 
 
-class DraftSentence(BaseModel):
-    text: str
-    cite: list[str] = Field(default_factory=list)
-
-
-class DraftSection(BaseModel):
-    heading: str
-    paragraphs: list[list[DraftSentence]]
+DraftSentence = Cited  # a summary sentence and the labels it cites
 
 
 class FindingChoice(BaseModel):
@@ -76,41 +74,23 @@ class Selection(BaseModel):
     findings: list[FindingChoice] = Field(default_factory=list)
 
 
-class Draft(BaseModel):
-    title: str
-    summary: list[DraftSentence] = Field(default_factory=list)
-    sections: list[DraftSection] = Field(default_factory=list)
-
-
 async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Writing the report")
     evidence = [item for item in state.get("evidence", []) if item.verified]
     sources = state.get("sources", {})
 
-    draft, notes, picks = await _draft_and_findings(ctx, state, evidence)
+    draft, picks = await _draft_and_findings(ctx, state, evidence)
 
     invented = 0
     kind: ReportKind
     summary: list[Sentence] = []
     sections: list[Section] = []
+    stats = SectionStats()
     if draft is not None:
-        labels = {f"E{i}": item.id for i, item in enumerate(notes, start=1)}
-        summary, invented = _cited(draft.summary, labels)
-        for part in draft.sections:
-            if part.heading.strip().lower() == FINDINGS_HEADING.lower():
-                continue  # the findings section is never the writer's to write
-            paragraphs = []
-            for raw in part.paragraphs:
-                sentences, wrong = _cited(raw, labels)
-                invented += wrong
-                if sentences:
-                    paragraphs.append(Paragraph(sentences=sentences))
-            if paragraphs:
-                sections.append(
-                    Section(heading=part.heading.strip() or "Findings", paragraphs=paragraphs)
-                )
-        kind, title, notice = "synthesized", draft.title.strip() or state["question"], None
+        summary, invented = _cited(draft.summary, draft.labels)
+        sections, stats = draft.sections, draft.stats
+        kind, title, notice = "synthesized", draft.title or state["question"], None
         if not sections and not summary:
             draft = None
     if draft is None:
@@ -139,7 +119,16 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     report = done.report
     refs, cited = report.sources, report.cited_evidence_ids()
     ctx.bus.emit(
-        ReportReady(kind=kind, sources=len(refs), evidence=len(cited), invented_citations=invented),
+        ReportReady(
+            kind=kind,
+            sources=len(refs),
+            evidence=len(cited),
+            invented_citations=invented,
+            sections_planned=stats.planned if draft is not None else None,
+            sections_first_pass=stats.first_pass if draft is not None else None,
+            sections_repaired=stats.repaired if draft is not None else None,
+            sections_fallback=stats.fallback if draft is not None else None,
+        ),
         stage=STAGE,
         message=f"{kind.capitalize()} report: {len(refs)} sources, {len(cited)} verified quotes",
     )
@@ -154,20 +143,25 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
 
 async def _draft_and_findings(
     ctx: RunContext, state: RunState, evidence: list[Evidence]
-) -> tuple[Draft | None, list[Evidence], list[tuple[str, str]]]:
-    """The writer's draft and its choice of Verified Findings, asked for in parallel (the
-    second call does not lengthen the run). Without a writer: no draft, and the findings
-    are the best-scored quotes."""
+) -> tuple[Planned | None, list[tuple[str, str]]]:
+    """The planned report and the writer's choice of Verified Findings, asked for in
+    parallel (the second call does not lengthen the run). Without a writer: no draft, and
+    the findings are the best-scored quotes."""
     order = reading_order(state, evidence)
     candidates = best_evidence(evidence, FINDINGS_CANDIDATES, order=order)
     if not ctx.gateway.has_model("writer"):
-        return None, [], [(item.id, quote_text(item)) for item in candidates[:MAX_FINDINGS]]
+        return None, [(item.id, quote_text(item)) for item in candidates[:MAX_FINDINGS]]
     labels = {f"E{i}": item for i, item in enumerate(candidates, start=1)}
-    selection, (draft, notes) = await asyncio.gather(
+    attempts = [best_evidence(evidence, limit, order=order) for limit in (MAX_NOTES, RETRY_NOTES)]
+
+    def render(notes: list[Evidence], marks: Mapping[str, str]) -> str:
+        return _notes(state, notes, marks)
+
+    selection, draft = await asyncio.gather(
         ctx.gateway.structured(
             "writer", Selection, system=FINDINGS_SYSTEM, user=_notes(state, candidates), stage=STAGE
         ),
-        _draft(ctx, state, evidence),
+        planned_report(ctx, state, attempts, render, SYSTEM),
     )
     if selection is None:
         picks = [(item.id, quote_text(item)) for item in candidates[:MAX_FINDINGS]]
@@ -177,22 +171,7 @@ async def _draft_and_findings(
             for choice in selection.findings[:MAX_FINDINGS]
             if (key := choice.label.strip().strip("[]").upper()) in labels
         ]
-    return draft, notes, picks
-
-
-async def _draft(
-    ctx: RunContext, state: RunState, evidence: list[Evidence]
-) -> tuple[Draft | None, list[Evidence]]:
-    """The writer's draft; on failure retried once with fewer notes (seed 004)."""
-    notes: list[Evidence] = []
-    for limit in (MAX_NOTES, RETRY_NOTES):
-        notes = best_evidence(evidence, limit, order=reading_order(state, evidence))
-        draft = await ctx.gateway.structured(
-            "writer", Draft, system=SYSTEM, user=_notes(state, notes), stage=STAGE
-        )
-        if draft is not None:
-            return draft, notes
-    return None, notes
+    return draft, picks
 
 
 def reading_order(state: RunState, evidence: list[Evidence]) -> list[str]:
@@ -226,18 +205,19 @@ def _cited(sentences: list[DraftSentence], labels: dict[str, str]) -> tuple[list
     return out, invented
 
 
-def _notes(state: RunState, notes: list[Evidence]) -> str:
-    """The writer's evidence, each note labelled, with how well its claim is supported and
-    which notes disagree with it (``core.certainty``; the judge's claims when it extracted
-    them, ``core.model_claims``), so the prose can say how sure it is and where sources
+def _notes(state: RunState, notes: list[Evidence], marks: Mapping[str, str] | None = None) -> str:
+    """The writer's evidence, each note labelled (``marks``: evidence id -> label, else
+    E1, E2, ... in order), with how well its claim is supported and which notes disagree
+    with it (``core.certainty``; the judge's claims when it extracted them,
+    ``core.model_claims``), so the prose can say how sure it is and where sources
     disagree."""
     questions = {sq.id: sq.text for sq in state["sub_questions"]}
-    labels = {item.id: f"E{i}" for i, item in enumerate(notes, start=1)}
+    labels = dict(marks) if marks else {item.id: f"E{i}" for i, item in enumerate(notes, start=1)}
     scores = {sid: source.rank_score for sid, source in state.get("sources", {}).items()}
     ledger = claim_ledger(notes, scores, state.get("extracted_claims"))
     certainty = evidence_notes(ledger, labels)
     blocks = []
-    for i, item in enumerate(notes, start=1):
+    for item in notes:
         body = f"Claim: {clip(item.claim, 400)}\n"
         if item.id in certainty:
             words, against = certainty[item.id]
@@ -249,7 +229,7 @@ def _notes(state: RunState, notes: list[Evidence]) -> str:
             data_block(
                 "source",
                 body,
-                label=f"E{i}",
+                label=labels[item.id],
                 about=clip(questions.get(item.sub_question_id, ""), 120),
             )
         )

@@ -3,8 +3,12 @@ careful model would, computed from the prompt alone. Deterministic, for end-to-e
 and benchmarks; only the model's words are scripted, everything else runs for real.
 
 It recognises a stage by the first line of that stage's system prompt, so prompts can be
-reworded without breaking it. ``bad_citations=True`` adds a sentence with an invented
-citation and one with none, which the writer stage must drop.
+reworded without breaking it. ``bad_citations=True`` adds to the report's summary a
+sentence with an invented citation, one with none and one citing the wrong source, which
+the writer and the audit must drop. ``section_faults`` makes the section writer break its
+sections ("table": a row loses a cell, "number": a sentence, item or cell states a figure
+no quote holds, "label": it cites evidence it was not given); its reflector then removes
+the parts the problems name, unless ``repair=False``, when it returns the draft unchanged.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.core.lexical import overlap
 from deepresearch.core.planning import fallback_queries
-from deepresearch.core.support import check_support
+from deepresearch.core.support import check_support, entities
 from deepresearch.core.text import keywords
 from deepresearch.core.thread import SHIFT_BELOW, topic_overlap
 from deepresearch.stages import (
@@ -33,6 +37,7 @@ from deepresearch.stages import (
     plan,
     rank,
     reflect,
+    sections,
     write,
 )
 
@@ -56,11 +61,21 @@ def _field(user: str, name: str) -> str:
     return match.group(1).strip() if match else ""
 
 
+INVENTED_FIGURE = "1642"
+SECTION_FAULTS = frozenset({"table", "number", "label"})
+
+
 def research_script(
-    *, bad_citations: bool = False, alter_findings: bool = False
+    *,
+    bad_citations: bool = False,
+    alter_findings: bool = False,
+    section_faults: frozenset[str] = frozenset(),
+    repair: bool = True,
+    prose_as: str = "prose",
 ) -> Callable[[list[BaseMessage]], str]:
     """A function from messages to a reply, for ``ScriptedChatModel``. ``alter_findings``
-    makes the writer "improve" the first Verified Finding it copies."""
+    makes the writer "improve" the first Verified Finding it copies; ``prose_as`` is the
+    layout its outline gives its first section ("list" makes it a list)."""
 
     def reply(messages: list[BaseMessage]) -> str:
         system = str(messages[0].content) if messages else ""
@@ -92,7 +107,11 @@ def research_script(
         if system.startswith(_first_line(write.FINDINGS_SYSTEM)):
             return _findings(user, alter=alter_findings)
         if system.startswith(_first_line(write.SYSTEM)):
-            return _report(user, bad_citations=bad_citations)
+            return _report(user, bad_citations=bad_citations, prose_as=prose_as)
+        if system.startswith(_first_line(sections.SECTION_SYSTEM)):
+            return _section(user, section_faults)
+        if system.startswith(_first_line(sections.REPAIR_SYSTEM)):
+            return _repair(user) if repair else _draft_shown(user)
         return json.dumps({})
 
     return reply
@@ -133,30 +152,127 @@ def _digest(user: str) -> str:
     )
 
 
-def _report(user: str, *, bad_citations: bool) -> str:
-    question = _field(user, "Question")
+def _notes(user: str) -> list[tuple[str, str, str]]:
+    """The writer's notes in a prompt: (label, claim, quote)."""
     notes = []
     for attrs, body in _SOURCE.findall(user):
         label = dict(_ATTR.findall(attrs)).get("label", "")
         claim = body.split("\n", 1)[0].removeprefix("Claim: ").strip()
+        quote = body.split("\nQuote: ", 1)[-1].strip()
         if label and claim:
-            notes.append((label, claim))
-    summary = [{"text": claim, "cite": [label]} for label, claim in notes[:2]]
-    paragraphs = [[{"text": claim, "cite": [label]}] for label, claim in notes]
+            notes.append((label, claim, quote))
+    return notes
+
+
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_FIGURE = re.compile(r"\b\d[\d,.]*\d\b|\b\d\b")
+
+
+def _report(user: str, *, bad_citations: bool, prose_as: str = "prose") -> str:
+    """The outline, each note in one section at most: a timeline of the notes that hold a
+    year when two do (else a table of those with a figure), a prose section on the first
+    four other notes, and a list of the next ones."""
+    question = _field(user, "Question")
+    notes = _notes(user)
+    summary = [{"text": claim, "cite": [label]} for label, claim, _ in notes[:2]]
     if bad_citations and notes:
-        paragraphs.append(
-            [{"text": BAD_INVENTED, "cite": ["E999"]}]
-        )  # a citation that does not exist
-        paragraphs.append([{"text": BAD_UNCITED, "cite": []}])  # a fact with no citation
-        paragraphs.append(
-            [{"text": BAD_WRONG_SOURCE, "cite": [notes[0][0]]}]
-        )  # cites the wrong source
-    report = {
-        "title": f"Research report: {question}",
-        "summary": summary,
-        "sections": [{"heading": "Findings", "paragraphs": paragraphs}],
-    }
-    return json.dumps(report)
+        summary += [
+            {"text": BAD_INVENTED, "cite": ["E999"]},  # a citation that does not exist
+            {"text": BAD_UNCITED, "cite": []},  # a fact with no citation
+            {"text": BAD_WRONG_SOURCE, "cite": [notes[0][0]]},  # cites the wrong source
+        ]
+    dated = [label for label, _, quote in notes if _YEAR.search(quote)][:6]
+    figured = [label for label, _, quote in notes if _FIGURE.search(quote)][:6]
+    tabled = dated if len(dated) >= 2 else figured if len(figured) >= 2 else []
+    rest = [label for label, _, _ in notes if label not in tabled]  # each note used once
+    plan: list[dict[str, object]] = []
+    if rest:
+        plan.append({"heading": "What the sources say", "kind": prose_as, "evidence": rest[:4]})
+    if tabled:
+        kind = "timeline" if tabled is dated else "table"
+        heading = "Timeline" if kind == "timeline" else "Key figures"
+        plan.append({"heading": heading, "kind": kind, "evidence": tabled})
+    if len(rest) >= 6:
+        plan.append({"heading": "Points to note", "kind": "list", "evidence": rest[4:10]})
+    return json.dumps(
+        {"title": f"Research report: {question}", "summary": summary, "sections": plan}
+    )
+
+
+def _cell(text: str, label: str) -> dict[str, object]:
+    return {"text": text, "cite": [label]}
+
+
+def _section(user: str, faults: frozenset[str]) -> str:
+    """A section in the layout asked for, each part copied from the note it cites: a
+    claim per sentence or item; a table row per note with a figure (the first name of its
+    quote, the figure); a timeline row per dated note (the year, the claim)."""
+    layout = _field(user, "Layout")
+    notes = _notes(user)
+    draft: dict[str, object] = {"heading": _field(user, "Section")}
+    if layout in ("table", "timeline", "comparison"):
+        rows = []
+        for label, claim, quote in notes:
+            if layout == "timeline" and (year := _YEAR.search(quote)):
+                rows.append([_cell(year[0], label), _cell(claim, label)])
+            elif layout != "timeline" and (figure := _FIGURE.search(quote)):
+                names = entities(quote)
+                subject = names[0] if names else " ".join(quote.split()[:4])
+                rows.append([_cell(subject, label), _cell(figure[0], label)])
+        columns = ["Date", "Event"] if layout == "timeline" else ["Subject", "Figure"]
+        if "table" in faults and rows:
+            rows[0] = rows[0][:1]  # a row that lost a cell
+        if "number" in faults and rows:
+            rows[-1][-1] = _cell(
+                f"{rows[-1][-1]['text']} (revised in {INVENTED_FIGURE})", notes[-1][0]
+            )
+        if "label" in faults and rows:
+            rows[0][0] = {**rows[0][0], "cite": ["E999"]}
+        draft |= {"columns": columns, "rows": rows}
+    else:
+        parts = [{"text": claim, "cite": [label]} for label, claim, _ in notes]
+        if "number" in faults and notes:
+            parts.append(
+                {"text": f"The figure was revised in {INVENTED_FIGURE}.", "cite": [notes[0][0]]}
+            )
+        if "label" in faults and notes:
+            parts[0] = {**parts[0], "cite": ["E999"]}
+        if layout == "list":
+            draft["items"] = parts
+        else:
+            draft["paragraphs"] = [[part] for part in parts]
+    return json.dumps(draft)
+
+
+def _draft_shown(user: str) -> str:
+    """The earlier draft the reflector was shown, unchanged (a reflector that fixes nothing)."""
+    shown = next((body for attrs, body in _SOURCE.findall(user) if 'kind="draft"' in attrs), "{}")
+    return shown.split("\nProblems:\n", 1)[0]
+
+
+_PART = re.compile(r"^- (sentence (\d+)\.(\d+)|item (\d+)|cell (\d+)\.\d+|row (\d+))\b", re.M)
+
+
+def _repair(user: str) -> str:
+    """A careful reflector: the draft without every part a problem names (a sentence, an
+    item, the row of a cell or a row)."""
+    draft = json.loads(_draft_shown(user))
+    shown = next((body for attrs, body in _SOURCE.findall(user) if 'kind="draft"' in attrs), "")
+    sentences, items, rows = set(), set(), set()
+    for match in _PART.finditer(shown.split("\nProblems:\n", 1)[-1]):
+        if match[2]:
+            sentences.add((int(match[2]), int(match[3])))
+        elif match[4]:
+            items.add(int(match[4]))
+        else:
+            rows.add(int(match[5] or match[6]))
+    draft["paragraphs"] = [
+        [s for j, s in enumerate(paragraph, start=1) if (i, j) not in sentences]
+        for i, paragraph in enumerate(draft.get("paragraphs", []), start=1)
+    ]
+    draft["items"] = [x for i, x in enumerate(draft.get("items", []), start=1) if i not in items]
+    draft["rows"] = [x for i, x in enumerate(draft.get("rows", []), start=1) if i not in rows]
+    return json.dumps(draft)
 
 
 def _findings(user: str, *, alter: bool) -> str:

@@ -162,18 +162,21 @@ export class ReportView {
       h("h3", { id: headingId, tabindex: "-1" },
         kind === "contradictions" ? h("span", { "aria-hidden": "true" }, "⚠ ") : null,
         String(section.heading || "")),
-      arr(section.paragraphs).map((p) => this.paragraph(arr(p && p.sentences))),
+      section.layout === "list"
+        ? h("ul", { class: "report-list" }, arr(section.paragraphs).map((p) => h("li", {}, this.paragraph(arr(p && p.sentences)))))
+        : arr(section.paragraphs).map((p) => this.paragraph(arr(p && p.sentences))),
       section.table && typeof section.table === "object" ? this.table(section.table, headingId) : null);
   }
 
-  /** A section's table (the key facts): text cells and a Source column of citations. */
+  /** A section's table (key facts, or a planned table, timeline or comparison): text cells
+   *  and a Source column of citations, flagged as the audit marked the row. */
   table(table, headingId) {
     return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-labelledby": headingId },
       h("table", { class: "report-table" },
         h("thead", {}, h("tr", {}, [...arr(table.columns), "Source"].map((c) => h("th", { scope: "col" }, String(c))))),
         h("tbody", {}, arr(table.rows).map((row) => h("tr", {},
           arr(row && row.cells).map((c) => h("td", {}, String(c))),
-          h("td", {}, this.sentence({ text: "", citations: arr(row && row.citations) })))))));
+          h("td", {}, this.sentence({ text: "", citations: arr(row && row.citations), audit: row && row.audit, audit_note: row && row.audit_note })))))));
   }
 
   paragraph(sentences) {
