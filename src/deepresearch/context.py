@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 
@@ -18,6 +19,19 @@ from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Settings
+
+if TYPE_CHECKING:
+    from deepresearch.stages.council import PlanDraft
+
+
+@dataclass(frozen=True)
+class PlannedAhead:
+    """The planner's draft, asked for by intake at the same time as its own call (both
+    read only the question), with the prompt it answered: the plan stage uses it when
+    its own prompt is the same, else asks again (a clarified question, a resumed run)."""
+
+    prompt: tuple[str, str]
+    draft: PlanDraft | None
 
 
 @dataclass
@@ -37,6 +51,8 @@ class RunContext:
     #: search providers that failed while others answered, "provider: problem" (the
     #: report's limitations name them; restored on resume)
     search_errors: list[str] = field(default_factory=list)
+    #: the plan drafted during intake (never checkpointed: a resumed run plans again)
+    planned_ahead: PlannedAhead | None = None
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)
