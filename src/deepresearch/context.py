@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
@@ -43,6 +43,20 @@ class ThreadStore(Protocol):
     async def parent(self, run_id: str) -> ParentTurn: ...
 
     async def record_turn(self, root: str, turn: Turn) -> None: ...
+
+
+if TYPE_CHECKING:
+    from deepresearch.stages.council import PlanDraft
+
+
+@dataclass(frozen=True)
+class PlannedAhead:
+    """The planner's draft, asked for by intake at the same time as its own call (both
+    read only the question), with the prompt it answered: the plan stage uses it when
+    its own prompt is the same, else asks again (a clarified question, a resumed run)."""
+
+    prompt: tuple[str, str]
+    draft: PlanDraft | None
 
 
 @dataclass
@@ -76,6 +90,8 @@ class RunContext:
     storage: StorageSettings = field(init=False)
     #: every configured secret, for redacting an error before it is shown
     secrets: tuple[str, ...] = field(init=False)
+    #: the plan drafted during intake (never checkpointed: a resumed run plans again)
+    planned_ahead: PlannedAhead | None = None
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)

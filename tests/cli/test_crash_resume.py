@@ -98,6 +98,7 @@ def test_kill_9_while_writing_then_resume(
     assert set(again) <= {
         first_lines["write"],
         first_lines["audit"],
+        audit.BATCH_SYSTEM.splitlines()[0],  # a few sentences a call, past the judge's slots
         write.FINDINGS_SYSTEM.splitlines()[0],
         sections.SECTION_SYSTEM.splitlines()[0],
         sections.REPAIR_SYSTEM.splitlines()[0],

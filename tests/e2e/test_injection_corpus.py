@@ -216,7 +216,7 @@ async def test_injection_corpus_is_detected_and_neutralized(
         writer = models["writer"]
         assert isinstance(writer, ScriptedChatModel)
         # every prompt the pages could reach (the audit reads the gullible writer's own words)
-        judged = audit.SYSTEM.splitlines()[0]
+        judged = (audit.SYSTEM.splitlines()[0], audit.BATCH_SYSTEM.splitlines()[0])
         prompts = " ".join(
             str(message.content)
             for call in writer.calls

@@ -292,6 +292,7 @@ def _later_stage_prompts() -> tuple[str, ...]:
 
     return (
         audit.SYSTEM.splitlines()[0],
+        audit.BATCH_SYSTEM.splitlines()[0],  # a few sentences a call, past the judge's slots
         write.FINDINGS_SYSTEM.splitlines()[0],
         sections.SECTION_SYSTEM.splitlines()[0],  # the planned sections, after the outline
         sections.REPAIR_SYSTEM.splitlines()[0],

@@ -212,3 +212,26 @@ def _rows_still_cited(cited: Collection[str]) -> Callable[[Section], Section | N
         return section.model_copy(update={"table": None}) if section.paragraphs else None
 
     return keep
+
+
+#: sentences one batched audit call judges at most (a small batch keeps each verdict as
+#: careful as a call of its own)
+AUDIT_PER_CALL = 3
+
+
+def audit_batches(count: int, *, slots: int, per_call: int = AUDIT_PER_CALL) -> list[int]:
+    """How many of the ``count`` sentences to check go to each judge call, in order.
+
+    One sentence a call while they fit in the judge's ``slots`` (calls in flight at once):
+    every call then runs in the same round. Beyond that, one call per slot each judging
+    several sentences (at most ``per_call``), so the audit is still one round instead of a
+    second one waiting for free slots: that round is pure waiting on the run's critical
+    path. Past ``slots * per_call`` sentences, as many calls of ``per_call`` as needed,
+    the sentences spread evenly."""
+    if count <= 0:
+        return []
+    if count <= slots:
+        return [1] * count
+    calls = max(slots, -(-count // max(per_call, 1)))
+    size, extra = divmod(count, calls)
+    return [size + 1 if i < extra else size for i in range(calls)]

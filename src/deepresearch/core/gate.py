@@ -147,3 +147,14 @@ def route_after_wave(
     if gate.status == "abort" or gate.unseen:
         return "abort"
     return "write"
+
+
+def reflection_wanted(*, passed: bool, leads: int, queued: int) -> bool:
+    """Whether reflect asks the researcher model for gaps and follow-ups after a wave.
+
+    Not when the gate passed, no lead is wanted (``core.leads.leads_wanted``: the run has
+    read its depth's floor of sources) and no weak sub-question is queued again: the run
+    writes next, and the model's call would only sit on the critical path before the
+    report (it is told to propose nothing when the findings answer the question). While
+    the gate fails, or a wave follows anyway, the model's follow-ups join that wave."""
+    return not passed or leads > 0 or queued > 0

@@ -88,3 +88,15 @@ def chitchat_reply(question: str) -> str:
         "Hello! I research questions by searching, reading sources and writing a report "
         "in which every claim is cited and checked. Ask me something to research."
     )
+
+
+def plan_ahead(*, screened: Screen, model_intake: bool, council: bool) -> bool:
+    """Whether intake asks the planner for the plan at the same time as its own model call:
+    both read only the question, so waiting for intake's verdict before planning is a pure
+    wait on the run's critical path. Only when a model call decides the intent (the rules
+    screened the question as research and a planner is configured): a refusal or greeting
+    the rules catch is never planned. Not with the council, whose members, scores and
+    events belong to the plan stage. A plan drafted for a question intake then does not
+    research (chitchat, malicious, a clarifying question) is dropped; its tokens are still
+    in the run's usage, as they were spent."""
+    return screened == "research" and model_intake and not council

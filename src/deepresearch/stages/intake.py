@@ -1,19 +1,22 @@
 """Intake: research, chitchat, needs clarification, or malicious (seed 001's classifier).
-Deterministic screening first; the planner model refines the decision when configured. A
+Deterministic screening first; the planner model refines the decision when configured,
+and is asked for the plan in the same breath (``core.intake.plan_ahead``). A
 clarifying question pauses the run until the person answers (``stages/pause.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
-from deepresearch.context import RunContext
-from deepresearch.core.intake import chitchat_reply, input_problem, screen_question
+from deepresearch.context import PlannedAhead, RunContext
+from deepresearch.core.intake import chitchat_reply, input_problem, plan_ahead, screen_question
 from deepresearch.errors import SuspiciousInput
 from deepresearch.models.event_payloads import IntakeDecided, StageCompleted, StageStarted
+from deepresearch.stages.plan import draft_plan, plan_prompt
 from deepresearch.state import Intent, RunState
 
 STAGE = "intake"
@@ -51,10 +54,17 @@ async def intake(
     if screened == "malicious":
         reply = problem or ""  # the refusal says why
     source = "rules"
-    if screened == "research" and ctx.gateway.has_model("planner"):
-        decision = await ctx.gateway.structured(
+    model_intake = screened == "research" and ctx.gateway.has_model("planner")
+    if model_intake:
+        ask = ctx.gateway.structured(
             "planner", IntakeDecision, system=SYSTEM, user=f"Question:\n{question}", stage=STAGE
         )
+        if plan_ahead(screened=screened, model_intake=model_intake, council=ctx.policy.council):
+            prompt = plan_prompt(ctx, state)
+            decision, draft = await asyncio.gather(ask, draft_plan(ctx, *prompt))
+            ctx.planned_ahead = PlannedAhead(prompt=prompt, draft=draft)
+        else:
+            decision = await ask
         if decision is not None:
             intent, reply, source = decision.intent, decision.reply, "model"
     if intent == "clarify" and (ctx.policy.no_clarify or not reply.strip()):

@@ -56,22 +56,21 @@ async def plan(
 
     draft = None
     council = None
-    system = SYSTEM.format(operators=OPERATORS if operators else "")
     clarification = state.get("clarification")
     asked = (
         clarified(question, clarification["question"], clarification["answer"])
         if clarification
         else question
     )
-    user = (
-        f"Question:\n{asked}\n\nWrite at most {cap} sub-questions with {per_question} queries each."
-    ) + plan_context(state)  # a follow-up: what the thread already researched
+    system, user = plan_prompt(ctx, state)
+    ahead = ctx.planned_ahead
+    ctx.planned_ahead = None
     if ctx.policy.council:
         draft, council = await convene(ctx, system=system, user=user, question=asked)
-    if council is None and ctx.gateway.has_model("planner"):
-        draft = await ctx.gateway.structured(
-            "planner", PlanDraft, system=system, user=user, stage=STAGE
-        )
+    if council is None and ahead is not None and ahead.prompt == (system, user):
+        draft = ahead.draft  # intake asked the planner already, with this very prompt
+    elif council is None and ctx.gateway.has_model("planner"):
+        draft = await draft_plan(ctx, system, user)
 
     model_queries: dict[str, list[str]] = {}
     raw: list[str] = []
@@ -122,6 +121,31 @@ async def plan(
     if ctx.policy.review_plan:
         return Command(goto="review_plan", update=update)
     return Command(goto=after_plan(ctx), update=update)
+
+
+def plan_prompt(ctx: RunContext, state: RunState) -> tuple[str, str]:
+    """The planner's system and user prompt for this run: the question (with its
+    clarification once answered) and, for a follow-up, what the thread researched."""
+    operators = ctx.search.supports_operators
+    cap = ctx.limits.max_sub_questions
+    per_question = ctx.limits.queries_per_question
+    question = state["question"]
+    clarification = state.get("clarification")
+    asked = (
+        clarified(question, clarification["question"], clarification["answer"])
+        if clarification
+        else question
+    )
+    system = SYSTEM.format(operators=OPERATORS if operators else "")
+    user = (
+        f"Question:\n{asked}\n\nWrite at most {cap} sub-questions with {per_question} queries each."
+    ) + plan_context(state)  # a follow-up: what the thread already researched
+    return system, user
+
+
+async def draft_plan(ctx: RunContext, system: str, user: str) -> PlanDraft | None:
+    """The single planner's draft (None: no reply the schema accepts)."""
+    return await ctx.gateway.structured("planner", PlanDraft, system=system, user=user, stage=STAGE)
 
 
 def _key(question: str) -> str:

@@ -4,7 +4,8 @@ follow-up units; weak sub-questions are retried with reformulated queries. While
 does not pass, the leads that verified quotes revealed (``core.leads``: bridge names and
 titles, compared things nobody quoted) are queued too, with or without a model, merged
 with the model's follow-ups. The routing itself is the pure ``route_after_wave``: the
-model proposes, the gate and caps decide."""
+model proposes, the gate and caps decide. The model is not asked when the gate passed and
+nothing else would queue a unit (``core.gate.reflection_wanted``): the run writes next."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from langgraph.types import Command
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
-from deepresearch.core.gate import route_after_wave
+from deepresearch.core.gate import reflection_wanted, route_after_wave
 from deepresearch.core.leads import (
     Lead,
     find_leads,
@@ -78,6 +79,16 @@ async def reflect(
     operators = ctx.search.supports_operators
     notes = list(state.get("reflections", []))
 
+    # leads from the verified quotes: followed while the gate does not pass, or the run has
+    # read fewer sources than its depth asks for, and there is room
+    read = sum(1 for source in state.get("sources", {}).values() if source.fetched)
+    floor = limits.min_sources_read
+    wanted = leads_wanted(
+        passed=gate.status == "pass",
+        gaps=bool(gate.gaps),
+        shortfall=floor - read,
+        per_lead=LEAD_SOURCES,
+    )
     queued: list[SubQuestion] = []
     follow_ups: list[SubQuestion] = []
     if wave < max_waves and room > 0:
@@ -98,7 +109,8 @@ async def reflect(
         )
         sub_questions = [next((q for q in queued if q.id == sq.id), sq) for sq in sub_questions]
         room -= len(queued)
-        if room > 0 and ctx.gateway.has_model("researcher"):
+        asking = reflection_wanted(passed=gate.status == "pass", leads=wanted, queued=len(queued))
+        if room > 0 and asking and ctx.gateway.has_model("researcher"):
             reflection = await ctx.gateway.structured(
                 "researcher", Reflection, system=SYSTEM, user=_findings(state), stage=STAGE
             )
@@ -109,16 +121,6 @@ async def reflect(
                 notes += [f"missing: {m}" for m in reflection.missing]
                 notes += [f"lead: {lead}" for lead in reflection.leads]
 
-    # leads from the verified quotes: followed while the gate does not pass, or the run has
-    # read fewer sources than its depth asks for, and there is room
-    read = sum(1 for source in state.get("sources", {}).values() if source.fetched)
-    floor = limits.min_sources_read
-    wanted = leads_wanted(
-        passed=gate.status == "pass",
-        gaps=bool(gate.gaps),
-        shortfall=floor - read,
-        per_lead=LEAD_SOURCES,
-    )
     leads: list[Lead] = []
     followed = list(state.get("leads", []))
     if wanted > 0:

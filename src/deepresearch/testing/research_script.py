@@ -94,6 +94,8 @@ def research_script(
             return _rate(user)
         if system.startswith(_first_line(audit.SYSTEM)):
             return _judge(user)
+        if system.startswith(_first_line(audit.BATCH_SYSTEM)):
+            return _judge_batch(user)
         if system.startswith(_first_line(check.SYSTEM)):
             return _check_findings(user)
         if system.startswith(_first_line(claims.SYSTEM)):
@@ -296,6 +298,33 @@ def _judge(user: str) -> str:
     return json.dumps(
         {"verdict": verdict.verdict, "passage": passage, "note": "; ".join(verdict.reasons)}
     )
+
+
+def _judge_batch(user: str) -> str:
+    """The careful judge of several sentences, each against its own passages."""
+    found = sorted(
+        [(m.start(), "sentence", m.group(1), m.group(2)) for m in _SOURCE.finditer(user)]
+        + [(m.start(), "passage", m.group(1), m.group(2)) for m in _PASSAGE.finditer(user)]
+    )
+    groups: list[tuple[str, str, list[str]]] = []
+    for _, kind, attrs, body in found:
+        if kind == "sentence":
+            groups.append((dict(_ATTR.findall(attrs)).get("label", ""), body, []))
+        elif groups:
+            groups[-1][2].append(body)
+    verdicts = []
+    for label, sentence, passages in groups:
+        verdict = check_support(sentence, passages)
+        passage = verdict.best_passage + 1 if verdict.best_passage is not None else None
+        verdicts.append(
+            {
+                "label": label,
+                "verdict": verdict.verdict,
+                "passage": passage,
+                "note": "; ".join(verdict.reasons),
+            }
+        )
+    return json.dumps({"sentences": verdicts})
 
 
 def _rate(user: str) -> str:
