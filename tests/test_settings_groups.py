@@ -119,13 +119,24 @@ def _reads(path: Path, attr: str) -> list[int]:
     ]
 
 
+def _calls(path: Path, attr: str) -> list[int]:
+    tree = ast.parse(path.read_text())
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == attr
+    ]
+
+
 def test_no_node_reads_the_flat_settings() -> None:
     """A stage takes the group it needs from its context (``ctx.limits.max_waves``), not
     the whole ``Settings`` nor a limit looked up by its name as a string."""
     readers = {
         str(path.relative_to(SRC)): lines
         for path in NODE_MODULES
-        if (lines := _reads(path, "settings") + _reads(path, "limit"))
+        if (lines := _reads(path, "settings") + _calls(path, "limit"))
     }
     assert not readers, f"nodes reading ctx.settings or settings.limit(...): {readers}"
 
