@@ -9,7 +9,9 @@ draft unchanged, so each section falls back to its verified quotes). Figures per
 the critical path of sequential model calls (target <= 10 at standard depth), the input
 tokens per report (target <= 1.5x the 17.7k of the single-draft writer, measured
 2026-11-26 05:47 UTC), and the share of planned sections that passed validation before
-repair (first draft) and after it (first draft or repair), and that fell back.
+repair (first draft) and after it (first draft or repair), and that fell back; and each
+report's evaluation figures that need no model (``deepresearch eval``: citation precision
+and recall, sub-question coverage).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from bench.common import BenchResult, Options, mean
 from bench.critical_path import call_intervals, critical_path
 from bench.end_to_end import corpus, settings_for
+from deepresearch.evaluation import evaluate_run
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
 from deepresearch.runner import run_research
@@ -56,7 +59,12 @@ NOTES = (
     "citation a PASS quote, every figure, date and name in a quote it cites) / planned; "
     "pass_after: those plus the ones a repair made pass; fallback: sections replaced by "
     "their verified quotes. The scripted writer copies from its notes, so pass_before for "
-    "careful measures the validator's false alarms on faithful text, not a real model."
+    "careful measures the validator's false alarms on faithful text, not a real model. "
+    "eval_*: deepresearch eval's figures computed without a model (citation_precision: "
+    "cited sentences their citations support; citation_recall: factual sentences with a "
+    "supporting citation; coverage: planned sub-questions the report cites evidence for), "
+    "means over the reports; the judge's RACE scores are not measured here (the scripted "
+    "judge's scores would say nothing)."
 )
 
 
@@ -69,6 +77,9 @@ class Outcome:
     repaired: int
     fallback: int
     kind: str
+    precision: float | None
+    recall: float | None
+    coverage: float | None
 
 
 def run(options: Options) -> BenchResult:
@@ -110,6 +121,11 @@ def _add(result: BenchResult, name: str, outcomes: list[Outcome]) -> None:
         add(f"{name}.pass_after", (first + repaired) / planned, "fraction", digits=3)
         add(f"{name}.fallback", sum(o.fallback for o in outcomes) / planned, "fraction", digits=3)
     add(f"{name}.synthesized", sum(o.kind == "synthesized" for o in outcomes), "runs")
+    for figure in ("precision", "recall", "coverage"):
+        values = [v for o in outcomes if (v := getattr(o, figure)) is not None]
+        if values:
+            label = figure if figure == "coverage" else f"citation_{figure}"
+            add(f"{name}.eval_{label}", mean(values), "fraction", digits=3)
 
 
 async def _one(
@@ -126,7 +142,8 @@ async def _one(
         report = await run_research(
             question.question, settings, models=dict.fromkeys(ROLES, model), sinks=[events.append]
         )
-    assert isinstance(report, Report), "the run paused or ended without a report"
+        assert isinstance(report, Report), "the run paused or ended without a report"
+        scored = await evaluate_run(settings, report.run_id, judge_model="none")
     path = critical_path(
         call_intervals(events, latency_s=options.latency_s, per_token_s=options.per_token_s)
     )
@@ -139,4 +156,7 @@ async def _one(
         repaired=ready.sections_repaired or 0,
         fallback=ready.sections_fallback or 0,
         kind=report.kind,
+        precision=scored.citation_precision,
+        recall=scored.citation_recall,
+        coverage=scored.coverage,
     )

@@ -126,6 +126,8 @@ POSITIVE = {
         "careful.pass_after",
         "faulty.pass_after",
         "unrepaired.fallback",
+        "careful.eval_citation_precision",
+        "careful.eval_coverage",
     ],
 }
 
