@@ -8,7 +8,6 @@ one that does not exist."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +22,7 @@ from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import InputReply
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import SubmissionRateLimited
+from deepresearch.service.submission import rate_limited
 
 
 async def owned_job(state: ServiceState, who: Caller, job_id: str) -> Job:
@@ -75,14 +75,7 @@ async def answer_job(state: ServiceState, who: Caller, job_id: str, body: InputR
             lambda: state.store.answer(job_id, who.owner, request_id, reply, state.limits)
         )
     except SubmissionRateLimited as exc:
-        wait = math.ceil(exc.retry_after_s)
-        raise ApiProblem(
-            429,
-            f"at most {state.settings.submissions_per_window} answers per "
-            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
-            headers={"Retry-After": str(wait)},
-            kind="rate-limited",
-        ) from None
+        raise rate_limited(state, exc, "answers") from None
     if answered.outcome == "conflict" or answered.job is None:
         raise ApiProblem(409, answered.reason, kind="input-conflict")
     if answered.outcome == "repeated":

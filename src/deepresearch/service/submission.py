@@ -128,14 +128,19 @@ async def queue_job(
             kind="idempotency-in-flight",
         ) from None
     except SubmissionRateLimited as exc:
-        wait = math.ceil(exc.retry_after_s)
-        raise ApiProblem(
-            429,
-            f"at most {state.settings.submissions_per_window} submissions per "
-            f"{state.settings.submission_window_s:g} s; retry in {wait} s",
-            headers={"Retry-After": str(wait)},
-            kind="rate-limited",
-        ) from None
+        raise rate_limited(state, exc, "submissions") from None
     if result.created:
         state.workers.wake()
     return result
+
+
+def rate_limited(state: ServiceState, exc: SubmissionRateLimited, what: str) -> ApiProblem:
+    """The 429 for a key past its limit of ``what`` (submissions, answers) per window."""
+    wait = math.ceil(exc.retry_after_s)
+    return ApiProblem(
+        429,
+        f"at most {state.settings.submissions_per_window} {what} per "
+        f"{state.settings.submission_window_s:g} s; retry in {wait} s",
+        headers={"Retry-After": str(wait)},
+        kind="rate-limited",
+    )
