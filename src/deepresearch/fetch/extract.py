@@ -26,6 +26,7 @@ and page chrome.
 from __future__ import annotations
 
 import codecs
+import copy
 import json
 import logging
 import re
@@ -33,10 +34,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import htmldate
 import lxml.html
 import trafilatura
 from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field
+from trafilatura import metadata as tf_metadata
+from trafilatura.settings import set_date_params
 
 from deepresearch.core.injection import decode_tags
 from deepresearch.errors import FetchBlocked
@@ -173,25 +177,39 @@ def extract(page: FetchedPage, *, max_chars: int) -> ExtractedDoc:
 
 
 def extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
-    """Main text, title, date and language of an HTML page."""
+    """Main text, title, date and language of an HTML page.
+
+    The page is parsed once: hidden elements are dropped from that tree, and trafilatura
+    (which copies what it is given), the metadata and the fallback all read it."""
     _check_max(max_chars)
     text, title, published = "", "", None
-    html, hidden = strip_hidden(html)
-    document = _trafilatura(html, url, precise=True)
+    tags = decode_tags(html) if _has_astral(html) else ""  # tag characters are astral
+    root = _parse(html)
+    if root is None:
+        return _html_doc("", "", None, html, tags[:MAX_HIDDEN_CHARS], max_chars)
+    hidden = _strip_hidden_tree(root, tags)
+    # what trafilatura's own parser leaves out; the comments' text is in ``hidden``
+    etree.strip_elements(root, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    document = _trafilatura(root, url, precise=True)
     if document is not None:
         text = _document_text(document)
-        title = _one_line(str(getattr(document, "title", None) or ""))
-        published = _parse_date(getattr(document, "date", None))
+        title, published = _metadata(root, url)
     if len(text) < _SHORT_TEXT:
         # precision mode now and then keeps only a teaser: retry without it
-        wider = _trafilatura(html, url, precise=False)
+        wider = _trafilatura(root, url, precise=False)
         wider_text = _document_text(wider) if wider is not None else ""
         if len(wider_text) * _WIDER_RATIO > len(text):
             text = wider_text
     if not text or not title:
-        fallback_text, fallback_title = _lxml_fallback(html)
+        fallback_text, fallback_title = _lxml_fallback(copy.deepcopy(root))
         text = text or fallback_text
         title = title or fallback_title
+    return _html_doc(text, title, published, html, hidden, max_chars)
+
+
+def _html_doc(
+    text: str, title: str, published: datetime | None, html: str, hidden: str, max_chars: int
+) -> ExtractedDoc:
     match = _HTML_LANG.search(html[:20_000])
     language = match.group(1).replace("_", "-").lower() if match else None
     return ExtractedDoc(
@@ -204,12 +222,19 @@ def extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
     )
 
 
-def _trafilatura(html: str, url: str | None, *, precise: bool) -> Any:
+def _parse(html: str) -> Any:
+    """The page's tree, or None for markup lxml cannot read (empty, or only a comment)."""
+    try:
+        return lxml.html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def _trafilatura(root: Any, url: str | None, *, precise: bool) -> Any:
     try:
         return trafilatura.bare_extraction(
-            html,
+            root,
             url=url,
-            with_metadata=precise,
             include_comments=False,
             include_tables=True,
             favor_precision=precise,
@@ -219,18 +244,30 @@ def _trafilatura(html: str, url: str | None, *, precise: bool) -> Any:
         return None
 
 
+def _metadata(root: Any, url: str | None) -> tuple[str, datetime | None]:
+    """Title and publication date the way trafilatura finds them (meta tags, JSON-LD, then
+    the page's own title and headings; htmldate for the date), without the author, site,
+    category and licence searches a report never shows."""
+    try:
+        found = tf_metadata.extract_meta_json(root, tf_metadata.examine_meta(root))
+        title = found.title or tf_metadata.extract_title(root) or ""
+        page_url = found.url or tf_metadata.extract_url(root, url)
+        date = htmldate.find_date(root, **{**set_date_params(True), "url": page_url})
+    except Exception:  # metadata is a nicety: a parser bug must not lose the page
+        _LOG.debug("metadata failed on %s", url, exc_info=True)
+        return "", None
+    return _one_line(title), _parse_date(date)
+
+
 def _document_text(document: Any) -> str:
     # trafilatura writes one block (paragraph, heading, list item) per line
     raw = str(getattr(document, "text", None) or "")
     return clean_text(raw.replace("\n", "\n\n"))
 
 
-def _lxml_fallback(html: str) -> tuple[str, str]:
-    """Body text without chrome, and the <title> (or first <h1>)."""
-    try:
-        root = lxml.html.document_fromstring(html)
-    except (etree.ParserError, ValueError):
-        return "", ""
+def _lxml_fallback(root: Any) -> tuple[str, str]:
+    """Body text without chrome, and the <title> (or first <h1>), from a tree it may
+    change."""
     title_el = root.find(".//title")
     title = _one_line(title_el.text_content()) if title_el is not None else ""
     if not title:
@@ -277,6 +314,10 @@ _TEXT_ATTRIBUTES = ("alt", "title", "aria-label", "aria-description", "placehold
 _META_NAMES = frozenset(
     {"description", "keywords", "og:description", "twitter:description", "og:title", "abstract"}
 )
+# attributes that make an element worth a look in _strip_hidden_tree, besides ``data-*``
+# and a class or id the page hides
+_TELLING_ATTRIBUTES = frozenset({*_TEXT_ATTRIBUTES, "hidden", "aria-hidden", "style"})
+_TELLING_TAGS = frozenset({"template", "meta", "input"})
 #: hidden text kept for scanning, at most
 MAX_HIDDEN_CHARS = 20_000
 
@@ -286,13 +327,23 @@ def strip_hidden(html: str) -> tuple[str, str]:
     elements' text, comments, ``alt`` / ``title`` / ``aria-label`` attributes and Unicode
     tag characters. Unparsable HTML comes back unchanged, with only its tag characters."""
     tags = decode_tags(html) if _has_astral(html) else ""  # tag characters are astral
-    try:
-        root = lxml.html.document_fromstring(html)
-    except (etree.ParserError, ValueError):
+    root = _parse(html)
+    if root is None:
         return html, tags[:MAX_HIDDEN_CHARS]
+    hidden = _strip_hidden_tree(root, tags)
+    if not hidden:
+        return html, ""
+    return lxml.html.tostring(root, encoding="unicode"), hidden
+
+
+def _strip_hidden_tree(root: Any, tags: str) -> str:
+    """Drop from ``root`` the elements a browser would not show; their text, the
+    comments, the text-bearing attributes and ``tags`` (decoded tag characters), at most
+    MAX_HIDDEN_CHARS of it."""
     classes, ids = _hidden_selectors(root)
     parts: list[str] = []
-    for element in list(root.iter()):
+    # only nodes that can hold hidden text, in document order, listed before any drop
+    for element in _candidates(root, classes, ids):
         if not isinstance(element.tag, str):  # comments and processing instructions
             if isinstance(element, etree._Comment) and element.text and element.text.strip():
                 parts.append(element.text.strip())
@@ -303,10 +354,32 @@ def strip_hidden(html: str) -> tuple[str, str]:
             parts.append(_block_text(element))
             element.drop_tree()
     parts.append(tags)
-    hidden = clean_text("\n".join(part for part in parts if part.strip()))
-    if not hidden:
-        return html, ""
-    return lxml.html.tostring(root, encoding="unicode"), hidden[:MAX_HIDDEN_CHARS]
+    return clean_text("\n".join(part for part in parts if part.strip()))[:MAX_HIDDEN_CHARS]
+
+
+def _candidates(root: Any, classes: set[str], ids: set[str]) -> list[Any]:
+    """Comments, and the elements ``_attribute_text`` or ``_is_hidden`` can say something
+    of, in document order: one cheap test of each element's attribute names, so that the
+    full tests run on a few elements of a large page rather than on all of them."""
+    found = []
+    for element in root.iter():
+        tag = element.tag
+        if not isinstance(tag, str):
+            found.append(element)
+            continue
+        names = element.keys()
+        if tag in _TELLING_TAGS or (names and _telling(element, names, classes, ids)):
+            found.append(element)
+    return found
+
+
+def _telling(element: Any, names: list[str], classes: set[str], ids: set[str]) -> bool:
+    for name in names:
+        if name in _TELLING_ATTRIBUTES or name.startswith("data-"):
+            return True
+    if "class" in names and not classes.isdisjoint((element.get("class") or "").split()):
+        return True
+    return "id" in names and element.get("id") in ids
 
 
 def _has_astral(text: str) -> bool:
