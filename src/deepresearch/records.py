@@ -19,10 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from deepresearch.core.ids import check_run_id
 from deepresearch.core.runstatus import CheckpointState, Status, run_status
-from deepresearch.errors import InvalidInput
+from deepresearch.errors import InvalidInput, RunError
 
 if TYPE_CHECKING:
+    from deepresearch.models.pause import InputRequest
     from deepresearch.settings import Settings
+
+#: the recorded status of a run whose pause was cancelled (``cancel_waiting``)
+CANCELLED = "cancelled"
 
 
 def update_run_record(settings: Settings, run_id: str, **fields: object) -> None:
@@ -45,6 +49,34 @@ def update_run_record(settings: Settings, run_id: str, **fields: object) -> None
 
 def now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+async def waiting_input(settings: Settings, run_id: str) -> InputRequest | None:
+    """What local run ``run_id`` waits for (its checkpoint's pending question, plan or
+    findings), or None: it waits for nothing, or its pause was cancelled. Raises
+    ``RunNotFound`` when there is no such run."""
+    from deepresearch.runner import load_run_record, pending_input
+
+    waiting = await pending_input(settings, run_id)
+    record = load_run_record(settings, run_id) or {}
+    return None if record.get("status") == CANCELLED else waiting
+
+
+def cancel_waiting(settings: Settings, run_id: str) -> None:
+    """End local run ``run_id``, which waits for a person, as cancelled: the one way the
+    CLI (``reply --cancel``, the prompt's cancel) and the MCP stdio server's ``reply``
+    cancel a pause, as the service's cancel ends a waiting job. Only the run's record
+    changes (``status`` cancelled, ``finished``): its checkpoint, the question, plan or
+    findings it asked about and all it gathered stay stored (``deepresearch report`` and
+    ``runs list`` say it was cancelled; ``run --resume`` would ask again). The caller has
+    checked that it waits (``waiting_input``)."""
+    try:
+        update_run_record(settings, run_id, status=CANCELLED, finished=now())
+    except OSError as exc:
+        raise RunError(
+            f"could not record the cancel of run {run_id} ({exc.strerror or exc})",
+            hint="check that the data folder can be written; the run still waits",
+        ) from None
 
 
 def list_run_records(settings: Settings) -> list[dict[str, Any]]:

@@ -173,3 +173,109 @@ def test_on_a_terminal_the_question_is_asked_there(
     assert out.exists()  # the report was written
     planned = [p for p in clarifying.prompts if p.startswith(plan.SYSTEM.splitlines()[0])]
     assert planned
+
+
+def test_reply_cancel_ends_a_plan_review_as_cancelled_and_keeps_its_work(
+    web_process: str, tmp_path: Path
+) -> None:
+    env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "d")}
+    out = tmp_path / "report.md"
+    asked = cli(
+        "run",
+        QUESTION,
+        *("--model", "none", "--review-plan"),
+        *offline_args(web_process, "--depth", "quick", "--min-domains", "1"),
+        *("--run-id", "plan-c", "--out", str(out)),
+        env=env,
+    )
+    assert asked.returncode == 4, asked.stderr
+    assert "deepresearch reply plan-c --cancel" in asked.stderr
+    both = cli("reply", "plan-c", "--approve", "--cancel", env=env)
+    assert both.returncode == 2 and "give one answer" in both.stderr
+
+    cancelled = cli("reply", "plan-c", "--cancel", env=env)
+    assert cancelled.returncode == 1, cancelled.stderr  # the exit code of a cancelled run
+    assert "run plan-c cancelled" in cancelled.stderr and "Traceback" not in cancelled.stderr
+    assert not out.exists()
+    listed = cli("runs", "list", "--json", env=env)
+    assert json.loads(listed.stdout.splitlines()[0])["status"] == "cancelled"
+    report = cli("report", "plan-c", env=env)
+    assert report.returncode == 1 and "run plan-c was cancelled" in report.stderr
+    # a cancelled run takes no answer, and is not cancelled twice
+    for late in (["--approve"], ["--cancel"]):
+        refused = cli("reply", "plan-c", *late, env=env)
+        assert refused.returncode == 2 and "was cancelled" in refused.stderr, refused.stderr
+
+    # nothing stored was lost: resuming it shows the same plan again
+    again = cli("run", "--resume", "plan-c", env=env)
+    assert again.returncode == 4, again.stderr
+    assert "The plan. Brief:" in again.stderr and "q1." in again.stderr
+
+
+def test_reply_cancel_refuses_a_run_that_waits_for_nothing(
+    web_process: str, tmp_path: Path
+) -> None:
+    env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "d")}
+    done = cli(
+        "run",
+        QUESTION,
+        "--model",
+        "none",
+        *offline_args(web_process, "--depth", "quick", "--min-domains", "1"),
+        *("--run-id", "done-1", "--out", str(tmp_path / "r.md")),
+        env=env,
+    )
+    assert done.returncode in (0, 3), done.stderr
+    refused = cli("reply", "done-1", "--cancel", env=env)
+    assert refused.returncode == 2 and "not waiting for input" in refused.stderr
+    report = cli("report", "done-1", env=env)
+    assert report.returncode == 0, report.stderr  # still complete, not cancelled
+
+
+def test_on_a_terminal_a_plan_review_can_be_cancelled(web_process: str, tmp_path: Path) -> None:
+    env = {**os.environ, "DEEPRESEARCH_DATA_DIR": str(tmp_path / "d"), "TERM": "dumb"}
+    out = tmp_path / "report.md"
+    main, tty = pty.openpty()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "deepresearch.cli.app",
+            "run",
+            QUESTION,
+            *("--model", "none", "--review-plan", "--run-id", "plan-t"),
+            *offline_args(web_process, "--depth", "quick", "--min-domains", "1"),
+            *("--out", str(out)),
+        ],
+        stdin=tty,
+        stdout=subprocess.DEVNULL,
+        stderr=tty,
+        env=env,
+    )
+    os.close(tty)
+    seen = b""
+    answered = False
+    deadline = time.monotonic() + 240
+    while process.poll() is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([main], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(main, 4096)
+            except OSError:
+                break
+        if not answered and b"cancel the run" in seen:
+            os.write(main, b"c\r")
+            answered = True
+    process.wait(timeout=30)
+    try:
+        seen += os.read(main, 65536)
+    except OSError:
+        pass
+    os.close(main)
+    text = seen.decode(errors="replace")
+    assert answered, text[-2000:]
+    assert process.returncode == 1, text[-2000:]
+    assert "run plan-t cancelled" in text
+    assert not out.exists()
+    report = cli("report", "plan-t", env={"DEEPRESEARCH_DATA_DIR": str(tmp_path / "d")})
+    assert report.returncode == 1 and "run plan-t was cancelled" in report.stderr

@@ -1,20 +1,27 @@
 """A run that waits for a person, at the terminal (issue 15): on a TTY the question (or the
 plan, or the findings) is asked here and the run goes on; otherwise the command ends with exit code 4 and
-says how to answer (``deepresearch reply RUN_ID ...``)."""
+says how to answer (``deepresearch reply RUN_ID ...``). A plan or findings review may be
+cancelled here (``c``) or with ``deepresearch reply RUN_ID --cancel``: the run ends as
+cancelled (exit code 1), as the service's cancel ends a waiting job."""
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from deepresearch.cli.common import say
+from deepresearch.cli.common import EXIT_FAILED, fail, say
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.core.text import clip
+from deepresearch.errors import ConfigError, DeepResearchError
 
 if TYPE_CHECKING:
     from deepresearch.models.pause import InputRequest
+    from deepresearch.settings import Settings
+
+#: the answer that cancels a waiting run (the API's ``{"action": "cancel"}``)
+CANCEL: dict[str, Any] = {"action": "cancel"}
 
 
 def interactive() -> bool:
@@ -32,10 +39,15 @@ def ask(request: InputRequest) -> Any:
         return _ask_findings(request)
     _show_plan(request)
     choice = typer.prompt(
-        "Approve, edit, or later? [a/e/l]", default="a", err=True, show_default=True
+        "Approve, edit, cancel the run, or later? [a/e/c/l]",
+        default="a",
+        err=True,
+        show_default=True,
     ).strip()
     if choice.lower().startswith("a"):
         return {"action": "approve"}
+    if choice.lower().startswith("c"):
+        return CANCEL
     if not choice.lower().startswith("e"):
         return None
     brief = typer.prompt("Brief", default=request.brief, err=True)
@@ -55,6 +67,7 @@ def show_waiting(request: InputRequest) -> None:
     if request.kind == "clarification":
         say(f"the run waits for your answer: {request.question}")
         say(f'answer with: deepresearch reply {request.run_id} "YOUR ANSWER"')
+        say(f"or cancel the run: deepresearch reply {request.run_id} --cancel")
         return
     if request.kind == "findings":
         _show_findings(request)
@@ -64,7 +77,8 @@ def show_waiting(request: InputRequest) -> None:
         )
         say(
             f"or drop some: deepresearch reply {request.run_id} --drop ID --drop ID; "
-            f'or name a gap: deepresearch reply {request.run_id} --gap "..."'
+            f'or name a gap: deepresearch reply {request.run_id} --gap "..."; '
+            f"or cancel the run: deepresearch reply {request.run_id} --cancel"
         )
         return
     _show_plan(request)
@@ -73,7 +87,8 @@ def show_waiting(request: InputRequest) -> None:
     )
     say(
         f'or edit it: deepresearch reply {request.run_id} --brief "..." '
-        '--sub-question "..." --sub-question "..."'
+        '--sub-question "..." --sub-question "..."; '
+        f"or cancel the run: deepresearch reply {request.run_id} --cancel"
     )
 
 
@@ -86,7 +101,7 @@ def _show_plan(request: InputRequest) -> None:
 def _ask_findings(request: InputRequest) -> Any:
     _show_findings(request)
     choice = typer.prompt(
-        "Approve, drop findings, name a gap, or later? [a/d/g/l]",
+        "Approve, drop findings, name a gap, cancel the run, or later? [a/d/g/c/l]",
         default="a",
         err=True,
         show_default=True,
@@ -99,7 +114,34 @@ def _ask_findings(request: InputRequest) -> Any:
         return {"action": "drop", "drop": ids.replace(",", " ").split(), "gap": gap or None}
     if choice.lower().startswith("g"):
         return {"action": "gap", "gap": typer.prompt("What is missing", err=True)}
+    if choice.lower().startswith("c"):
+        return CANCEL
     return None
+
+
+def cancel(settings: Settings, run_id: str, *, checked: bool = False) -> NoReturn:
+    """End waiting run ``run_id`` as cancelled (``records.cancel_waiting``, the path the
+    MCP server's cancel takes too) and exit 1, the code of a cancelled run. Unless
+    ``checked`` (the prompt's cancel: the run waits), a run that waits for nothing is
+    refused first (exit 2)."""
+    import asyncio
+
+    from deepresearch.records import cancel_waiting, waiting_input
+
+    try:
+        if not checked and asyncio.run(waiting_input(settings, run_id)) is None:
+            raise ConfigError(
+                f"run {run_id} is not waiting for input; there is nothing to cancel",
+                hint="deepresearch runs list shows how it stands",
+            )
+        cancel_waiting(settings, run_id)
+    except DeepResearchError as exc:
+        fail(exc)
+    say(
+        f"run {run_id} cancelled; what it gathered stays stored "
+        f"(deepresearch run --resume {run_id} asks again)"
+    )
+    raise typer.Exit(EXIT_FAILED)
 
 
 def _show_findings(request: InputRequest) -> None:

@@ -1,5 +1,6 @@
 """``deepresearch reply``: answer a run that waits (a clarifying question, a plan or the
-findings to review) and continue it to its report, written where the run was to write it."""
+findings to review) and continue it to its report, written where the run was to write it;
+or cancel it (``--cancel``: the run ends as cancelled, exit code 1)."""
 
 from __future__ import annotations
 
@@ -39,19 +40,24 @@ def reply(
         str | None,
         typer.Option(help="Findings review: what is missing, researched in one more wave."),
     ] = None,
+    cancel: Annotated[
+        bool, typer.Option("--cancel", help="Cancel the run instead of answering (exit 1).")
+    ] = False,
     json_events: options.JsonEvents = False,
 ) -> None:
-    """Answer what run RUN_ID asks and continue it (exit 4 if it asks again)."""
+    """Answer what run RUN_ID asks and continue it (exit 4 if it asks again), or cancel it."""
+    from deepresearch.cli.pause import CANCEL
     from deepresearch.cli.run import resume_with
 
     run_id = run_id_or_exit(run_id)
     editing = brief is not None or bool(sub_question)
     reviewing = bool(drop) or gap is not None  # the findings: --drop and --gap go together
-    given = sum([answer is not None, approve, editing, reviewing])
+    given = sum([answer is not None, approve, editing, reviewing, cancel])
     if given != 1:
         error(
             "give one answer: the text for a clarifying question, --approve, the edited "
-            "plan (--brief, --sub-question), or the findings' review (--drop, --gap)",
+            "plan (--brief, --sub-question), the findings' review (--drop, --gap), "
+            "or --cancel",
             f'deepresearch reply {run_id} "YOUR ANSWER"',
         )
     value: Any
@@ -59,6 +65,8 @@ def reply(
         value = answer
     elif approve:
         value = {"action": "approve"}
+    elif cancel:
+        value = CANCEL
     elif editing:
         value = {"action": "edit", "brief": brief, "sub_questions": sub_question}
     else:

@@ -35,7 +35,7 @@ def report(
     import asyncio
 
     from deepresearch.export.formats import render_bytes
-    from deepresearch.runner import load_result
+    from deepresearch.runner import load_result, load_run_record
 
     run_id = run_id_or_exit(run_id)
     target = check_output(out, fmt.value)
@@ -45,6 +45,15 @@ def report(
     except DeepResearchError as exc:
         fail(exc)
     if found is None:
+        from deepresearch.records import CANCELLED
+
+        record = load_run_record(settings, run_id) or {}
+        if record.get("status") == CANCELLED:
+            error(
+                f"run {run_id} was cancelled while it waited for input; it has no report",
+                f"its work stays stored: deepresearch run --resume {run_id} asks again",
+                code=EXIT_FAILED,
+            )
         error(
             f"run {run_id} has not finished",
             f"resume it with: deepresearch run --resume {run_id}",

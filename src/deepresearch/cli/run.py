@@ -263,7 +263,11 @@ def run(
 
 def resume_with(run_id: str, answer: Any, *, json_events: bool = False) -> None:
     """``deepresearch reply``: continue waiting run ``run_id`` with ``answer``, with the
-    options, output path and format it was started with."""
+    options, output path and format it was started with (``--cancel``'s answer ends it
+    as cancelled instead)."""
+    from deepresearch.cli.pause import CANCEL, cancel
+    from deepresearch.records import CANCELLED
+
     base = settings_from({})
     record = load_run_record_or_none(base, run_id)
     given: dict[str, Any] = {}
@@ -273,8 +277,15 @@ def resume_with(run_id: str, answer: Any, *, json_events: bool = False) -> None:
     if record is not None and str(record.get("format")) in Format.__members__:
         fmt = Format(str(record["format"]))
     out = Path(str(record["out"])) if record and isinstance(record.get("out"), str) else None
-    target = _check_target(out, fmt, json_events)
     settings = settings_from(given)
+    if record is not None and record.get("status") == CANCELLED:
+        error(
+            f"run {run_id} was cancelled; it takes no answer",
+            f"deepresearch run --resume {run_id} asks again",
+        )
+    if answer == CANCEL:
+        cancel(settings, run_id)
+    target = _check_target(out, fmt, json_events)
     remember = partial(_remember, settings, run_id) if record is not None else _forget
     remember(status="running", pid=os.getpid())
     _drive(
@@ -315,7 +326,7 @@ def _drive(
     import asyncio
 
     from deepresearch.cli.live import Renderer
-    from deepresearch.cli.pause import ask, interactive, show_waiting
+    from deepresearch.cli.pause import CANCEL, ask, cancel, interactive, show_waiting
     from deepresearch.export.formats import render_bytes
     from deepresearch.llm.redact import redact
     from deepresearch.models.pause import InputRequest
@@ -357,6 +368,8 @@ def _drive(
         if answer is None:
             show_waiting(report)
             raise typer.Exit(EXIT_WAITING)
+        if answer == CANCEL:
+            cancel(settings, run_id, checked=True)
         question, resume = None, True
     if report is None:
         remember(status="paused", finished=now())

@@ -32,11 +32,17 @@ from deepresearch.models import RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.base import Recipe
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
-from deepresearch.records import list_run_records, now, update_run_record
+from deepresearch.records import (
+    CANCELLED,
+    cancel_waiting,
+    list_run_records,
+    now,
+    update_run_record,
+    waiting_input,
+)
 from deepresearch.runner import (
     load_result,
     load_run_record,
-    pending_input,
     run_recipe,
     save_run_record,
 )
@@ -51,7 +57,6 @@ except ImportError as exc:  # the optional extra
     raise ImportError(f"{MISSING_SDK}; {INSTALL_HINT}") from exc
 
 log = logging.getLogger(__name__)
-CANCELLED = "cancelled"
 
 
 class LocalBackend:
@@ -104,16 +109,14 @@ class LocalBackend:
         try:
             settings = load_settings(**given)
             record = load_run_record(settings, run_id) or {}
-            waiting = await pending_input(settings, run_id)
-            if record.get("status") == CANCELLED:
-                waiting = None
+            waiting = await waiting_input(settings, run_id)
             if waiting is None:
                 raise ConfigError(
                     f"run {run_id} is not waiting for input",
                     hint=f"get_report shows how it stands (or list_runs); its id: {run_id}",
                 )
             if body.action == "cancel":
-                _remember(settings, run_id, status=CANCELLED, finished=now())
+                cancel_waiting(settings, run_id)
                 return Cancelled(run_id)
             answer = check_reply(waiting, body.reply())  # a bad answer changes nothing
         except RunNotFound:
@@ -225,10 +228,7 @@ class LocalBackend:
 
     async def _waiting(self, run_id: str) -> InputRequest | None:
         """What unfinished run ``run_id`` asks, unless it was cancelled."""
-        record = load_run_record(self.settings, run_id) or {}
-        if record.get("status") == CANCELLED:
-            return None
-        return await pending_input(self.settings, run_id)
+        return await waiting_input(self.settings, run_id)
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]:
         records = list_run_records(self.settings)[:limit]
