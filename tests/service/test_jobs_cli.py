@@ -285,3 +285,47 @@ def test_no_service_running_says_how_to_start_one() -> None:
 
 
 pytestmark = pytest.mark.slow
+
+
+def test_a_job_that_waits_is_shown_and_answered_from_the_command_line(
+    service: Service, questions: list[str]
+) -> None:
+    server = ("--server", service.url)
+    asked = jobs("submit", questions[1], "--depth", "quick", "--review-plan", "--watch", *server)
+    job_id = asked.stdout.splitlines()[0]
+    assert asked.exit_code == 4, asked.output  # waits for the plan's review
+    assert "The plan. Brief:" in asked.stderr and "q1." in asked.stderr
+    assert f"deepresearch jobs reply {job_id} --approve" in asked.stderr
+    assert f"deepresearch jobs reply {job_id} --cancel" in asked.stderr
+    view = json.loads(jobs("status", job_id, "--json", *server).stdout)
+    assert view["status"] == "AWAITING_INPUT" and view["options"]["review_plan"] is True
+    plan = view["input_request"]["sub_questions"]
+
+    # a bad answer is the service's 422, said plainly; the job still waits
+    wrong = jobs("reply", job_id, "just some text", *server)
+    assert wrong.exit_code == 2 and "Traceback" not in wrong.output
+    assert "error:" in wrong.stderr
+    several = jobs("reply", job_id, "--approve", "--cancel", *server)
+    assert several.exit_code == 2 and "give one answer" in several.stderr
+    edited = [plan[0]["text"]]
+    done = jobs("reply", job_id, f"--sub-question={edited[0]}", "--watch", "--json-events", *server)
+    assert done.exit_code in (0, 3), done.output
+    waves = [e for e in ndjson(done.stdout) if e["type"] == "wave_started"]
+    assert [u["text"] for u in waves[0]["data"]["units"]] == edited  # type: ignore[index]
+    late = jobs("reply", job_id, "--approve", *server)
+    assert late.exit_code == 1 and "already answered, with another answer" in late.stderr
+
+
+def test_a_waiting_job_is_cancelled_with_jobs_reply(service: Service, questions: list[str]) -> None:
+    server = ("--server", service.url)
+    asked = jobs(
+        "submit", questions[2], "--depth", "quick", "--review-findings", "--watch", *server
+    )
+    job_id = asked.stdout.splitlines()[0]
+    assert asked.exit_code == 4, asked.output
+    assert "The verified findings" in asked.stderr
+    assert f"deepresearch jobs reply {job_id} --drop ID" in asked.stderr
+    cancelled = jobs("reply", job_id, "--cancel", *server)
+    assert cancelled.exit_code == 1 and f"job {job_id} cancelled" in cancelled.stderr
+    watched = jobs("watch", job_id, *server)
+    assert watched.exit_code == 1 and f"job {job_id} was cancelled" in watched.stderr

@@ -1,7 +1,9 @@
-"""``deepresearch jobs submit|list|status|watch|cancel|report``: the service's API from the
-command line (see docs/service.md). ``watch`` shows the same live view as ``deepresearch
-run`` and exits like it: 0 report ready, 1 failed or cancelled, 2 usage or configuration
-error (wrong key, unknown job, no service at the URL), 3 nothing reliable found."""
+"""``deepresearch jobs submit|list|status|watch|reply|cancel|report``: the service's API
+from the command line (see docs/service.md). ``watch`` shows the same live view as
+``deepresearch run`` and exits like it: 0 report ready, 1 failed or cancelled, 2 usage or
+configuration error (wrong key, unknown job, no service at the URL), 3 nothing reliable
+found, 4 the job waits for an answer (what it asks is shown, and how to give it with
+``jobs reply``, which takes ``deepresearch reply``'s answers)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from deepresearch.cli.common import (
     write_output,
 )
 from deepresearch.cli.options import SEARCH_HELP
+from deepresearch.cli.reply import Approve, Brief, Cancel, Drop, Gap, SubQuestion, answer_of
 from deepresearch.cli.run import Depth, Format
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
@@ -110,6 +113,17 @@ def submit(
         str | None,
         typer.Option(help="Retrying with the same key returns the same job, never a second."),
     ] = None,
+    review_plan: Annotated[
+        bool,
+        typer.Option("--review-plan", help="Pause after planning: approve or edit the plan first."),
+    ] = False,
+    review_findings: Annotated[
+        bool,
+        typer.Option(
+            "--review-findings",
+            help="Pause before writing: drop findings, or name a gap for one more wave.",
+        ),
+    ] = False,
     watch: Annotated[bool, typer.Option("--watch", help="Then watch it, like 'watch'.")] = False,
     json_: JsonOutput = False,
     json_events: JsonEvents = False,
@@ -131,6 +145,8 @@ def submit(
         "depth": depth.value if depth else None,
         "search": search,
         "model": model,
+        "review_plan": review_plan or None,
+        "review_findings": review_findings or None,
     }
     with _client(server, api_key) as client:
         job = client.submit(
@@ -242,6 +258,50 @@ def watch(
         _watch(client, job_id, json_events=json_events)
 
 
+@jobs.command("reply")
+def reply(
+    job_id: JobId,
+    answer: Annotated[
+        str | None, typer.Argument(help="The answer to the job's clarifying question.")
+    ] = None,
+    approve: Approve = False,
+    brief: Brief = None,
+    sub_question: SubQuestion = None,
+    drop: Drop = None,
+    gap: Gap = None,
+    cancel: Cancel = False,
+    watch: Annotated[bool, typer.Option("--watch", help="Then watch it, like 'watch'.")] = False,
+    json_events: JsonEvents = False,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = None,
+) -> None:
+    """Answer what waiting job JOB_ID asks (as 'deepresearch reply' answers a run), or
+    cancel it (exit 1); with --watch, follow it on."""
+    value = answer_of(
+        f"deepresearch jobs reply {job_id}",
+        answer,
+        approve=approve,
+        brief=brief,
+        sub_question=sub_question,
+        drop=drop,
+        gap=gap,
+        cancel=cancel,
+    )
+    body = (
+        {"answer": value}
+        if isinstance(value, str)
+        else {key: item for key, item in value.items() if item is not None}
+    )
+    with _client(server, api_key) as client:
+        job = client.answer(job_id, body)
+        if job.status == "CANCELLED":
+            say(f"job {job_id} cancelled")
+            raise typer.Exit(EXIT_FAILED)
+        say(f"answered; job {job_id} goes on ({job.status})")
+        if watch:
+            _watch(client, job_id, json_events=json_events)
+
+
 @jobs.command("cancel")
 def cancel(job_id: JobId, server: Server = DEFAULT_SERVER, api_key: ApiKey = None) -> None:
     """Cancel a job: a queued one at once, a running one within seconds."""
@@ -322,8 +382,13 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
     """Say how the job ended and exit with ``deepresearch run``'s code for it; a job that
     waits for an answer: what it asks, and exit 4."""
     if terminal is None and _waits(client, job_id):
-        say(f"job {job_id} waits for your answer (see GET /v1/research/{job_id}: input_request)")
-        say(f"answer with POST /v1/research/{job_id}/input (docs/service.md, Steering a job)")
+        asked = client.get(job_id).input_request
+        if asked is None:  # answered meanwhile by someone else
+            say(f"job {job_id} was waiting for an answer: deepresearch jobs watch {job_id}")
+        else:
+            from deepresearch.cli.pause import show_waiting
+
+            show_waiting(asked, reply=f"deepresearch jobs reply {job_id}")
         raise typer.Exit(EXIT_WAITING)
     if terminal is None:  # it ended without a terminal event: it expired while queued
         job = client.get(job_id)

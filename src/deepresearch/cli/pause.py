@@ -62,33 +62,29 @@ def ask(request: InputRequest) -> Any:
     return {"action": "edit", "brief": brief, "sub_questions": texts}
 
 
-def show_waiting(request: InputRequest) -> None:
-    """What the run asks and how to answer it from another command."""
+def show_waiting(request: InputRequest, reply: str = "") -> None:
+    """What the run asks and how to answer it from another command: ``reply`` is the
+    command and id that answer (default ``deepresearch reply RUN_ID``; a service job's is
+    ``deepresearch jobs reply JOB_ID``)."""
+    reply = reply or f"deepresearch reply {request.run_id}"
     if request.kind == "clarification":
         say(f"the run waits for your answer: {request.question}")
-        say(f'answer with: deepresearch reply {request.run_id} "YOUR ANSWER"')
-        say(f"or cancel the run: deepresearch reply {request.run_id} --cancel")
+        say(f'answer with: {reply} "YOUR ANSWER"')
+        say(f"or cancel the run: {reply} --cancel")
         return
     if request.kind == "findings":
         _show_findings(request)
+        say(f"the run waits for your review of its findings; approve with: {reply} --approve")
         say(
-            "the run waits for your review of its findings; approve with: "
-            f"deepresearch reply {request.run_id} --approve"
-        )
-        say(
-            f"or drop some: deepresearch reply {request.run_id} --drop ID --drop ID; "
-            f'or name a gap: deepresearch reply {request.run_id} --gap "..."; '
-            f"or cancel the run: deepresearch reply {request.run_id} --cancel"
+            f'or drop some: {reply} --drop ID --drop ID; or name a gap: {reply} --gap "..."; '
+            f"or cancel the run: {reply} --cancel"
         )
         return
     _show_plan(request)
+    say(f"the run waits for your review; approve with: {reply} --approve")
     say(
-        f"the run waits for your review; approve with: deepresearch reply {request.run_id} --approve"
-    )
-    say(
-        f'or edit it: deepresearch reply {request.run_id} --brief "..." '
-        '--sub-question "..." --sub-question "..."; '
-        f"or cancel the run: deepresearch reply {request.run_id} --cancel"
+        f'or edit it: {reply} --brief "..." --sub-question "..." --sub-question "..."; '
+        f"or cancel the run: {reply} --cancel"
     )
 
 

@@ -11,45 +11,51 @@ import typer
 from deepresearch.cli import options
 from deepresearch.cli.common import error, run_id_or_exit
 
+Approve = Annotated[
+    bool, typer.Option("--approve", help="Approve the plan, or the findings, as they are.")
+]
+Brief = Annotated[str | None, typer.Option(help="Plan review: the new brief.")]
+SubQuestion = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--sub-question",
+        help="Plan review: a sub-question; repeat for each (they replace the plan's).",
+    ),
+]
+Drop = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--drop",
+        metavar="EVIDENCE_ID",
+        help="Findings review: leave this finding out of the report; repeat for each.",
+    ),
+]
+Gap = Annotated[
+    str | None,
+    typer.Option(help="Findings review: what is missing, researched in one more wave."),
+]
+Cancel = Annotated[
+    bool, typer.Option("--cancel", help="Cancel the run instead of answering (exit 1).")
+]
 
-def reply(
-    run_id: Annotated[str, typer.Argument(help="The run that waits.", metavar="RUN_ID")],
-    answer: Annotated[
-        str | None, typer.Argument(help="The answer to the run's clarifying question.")
-    ] = None,
-    approve: Annotated[
-        bool, typer.Option("--approve", help="Approve the plan, or the findings, as they are.")
-    ] = False,
-    brief: Annotated[str | None, typer.Option(help="Plan review: the new brief.")] = None,
-    sub_question: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--sub-question",
-            help="Plan review: a sub-question; repeat for each (they replace the plan's).",
-        ),
-    ] = None,
-    drop: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--drop",
-            metavar="EVIDENCE_ID",
-            help="Findings review: leave this finding out of the report; repeat for each.",
-        ),
-    ] = None,
-    gap: Annotated[
-        str | None,
-        typer.Option(help="Findings review: what is missing, researched in one more wave."),
-    ] = None,
-    cancel: Annotated[
-        bool, typer.Option("--cancel", help="Cancel the run instead of answering (exit 1).")
-    ] = False,
-    json_events: options.JsonEvents = False,
-) -> None:
-    """Answer what run RUN_ID asks and continue it (exit 4 if it asks again), or cancel it."""
+
+def answer_of(
+    command: str,
+    answer: str | None,
+    *,
+    approve: bool,
+    brief: str | None,
+    sub_question: list[str] | None,
+    drop: list[str] | None,
+    gap: str | None,
+    cancel: bool,
+) -> Any:
+    """The one answer the flags give (the text for a clarifying question, else the API's
+    ``{"action": ...}`` review), or exit 2 when they give none or several; ``command`` is
+    the command and id, for the hint. ``deepresearch reply`` and ``deepresearch jobs
+    reply`` read the same flags this way."""
     from deepresearch.cli.pause import CANCEL
-    from deepresearch.cli.run import resume_with
 
-    run_id = run_id_or_exit(run_id)
     editing = brief is not None or bool(sub_question)
     reviewing = bool(drop) or gap is not None  # the findings: --drop and --gap go together
     given = sum([answer is not None, approve, editing, reviewing, cancel])
@@ -58,17 +64,44 @@ def reply(
             "give one answer: the text for a clarifying question, --approve, the edited "
             "plan (--brief, --sub-question), the findings' review (--drop, --gap), "
             "or --cancel",
-            f'deepresearch reply {run_id} "YOUR ANSWER"',
+            f'{command} "YOUR ANSWER"',
         )
-    value: Any
     if answer is not None:
-        value = answer
-    elif approve:
-        value = {"action": "approve"}
-    elif cancel:
-        value = CANCEL
-    elif editing:
-        value = {"action": "edit", "brief": brief, "sub_questions": sub_question}
-    else:
-        value = {"action": "gap" if gap is not None else "drop", "drop": drop or None, "gap": gap}
+        return answer
+    if approve:
+        return {"action": "approve"}
+    if cancel:
+        return CANCEL
+    if editing:
+        return {"action": "edit", "brief": brief, "sub_questions": sub_question}
+    return {"action": "gap" if gap is not None else "drop", "drop": drop or None, "gap": gap}
+
+
+def reply(
+    run_id: Annotated[str, typer.Argument(help="The run that waits.", metavar="RUN_ID")],
+    answer: Annotated[
+        str | None, typer.Argument(help="The answer to the run's clarifying question.")
+    ] = None,
+    approve: Approve = False,
+    brief: Brief = None,
+    sub_question: SubQuestion = None,
+    drop: Drop = None,
+    gap: Gap = None,
+    cancel: Cancel = False,
+    json_events: options.JsonEvents = False,
+) -> None:
+    """Answer what run RUN_ID asks and continue it (exit 4 if it asks again), or cancel it."""
+    from deepresearch.cli.run import resume_with
+
+    run_id = run_id_or_exit(run_id)
+    value = answer_of(
+        f"deepresearch reply {run_id}",
+        answer,
+        approve=approve,
+        brief=brief,
+        sub_question=sub_question,
+        drop=drop,
+        gap=gap,
+        cancel=cancel,
+    )
     resume_with(run_id, value, json_events=json_events)

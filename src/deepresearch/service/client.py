@@ -347,6 +347,13 @@ class ServiceClient:
         data = self._json("POST", f"{self.job_path(job_id)}/cancel", job_id=job_id)
         return self._model(JobView, data)
 
+    def answer(self, job_id: str, body: dict[str, Any]) -> JobView:
+        """``POST /v1/research/{id}/input``: answer what a waiting job asks (``{"answer":
+        ...}`` or ``{"action": ...}``, as ``InputReply``); the job goes on, or ends when
+        the action is ``cancel``."""
+        data = self._json("POST", f"{self.job_path(job_id)}/input", json=body, job_id=job_id)
+        return self._model(JobView, data)
+
     def report(self, job_id: str, fmt: ReportFormat = "md") -> str:
         """``GET /v1/research/{id}/report?format=``: the report as the service renders it."""
         response = self._send(
