@@ -12,8 +12,10 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from deepresearch.models import Report, RunEvent
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe
+from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import scripted_models
 from deepresearch.testing.web import OfflineWeb
@@ -156,3 +158,53 @@ async def test_a_question_the_thread_already_answered_is_not_researched_again(
     assert _event(events, "run_completed").data.fetches == 0
     assert set(again.cited_evidence_ids()) <= {item.id for item in first.evidence}
     assert again.cited_evidence_ids() and again.kind == first.kind
+
+
+def _terse_script(same_topic: bool) -> Callable[[list[BaseMessage]], str]:
+    """The research script, a model that calls the follow-up on (or off) the thread's
+    topic, and an intake model that asks to clarify a terse question ("Why?")."""
+    base = _topic_script(same_topic)
+
+    def reply(messages: list[BaseMessage]) -> str:
+        asks_intake = messages[0].text.startswith(intake.SYSTEM.splitlines()[0])
+        if asks_intake and messages[-1].text.rstrip().endswith("Why?"):
+            return json.dumps({"intent": "clarify", "reply": "Why what, exactly?"})
+        return base(messages)
+
+    return reply
+
+
+async def test_a_followup_on_its_thread_is_not_asked_to_clarify(
+    offline_web: OfflineWeb, tmp_path: Path
+) -> None:
+    """A terse follow-up ("Why?") that its thread makes clear is researched, never sent
+    back with a clarifying question; intake reads it with the thread's question. A
+    follow-up on another topic may still be asked (seed 004)."""
+    settings = offline_settings(offline_web, tmp_path, page_cache_ttl_s=0)
+    models = scripted_models(_terse_script(same_topic=True))
+    await _turn(settings, FIRST, "run-why-1", models=models)
+    report, events = await _turn(settings, "Why?", "run-why-2", follows="run-why-1", models=models)
+    assert not [e for e in events if e.type == "input_requested"]
+    assert _event(events, "intake_decided").data.intent == "research"
+    assert report.followup is not None and report.followup.topic_shift is False
+    asked = [
+        call[-1].text
+        for call in models["planner"].calls  # type: ignore[attr-defined]
+        if call[0].text.startswith(intake.SYSTEM.splitlines()[0])
+    ]
+    assert FIRST in asked[-1] and asked[-1].rstrip().endswith("Why?")
+
+    # another thread, where the follow-up is judged a new topic: the question may be asked
+    settings = offline_settings(offline_web, tmp_path / "shift", page_cache_ttl_s=0)
+    models = scripted_models(_terse_script(same_topic=False))
+    await _turn(settings, FIRST, "run-new-1", models=models)
+    recipe = get_recipe("research")
+    waits = await run_recipe(
+        recipe,
+        recipe.request("Why?", {"followup_of": "run-new-1"}),
+        settings,
+        run_id="run-new-2",
+        models=models,
+    )
+    assert isinstance(waits, InputRequest) and waits.kind == "clarification"
+    assert waits.question == "Why what, exactly?"

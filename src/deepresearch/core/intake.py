@@ -2,18 +2,22 @@
 before any model sees the question, and as the whole intake when there is no model.
 Injection attempts are ``malicious`` (a refusal); a question that is an unfilled template
 or carries active markup is refused with an error by the intake stage (``input_problem``,
-seed 000's suspicious-input screen in ``core.suspicious``)."""
+seed 000's suspicious-input screen in ``core.suspicious``). A follow-up is read with its
+thread (``intake_user``), and one on its thread's topic is never asked to clarify
+(``settle_intent``, seed 004: a same-topic follow-up skips clarification)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from deepresearch.core.injection import scan_direct
 from deepresearch.core.suspicious import suspicious_reason
-from deepresearch.core.text import words
+from deepresearch.core.text import clip, words
 
 Screen = Literal["research", "chitchat", "malicious"]
+Decided = Literal["research", "chitchat", "clarify", "malicious"]
 
 _INJECTION = re.compile(
     r"ignore (?:all |any )?(?:the )?(?:previous|prior|above) (?:instructions|prompts?)"
@@ -100,3 +104,29 @@ def plan_ahead(*, screened: Screen, model_intake: bool, council: bool) -> bool:
     research (chitchat, malicious, a clarifying question) is dropped; its tokens are still
     in the run's usage, as they were spent."""
     return screened == "research" and model_intake and not council
+
+
+def intake_user(question: str, earlier: Sequence[str] = ()) -> str:
+    """Intake's user prompt: the question, and for a follow-up the thread's earlier
+    questions it follows (oldest first), so a terse follow-up ("why?") is read in the
+    context that makes it clear."""
+    if not earlier:
+        return f"Question:\n{question}"
+    lines = "\n".join(f"- {clip(text, 300)}" for text in earlier)
+    return (
+        f"Earlier questions in this thread, already researched:\n{lines}\n\n"
+        f"Follow-up question (read it with the earlier ones):\n{question}"
+    )
+
+
+def settle_intent(
+    intent: Decided, reply: str, *, no_clarify: bool, continues_thread: bool
+) -> Decided:
+    """The intent the run acts on: a clarifying question becomes research when asking is
+    off (``no_clarify``), when there is no question to ask, or when the run follows up its
+    thread on the same topic: the thread (its questions, its findings, its sources) says
+    what the follow-up is about, so a person who already steered the research is not asked
+    to explain a terse question again. A follow-up on another topic may still ask."""
+    if intent == "clarify" and (no_clarify or not reply.strip() or continues_thread):
+        return "research"
+    return intent
