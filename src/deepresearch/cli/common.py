@@ -6,14 +6,14 @@ untrusted text plainly.
 Every command exits with one of these codes (README.md, "Exit codes", is the same table):
 
     0    done: the report (or profile) was written, or the job completed
-    1    the run failed or was cancelled (resume it), the report is not ready yet, a
+    1    the run failed or was cancelled (reply --cancel; resume it), the report is not ready yet, a
          doctor check failed, or deepresearch itself failed unexpectedly
     2    usage or configuration: a bad flag, argument or config file, an invalid,
          unknown or already used run id, an unknown job, an output path that cannot
          be written, a missing or refused key, no service at the URL, a port in use
     3    nothing reliable found: the abort report (employer: the early exit) was written
-    4    the run waits for your answer (a clarifying question, a plan to review):
-         deepresearch reply RUN_ID "..." continues it
+    4    the run waits for your answer (a clarifying question, a plan or findings to
+         review): deepresearch reply RUN_ID "..." (a job: jobs reply) continues it
     130  interrupted (Ctrl-C); a run resumes with --resume RUN_ID, serve shuts down first
 """
 
