@@ -246,4 +246,5 @@ def test_jobs_watch_stops_at_the_question_with_exit_code_4(
         )
         assert watched.exit_code == 4, watched.output
         assert f"POST /v1/research/{job_id}/input" in watched.output
+        assert f'deepresearch jobs reply {job_id} "YOUR ANSWER"' in watched.output
         assert '"type":"input_requested"' in watched.output.replace(" ", "")

@@ -389,6 +389,7 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
             from deepresearch.cli.pause import show_waiting
 
             show_waiting(asked, reply=f"deepresearch jobs reply {job_id}")
+        say(f"(the API: POST /v1/research/{job_id}/input; docs/service.md, Steering a job)")
         raise typer.Exit(EXIT_WAITING)
     if terminal is None:  # it ended without a terminal event: it expired while queued
         job = client.get(job_id)
