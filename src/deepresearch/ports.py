@@ -166,6 +166,8 @@ async def open_context(
     if isinstance(tape, Recorder):
         gateway.wrap_models(tape.model)
         council = {spec: m and tape.model(m, spec) for spec, m in council.items()}
+    if tape is not None:  # the budget's decisions kept, or answered from the recording
+        tape.budget(guard, gateway)
     context = RunContext(
         settings=settings,
         gateway=gateway,

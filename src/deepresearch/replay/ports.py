@@ -4,15 +4,18 @@
 model and the exact messages), the response cache (every reply it serves from an earlier
 run, so those are in the recording too), the search provider (results or the error, keyed
 by provider, query and limit), the fetcher (the page or the error, keyed by URL) and the
-clock the stages stamp reports with. ``Player`` is the other side: ports that answer only
-from a recording, and note every question the recording has no answer for (a miss), so the
-replay fails saying what is missing instead of making a call. Keys never depend on the order
-of calls, so concurrent stages replay whatever order they ask in."""
+clock the stages stamp reports with; and, for a run under a budget, every decision of its
+budget guard (``budget``: where it was made, whether it let the call or the work go on, and
+what ended the run), and each attempt the gateway cut at its timeout (a failed reply, so the
+replay's attempt is cut there too). ``Player`` is the other side: ports that answer only
+from a recording, a budget guard that decides as the recorded one did, and a note of every
+question the recording has no answer for (a miss), so the replay fails saying what is
+missing instead of making a call. Keys never depend on the order of calls, so concurrent
+stages replay whatever order they ask in."""
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
@@ -30,9 +33,11 @@ from deepresearch import errors
 from deepresearch.context import ThreadStore
 from deepresearch.errors import FetchError, ProviderError, RunError
 from deepresearch.fetch.base import FetchedPage, Fetcher
+from deepresearch.llm.budget import BudgetGuard, Verdict
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.failures import classify, status_of
 from deepresearch.llm.gateway import Gateway
+from deepresearch.llm.invoke import CallTimedOut, call_key
 from deepresearch.models import SearchHit
 from deepresearch.replay.answers import (
     HOLDS,
@@ -100,10 +105,9 @@ def failure_from(entry: Mapping[str, Any]) -> Exception:
     return exc
 
 
-def reply_key(model: str, messages: Sequence[BaseMessage]) -> str:
-    """The key of one chat request: the model's name and every message's type and text."""
-    payload = json.dumps([model, [[m.type, m.content] for m in messages]], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+#: the key of one chat request: the model's name and every message's type and text (the
+#: gateway names a call's budget decisions by it too)
+reply_key = call_key
 
 
 def search_key(provider: str, query: str, limit: int) -> str:
@@ -337,6 +341,23 @@ class Recorder:
 
         return noted
 
+    def budget(self, guard: BudgetGuard, gateway: Gateway) -> None:
+        """Keep every decision of ``guard`` (a run under a budget), and every attempt
+        ``gateway`` cut at its timeout (under a time budget, or ``model_timeout_s``)."""
+        if guard.limits.any:
+            guard.record = self.decided
+        gateway.on_timeout = self.timed_out
+
+    def decided(self, at: str, verdict: Verdict) -> None:
+        entry: dict[str, Any] = {"at": at, "over": verdict.over}
+        if verdict.over is not None:
+            entry.update(message=verdict.message, spend=dict(verdict.spend))
+        self.tape.append("budget", entry)
+
+    def timed_out(self, model: str, messages: Sequence[BaseMessage]) -> None:
+        failure = failure_entry(CallTimedOut("cut at its timeout"))
+        self.tape.append("replies", {"key": reply_key(model, messages), "failure": failure})
+
     def clock(self) -> Callable[[], datetime]:
         def now() -> datetime:
             moment = datetime.now(UTC)
@@ -456,6 +477,11 @@ class Player:
         self._pages = {entry["url"]: entry for entry in tape.entries("pages")}
         self._clock = [datetime.fromisoformat(entry["at"]) for entry in tape.entries("clock")]
         self._ticks = 0
+        # the budget's decisions at each point, in the order they were made there
+        self._decisions: dict[str, list[dict[str, Any]]] = {}
+        for entry in tape.entries("budget"):
+            self._decisions.setdefault(str(entry["at"]), []).append(entry)
+        self._decided: dict[str, int] = {}
 
     # what a replay asks ----------------------------------------------------------------
     def reply(self, model: str, messages: Sequence[BaseMessage]) -> AIMessage:
@@ -502,6 +528,24 @@ class Player:
         moment = self._clock[min(self._ticks, len(self._clock) - 1)]
         self._ticks += 1
         return moment
+
+    def decision(self, at: str) -> Verdict | None:
+        """The budget decision the recorded run made at ``at`` (the same point asked again
+        gets the next one made there); None, and a miss, past the last."""
+        made = self._decisions.get(at, [])
+        served = self._decided.get(at, 0)
+        if served >= len(made):
+            what = "a model call" if at.startswith("call ") else repr(at[:100])
+            self.miss(f"budget decision for {what}")
+            return None
+        self._decided[at] = served + 1
+        entry = made[served]
+        return Verdict(entry.get("over"), str(entry.get("message", "")), entry.get("spend", {}))
+
+    def budget(self, guard: BudgetGuard, gateway: Gateway) -> None:
+        """``guard`` decides as the recorded run's did (a run under a budget)."""
+        if guard.limits.any:
+            guard.recorded = self.decision
 
     def miss(self, what: str) -> ReplayMiss:
         self.misses.append(what)

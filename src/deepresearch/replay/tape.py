@@ -2,8 +2,9 @@
 request, settings without secrets, versions, the fence boundary) and one JSON-lines file per
 kind of outside answer (``replies``, ``cache``, ``searches``, ``pages``, ``clock``; the
 answers a person gave at the run's pauses, ``answers``; a follow-up's parent, ``parents``;
-and the cache keys the run stored replies under, ``stored``, so that a resumed part of the
-run does not take them for answers from outside).
+the cache keys the run stored replies under, ``stored``, so that a resumed part of the
+run does not take them for answers from outside; and, under a budget, each decision of its
+budget guard, ``budget``).
 Lines
 are appended while the run runs (a resumed run appends to the same folder), so a recording
 is also what ``deepresearch record`` copies to another machine.
@@ -37,7 +38,17 @@ if TYPE_CHECKING:
 #: the recording format; a replay refuses another
 FORMAT = 1
 MANIFEST = "manifest.json"
-KINDS = ("replies", "cache", "searches", "pages", "clock", "answers", "parents", "stored")
+KINDS = (
+    "replies",
+    "cache",
+    "searches",
+    "pages",
+    "clock",
+    "answers",
+    "parents",
+    "stored",
+    "budget",
+)
 
 
 class Tape:
