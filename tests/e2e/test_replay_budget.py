@@ -21,6 +21,7 @@ from deepresearch.core.render import to_json, to_markdown
 from deepresearch.errors import RunError
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import BudgetExhausted
+from deepresearch.models.pause import InputRequest
 from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.replay.tape import recording_folder
 from deepresearch.runner import run_research
@@ -153,3 +154,33 @@ async def test_a_budgeted_recording_without_its_decisions_is_refused(
     (damaged / "budget.jsonl").unlink()
     with pytest.raises(RunError, match="has no budget decision"):
         await replay_run(offline_settings(offline_web, tmp_path / "y"), folder=damaged)
+
+
+async def test_a_budgeted_run_that_paused_replays_across_its_parts(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    """A run under a token budget that waited for its plan to be reviewed: each part of
+    the run has its own budget guard (its clock starts with the part), and the budget
+    cuts the second; the replay resumes with the recorded answer and follows the
+    decisions of both parts."""
+    settings = offline_settings(
+        offline_web, tmp_path, prices=PRICES, review_plan=True, max_tokens=6_000
+    )
+    model = ScriptedChatModel(research_script(), latency_s=0.05, per_token_s=0.002)
+    run: dict[str, Any] = {"run_id": "budget-paused", "models": dict.fromkeys(ROLES, model)}
+    asked = await run_research(hotpot_question, settings, **run)
+    assert isinstance(asked, InputRequest) and asked.kind == "plan"
+    report = await run_research(None, settings, resume=True, reply={"action": "approve"}, **run)
+    assert isinstance(report, Report) and report.limitations[0].startswith("Budget reached")
+    calls = len(model.calls)
+    pytest_socket.disable_socket(allow_unix_socket=True)
+    try:
+        _, replayed = await replay_run(
+            offline_settings(offline_web, tmp_path / "elsewhere"),
+            folder=recording_folder(settings, "budget-paused"),
+        )
+    finally:
+        pytest_socket.enable_socket()
+        pytest_socket.socket_allow_hosts(["127.0.0.1", "::1", "localhost"], allow_unix_socket=True)
+    assert len(model.calls) == calls
+    assert to_json(replayed) == to_json(report)
