@@ -136,7 +136,8 @@ async def open_context(
             secrets=settings.secrets(),
             on_call=on_call,
             cache=cache,
-            endpoints={
+            endpoints=(isinstance(tape, Player) and tape.endpoints())
+            or {
                 role: endpoint_of_model(model, settings)
                 for role, model in models.items()
                 if model is not None

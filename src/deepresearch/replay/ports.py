@@ -16,6 +16,7 @@ stages replay whatever order they ask in."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
@@ -35,6 +36,7 @@ from deepresearch.errors import FetchError, ProviderError, RunError
 from deepresearch.fetch.base import FetchedPage, Fetcher
 from deepresearch.llm.budget import BudgetGuard, Verdict
 from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.endpoints import Endpoint
 from deepresearch.llm.failures import classify, status_of
 from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.invoke import CallTimedOut, call_key
@@ -49,7 +51,7 @@ from deepresearch.replay.answers import (
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
-from deepresearch.settings import ROLES, Settings
+from deepresearch.settings import ROLES, Role, Settings
 
 #: the failures of single providers reported during the search being recorded (a fan-out
 #: tells them through its ``on_failure`` while the others answer); a context variable, so
@@ -285,6 +287,7 @@ class Recorder:
                 "request": request.model_dump(mode="json"),
                 "settings": settings_snapshot(settings),
                 "models": {role: gateway.model_name(role) for role in ROLES},
+                "endpoints": endpoint_records(gateway),
                 "council_models": list(council),
                 "search": {"name": search.name, "operators": search.supports_operators},
                 "boundary": gateway.boundary,
@@ -438,6 +441,35 @@ class ReplayFetcher:
         return self._player.page(url)
 
 
+def endpoint_records(gateway: Gateway) -> dict[str, dict[str, Any]]:
+    """What a replay needs of each role's endpoint: which roles share slots (a digest of
+    the endpoint's identity), how many calls at once, and whether the server is the
+    user's own (its ``host:port`` only: a base URL may hold credentials)."""
+    records: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        endpoint = gateway.endpoint(role)
+        if endpoint is not None:
+            records[role] = {
+                "key": hashlib.sha256(endpoint.key.encode()).hexdigest()[:16],
+                "label": endpoint.label,
+                "limit": endpoint.limit,
+                "provider": endpoint.provider,
+                "local": endpoint.local,
+            }
+    return records
+
+
+def endpoint_from_record(record: Mapping[str, Any]) -> Endpoint:
+    label = str(record["label"])
+    return Endpoint(
+        key=f"recorded:{record['key']}",
+        label=label,
+        limit=int(record["limit"]),
+        provider=str(record.get("provider", "")),
+        url=f"http://{label}" if record.get("local") else None,
+    )
+
+
 class Player:
     """A recording loaded for a replay: the ports that answer from it, and its misses."""
 
@@ -558,6 +590,15 @@ class Player:
             role: None if name == "none" else ReplayChatModel(name, self)
             for role, name in names.items()
         }
+
+    def endpoints(self) -> dict[Role, Endpoint] | None:
+        """The recorded run's endpoints by role (None from a recording made before they
+        were kept): a replay shares and limits its calls' slots as the run did, so a stage
+        that sizes its work by them (the audit's batches) asks the recorded prompts."""
+        records: Mapping[str, Mapping[str, Any]] | None = self.manifest.get("endpoints")
+        if records is None:
+            return None
+        return {role: endpoint_from_record(records[role]) for role in ROLES if role in records}
 
     def council_models(self) -> dict[str, BaseChatModel | None]:
         specs: Sequence[str] = self.manifest.get("council_models", [])

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
 
@@ -136,7 +137,21 @@ def settings_snapshot(settings: Settings) -> dict[str, Any]:
         if isinstance(value, SecretStr) or name.endswith(("_key", "_token", "_password"))
     }
     dumped = settings.model_dump(mode="json", exclude=secret | set(LOCAL_SETTINGS))
-    return dict(dumped)
+    return {name: _without_credentials(value) for name, value in dumped.items()}
+
+
+def _without_credentials(value: Any) -> Any:
+    """A URL setting (``model_base_url``, ``searxng_url``...) without the user name and
+    password it may carry: a recording is made to be shared."""
+    if not (isinstance(value, str) and "://" in value and "@" in value):
+        return value
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return REDACTED
+    if "@" not in parts.netloc:
+        return value
+    return urlunsplit(parts._replace(netloc=f"{REDACTED}@{parts.netloc.rsplit('@', 1)[1]}"))
 
 
 def document_digest(document: BaseModel) -> str:
