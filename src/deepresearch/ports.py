@@ -136,7 +136,8 @@ async def open_context(
             secrets=settings.secrets(),
             on_call=on_call,
             cache=cache,
-            endpoints={
+            endpoints=(isinstance(tape, Player) and tape.endpoints())
+            or {
                 role: endpoint_of_model(model, settings)
                 for role, model in models.items()
                 if model is not None
@@ -166,6 +167,8 @@ async def open_context(
     if isinstance(tape, Recorder):
         gateway.wrap_models(tape.model)
         council = {spec: m and tape.model(m, spec) for spec, m in council.items()}
+    if tape is not None:  # the budget's decisions kept, or answered from the recording
+        tape.budget(guard, gateway)
     context = RunContext(
         settings=settings,
         gateway=gateway,

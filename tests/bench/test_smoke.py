@@ -290,6 +290,9 @@ def test_replay_reproduces_every_run_without_calls(tiny_run: dict[str, Any]) -> 
     assert figures["identical"]["value"] == 1.0
     assert figures["replay_model_calls"]["value"] == 0
     assert figures["replay_requests"]["value"] == 0
+    # the run under a token budget that refused calls replays byte for byte too
+    assert figures["budgeted_refusals"]["value"] > 0
+    assert figures["budgeted_identical"]["value"] == 1.0
 
 
 def test_budgeted_runs_never_pass_their_budget(tiny_run: dict[str, Any]) -> None:

@@ -124,3 +124,34 @@ def test_a_reviewed_run_and_its_followup_replay_from_copied_folders(
         replayed = cli("replay", "--from", str(folder), "--format", "json", env=elsewhere)
         assert replayed.returncode == 0, replayed.stderr
         assert replayed.stdout == written.read_text(encoding="utf-8"), run_id
+
+
+def test_a_run_under_a_budget_replays_from_a_copied_folder_and_an_old_one_is_refused(
+    web_process: str, tmp_path: Path
+) -> None:
+    """A run under all three budgets, exported with ``record`` and replayed in a new data
+    folder: the same report (budgets that cut a run: ``tests/e2e/test_replay_budget.py``).
+    The same recording as an earlier version wrote it (no budget decisions): one clear
+    line, exit 1."""
+    budgets = ("--max-tokens", "1000000", "--max-cost", "5", "--max-time", "3600")
+    written, env = _run(web_process, tmp_path, *budgets)
+    folder = tmp_path / "copy"
+    exported = cli("record", "recorded-run", str(folder), env=env)
+    assert exported.returncode == 0, exported.stderr
+    decisions = (folder / "budget.jsonl").read_text(encoding="utf-8").splitlines()
+    assert decisions and all(json.loads(line)["over"] is None for line in decisions)
+    elsewhere = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "other-machine")}
+    replayed = cli("replay", "--from", str(folder), "--format", "json", env=elsewhere)
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout == written
+
+    (folder / "budget.jsonl").unlink()
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["holds"].remove("budget")
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    old = cli("replay", "--from", str(folder), env=elsewhere)
+    assert old.returncode == EXIT_FAILED
+    (line,) = [line for line in old.stderr.splitlines() if line.startswith("error:")]
+    assert "ran under a budget (max_tokens, max_cost, max_time)" in line
+    assert "earlier version" in line
+    assert "Traceback" not in old.stderr and old.stdout == ""

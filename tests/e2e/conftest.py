@@ -60,8 +60,8 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
     replay must render the same markdown and JSON, byte for byte, as the run's own report
     (``tests/e2e/test_replay.py`` also counts the model calls, searches and fetches). Runs
     that paused for an answer are resumed with the recorded answers; a follow-up reads
-    its parent from its own recording (the copy holds no other run's); only a run under
-    a budget is left out."""
+    its parent from its own recording (the copy holds no other run's); a run under a
+    budget follows its recorded budget decisions. None is left out."""
     yield
     import asyncio
     import json
@@ -69,8 +69,7 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
 
     import pytest_socket
 
-    from deepresearch.errors import RunError
-    from deepresearch.replay.play import refuse_inexact, replay_run
+    from deepresearch.replay.play import replay_run
     from deepresearch.runner import load_result
     from deepresearch.settings import load_settings
 
@@ -78,14 +77,6 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
         recorded = json.loads(manifest.read_text(encoding="utf-8"))
         if not recorded.get("finished"):
             continue  # a paused or failed run: nothing to reproduce
-        try:
-            refuse_inexact(recorded)
-        except RunError as refused:
-            # only a budget makes a replay inexact: a run that paused for a person and a
-            # follow-up are replayed like any other (their recordings hold the answers
-            # and the parent they read)
-            assert "ran under a budget" in str(refused), str(refused)
-            continue
         data_dir = manifest.parents[2]
         recipe, original = asyncio.run(
             load_result(load_settings(data_dir=data_dir), manifest.parent.name)

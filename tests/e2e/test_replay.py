@@ -110,12 +110,20 @@ async def test_a_replay_that_cannot_be_exact_says_why(
     with pytest.raises(RunNotFound, match="has no recording"):
         await replay_run(unrecorded, report.run_id)
 
-    # a budget decides which calls start by how fast earlier ones came back: refused
+    # a budget's decisions are on the recording (``test_replay_budget.py``): it replays;
+    # a recording made before they were kept is refused
     budgeted = offline_settings(offline_web, tmp_path / "budget", model="none", max_tokens=10**6)
     report = await run_research(hotpot_question, budgeted)
     assert report is not None
-    with pytest.raises(RunError, match="ran under a budget"):
+    _, replayed = await replay_run(budgeted, report.run_id)
+    assert to_json(replayed) == to_json(report)
+    manifest_path = tmp_path / "budget" / "data" / "recordings" / report.run_id / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["holds"].remove("budget")
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(RunError, match=r"ran under a budget .* made by an earlier version"):
         await replay_run(budgeted, report.run_id)
+    shutil.rmtree(manifest_path.parent)  # not one for the suite's replay of every run
 
     # a recording whose report was not the one it reproduces: refused, not passed off
     done = await run_research(hotpot_question, settings, run_id="done-run")

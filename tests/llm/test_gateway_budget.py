@@ -75,5 +75,5 @@ def test_a_budget_found_used_up_between_calls_is_named_too() -> None:
     # a stage asks before new work (no call refused): the run's limitations still say it
     guard = BudgetGuard(Limits(max_time=1.0), {}, clock=iter([0.0, 2.0, 2.0, 2.0]).__next__)
     gw = gateway(ScriptedChatModel(lambda _: REPLY), guard)
-    assert gw.budget.check(gw.usage) == "time"
+    assert gw.budget.check(gw.usage, at="test") == "time"
     assert len(gw.errors) == 1 and "--max-time" in gw.errors[0]

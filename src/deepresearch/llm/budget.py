@@ -7,6 +7,13 @@ on top. A model counts as running on a server the user runs (free unless priced)
 endpoint's address is this machine or a private network address (``localhost``,
 ``127.0.0.1``, ``10.x``, ``192.168.x``, ``.local``...): Ollama, llama.cpp, vLLM or LM
 Studio. Any other address, even one given with ``--model-base-url``, is a hosted service.
+
+Which calls a budget lets start depends on how fast earlier calls came back, so a run's
+recording keeps every decision (``record``: where it was made and its :class:`Verdict`),
+and a replay's guard answers from those (``recorded``) instead of the clock and the spend:
+the same calls start, the same are refused, the same budget ends the run at the same point
+with the same message. A decision is named by where it was made, never by when: a call by
+its key (``llm.invoke.call_key``), a stage's question by the point it names (``check``).
 """
 
 from __future__ import annotations
@@ -15,11 +22,13 @@ import ipaddress
 import time
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from urllib.parse import urlsplit
 
 from deepresearch.core.budget import (
+    BUDGET_PREFIX,
     DEFAULT_OUTPUT_RESERVE,
     BudgetName,
     Limits,
@@ -43,6 +52,17 @@ from deepresearch.settings import Settings
 
 #: called once, when a budget ends the run: (which budget, the message, spend vs limits)
 OnExhausted = Callable[[BudgetName, str, dict[str, float | int | None]], None]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One budget decision: the budget a call or a stage would pass (None: it may go on)
+    and, when one would, what ended the run (its message, the spend against the budgets
+    then)."""
+
+    over: BudgetName | None = None
+    message: str = ""
+    spend: Mapping[str, float | int | None] = field(default_factory=dict)
 
 
 @cache
@@ -102,6 +122,13 @@ class BudgetGuard:
         self.on_exhausted: OnExhausted | None = None
         #: the gateway's: the message goes into its errors (the report's limitations)
         self.on_end: Callable[[str], None] | None = None
+        #: the spend against the budgets when one ended the run
+        self.ending_spend: dict[str, float | int | None] = {}
+        #: a recorded run's: each decision, with where it was made, goes to its recording
+        self.record: Callable[[str, Verdict], None] | None = None
+        #: a replay's: the recorded decision made at a point (None: there is none, a miss
+        #: the replay reports); the clock and spend then decide nothing
+        self.recorded: Callable[[str], Verdict | None] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> BudgetGuard:
@@ -125,12 +152,35 @@ class BudgetGuard:
     def spent(self, usage: Usage) -> Spend:
         return Spend(usage.total_tokens, usage.cost_usd, self._clock() - self.started)
 
+    @property
+    def keyed(self) -> bool:
+        """Whether decisions are recorded or replayed (a budget, and a recording or a
+        replay): only then does a call need its key."""
+        return self.limits.any and (self.record is not None or self.recorded is not None)
+
     def admit(
-        self, usage: Usage, *, model: str, endpoint: Endpoint | None, input_tokens: int
+        self,
+        usage: Usage,
+        *,
+        model: str,
+        endpoint: Endpoint | None,
+        input_tokens: int,
+        call: str,
     ) -> BudgetName | None:
         """None when a call of ``input_tokens`` to ``model`` may start: its worst case is
         then held until :meth:`release`. Else the budget it would pass (which ends the
-        run: every later call is refused too)."""
+        run: every later call is refused too). ``call`` names the call (its key) for the
+        recording, or for the replay that answers from it."""
+        at = f"call {call}"
+        if self.recorded is not None:
+            return self._replayed(at)
+        over = self._admit(usage, model=model, endpoint=endpoint, input_tokens=input_tokens)
+        self._decided(at, over)
+        return over
+
+    def _admit(
+        self, usage: Usage, *, model: str, endpoint: Endpoint | None, input_tokens: int
+    ) -> BudgetName | None:
         if self.ended_by is not None:
             return self.ended_by
         price = self.price(model, endpoint)
@@ -163,17 +213,25 @@ class BudgetGuard:
         self._held_tokens = max(self._held_tokens - tokens, 0)
         self._held_cost = max(self._held_cost - cost, 0.0)
 
-    def check(self, usage: Usage) -> BudgetName | None:
+    def check(self, usage: Usage, *, at: str) -> BudgetName | None:
         """The budget that ended the run, or one used up by now (time passes between
-        calls): stages ask before starting new work."""
+        calls): stages ask before starting new work. ``at`` names the point that asks
+        (``"reflect wave 2"``, ``"fetch URL"``), the same in every run of the same
+        work, so a replay finds the recorded answer."""
+        if self.recorded is not None:
+            return self._replayed(at)
         if self.ended_by is None:
             name = exhausted(self.limits, self.spent(usage))
             if name is not None:
                 self._end(name, usage)
+        self._decided(at, self.ended_by)
         return self.ended_by
 
     def timeout(self, timeout_s: float) -> float:
-        """A call's timeout: at most the time left of the time budget."""
+        """A call's timeout: at most the time left of the time budget. In a replay the
+        given one: its calls answer from the recording, which says which were cut."""
+        if self.recorded is not None:
+            return timeout_s
         left = time_left(self.limits, self._clock() - self.started)
         return timeout_s if left is None else max(min(timeout_s, left), 0.001)
 
@@ -200,9 +258,39 @@ class BudgetGuard:
 
     def _end(self, name: BudgetName, usage: Usage) -> None:
         spent = self.spent(usage)
+        self._ended(name, budget_message(name, self.limits, spent), spend_view(self.limits, spent))
+
+    def _ended(self, name: BudgetName, message: str, spend: dict[str, float | int | None]) -> None:
         self.ended_by = name
-        self.message = budget_message(name, self.limits, spent)
+        self.message = message
+        self.ending_spend = spend
         if self.on_end is not None:
             self.on_end(self.message)
         if self.on_exhausted is not None:
-            self.on_exhausted(name, self.message, spend_view(self.limits, spent))
+            self.on_exhausted(name, self.message, spend)
+
+    def _decided(self, at: str, over: BudgetName | None) -> None:
+        """Keep the decision made at ``at`` on the run's recording."""
+        if self.record is None or not self.limits.any:
+            return
+        self.record(at, Verdict(over, self.message, self.ending_spend) if over else Verdict())
+
+    def _replayed(self, at: str) -> BudgetName | None:
+        """The recorded decision at ``at``; the first refusal ends the run as the recorded
+        run's did (its message, its spend). A point the recording has no decision for
+        is a miss the replay fails with; meanwhile no call starts."""
+        assert self.recorded is not None
+        verdict = self.recorded(at)
+        if verdict is None:
+            missing = f"{BUDGET_PREFIX}the recording holds no budget decision for {at[:80]}"
+            verdict = Verdict(self.ended_by or _first_budget(self.limits), self.message or missing)
+        if verdict.over is not None and self.ended_by is None:
+            self._ended(verdict.over, verdict.message, dict(verdict.spend))
+        return verdict.over
+
+
+def _first_budget(limits: Limits) -> BudgetName:
+    """A budget the run has (any, when it has none: only a replay's miss asks)."""
+    if limits.max_tokens is not None:
+        return "tokens"
+    return "cost" if limits.max_cost is not None else "time"

@@ -40,7 +40,7 @@ from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.calls import CallLog, QueueEvent
 from deepresearch.llm.endpoints import HOSTED_CONCURRENCY, Endpoint, endpoint_for
 from deepresearch.llm.failures import Failure, FailureKind, classify
-from deepresearch.llm.invoke import invoke, prompt
+from deepresearch.llm.invoke import CallTimedOut, call_key, invoke, prompt
 from deepresearch.llm.providers import build_role_models, key_env_vars
 from deepresearch.llm.single_flight import KeyedLocks
 from deepresearch.llm.slots import Slots, slots_for
@@ -120,6 +120,9 @@ class Gateway:
         }
         self.wait_timeout_s = wait_timeout_s
         self.budget = budget or BudgetGuard()
+        #: told of each attempt cut at its timeout (model name, messages): a run's
+        #: recording keeps it, so the replay's attempt is cut there too
+        self.on_timeout: Callable[[str, Sequence[BaseMessage]], None] | None = None
 
     @property
     def usage(self) -> Usage:
@@ -374,9 +377,13 @@ class Gateway:
                 await self._take_slot(slots, endpoint, role, stage)
             except TimeoutError:
                 return None, self._gave_up(role, stage, name, endpoint, began, attempts)
-            # a budget's worst case is held while the call runs (``llm.budget``)
+            # a budget's worst case is held while the call runs (``llm.budget``); a run's
+            # recording keeps the decision under the call's key, and a replay reads it there
             inputs = estimate_messages(messages)
-            over = self.budget.admit(self.usage, model=name, endpoint=endpoint, input_tokens=inputs)
+            call = call_key(name, messages) if self.budget.keyed else ""
+            over = self.budget.admit(
+                self.usage, model=name, endpoint=endpoint, input_tokens=inputs, call=call
+            )
             if over is not None:
                 slots.release()
                 return None, self._over_budget(over)
@@ -388,6 +395,8 @@ class Gateway:
                     timeout = self.budget.timeout(timeout_s or self.timeout_s)
                     message = await invoke(model, messages, timeout)
                 except Exception as exc:
+                    if isinstance(exc, CallTimedOut) and self.on_timeout is not None:
+                        self.on_timeout(name, messages)
                     failure = classify(exc)
                     logger.debug(
                         "model call %s (%s/%s) attempt %d: %s",
@@ -399,7 +408,7 @@ class Gateway:
                     )
                     # once a budget is used up nothing is retried; a call cut at the
                     # time budget is not the model's failure
-                    over = self.budget.check(self.usage)
+                    over = self.budget.check(self.usage, at=f"retry {call}")
                     retry = self._retry(failure, endpoint) and attempts <= self.max_retries
                     if retry and over is None:
                         slots.release()

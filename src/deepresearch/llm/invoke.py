@@ -1,10 +1,14 @@
 """One attempt at a model call, bounded by its timeout (``llm.gateway`` retries around it),
-and the messages a call sends."""
+the messages a call sends, and the key that names a call (a run's recording keeps each
+reply, budget decision and cut attempt under it)."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
+from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -13,6 +17,11 @@ logger = logging.getLogger("deepresearch.llm.gateway")  # the messages' logger s
 
 # How long a call cancelled at its timeout may take to stop before its slot is given back.
 CANCEL_GRACE_S = 5.0
+
+
+class CallTimedOut(TimeoutError):
+    """An attempt cut at its timeout by :func:`invoke` (not a timeout the model's client
+    raised itself, which the model reports as its own failure)."""
 
 
 async def invoke(model: BaseChatModel, messages: list[BaseMessage], timeout_s: float) -> AIMessage:
@@ -40,7 +49,7 @@ async def invoke(model: BaseChatModel, messages: list[BaseMessage], timeout_s: f
             CANCEL_GRACE_S,
         )
     call.add_done_callback(_consume)
-    raise TimeoutError(f"no reply within {timeout_s:.0f} s")
+    raise CallTimedOut(f"no reply within {timeout_s:.0f} s")
 
 
 def _consume(call: asyncio.Task[AIMessage]) -> None:
@@ -54,3 +63,11 @@ def prompt(system: str, user: str) -> list[BaseMessage]:
     messages: list[BaseMessage] = [SystemMessage(content=system)] if system else []
     messages.append(HumanMessage(content=user))
     return messages
+
+
+def call_key(model: str, messages: Sequence[BaseMessage]) -> str:
+    """The key of one chat request: the model's name and every message's type and text
+    (never the order calls were made in, so concurrent calls are told apart by what they
+    ask)."""
+    payload = json.dumps([model, [[m.type, m.content] for m in messages]], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

@@ -17,9 +17,10 @@ from deepresearch.context import ThreadStore
 from deepresearch.models.thread import ParentTurn, Turn
 from deepresearch.replay.tape import Tape
 
-#: what a recording holds besides its ports' answers (the manifest's ``holds``); a
-#: recording from before lacks them, and a run that needed them is refused
-HOLDS = ("answers", "parents")
+#: what a recording holds besides its ports' answers (the manifest's ``holds``): these,
+#: and a budgeted run's budget decisions (``replay.ports``); a recording from before
+#: lacks them, and a run that needed them is refused
+HOLDS = ("answers", "parents", "budget")
 
 
 class RecordingThreads:

@@ -6,8 +6,10 @@ a throwaway data folder (so nothing it stores mixes with real runs), on ports th
 only from the recording, and checks the document it gets is the recorded one. A run that
 paused for a person is resumed at each pause with the answer it got (in order, from the
 recording), and a follow-up reads its parent from the recording (``replay.answers``). A
-recording that cannot give an exact replay (none, unfinished, a budgeted run, a question
-it has no answer for, a different document) is an error saying so, never a guess."""
+recording that cannot give an exact replay (none, unfinished, one made by an earlier version
+without what the run needed, a question it has no answer for, a different document) is an
+error saying so, never a guess. A run under a budget replays like any other: the recording
+holds its budget's decisions, which the replay's budget guard follows."""
 
 from __future__ import annotations
 
@@ -132,26 +134,26 @@ def _answer(player: Player, request: InputRequest, entry: dict[str, Any] | None)
     return entry["answer"]
 
 
-#: settings under which the same replies can give another report: which model calls a
-#: budget lets start depends on how fast the calls before it came back
-TIMING_SETTINGS = ("max_tokens", "max_cost", "max_time")
+#: the settings that put a run under a budget: its replay needs the recorded decisions
+BUDGET_SETTINGS = ("max_tokens", "max_cost", "max_time")
 
 
 def refuse_inexact(manifest: dict[str, Any]) -> None:
-    """Refuse, before any work, a recorded run whose replay cannot be exact: one under a
-    budget, and one that needed what its recording (made by an earlier version) does not
-    hold: a person's answers, a follow-up's parent."""
+    """Refuse, before any work, a recorded run whose replay cannot be exact: one that
+    needed what its recording (made by an earlier version) does not hold: a budget's
+    decisions, a person's answers, a follow-up's parent."""
     run = manifest.get("run_id")
     report = f"`deepresearch report {run}` shows its report"
-    budgets = [name for name in TIMING_SETTINGS if manifest["settings"].get(name) is not None]
-    if budgets:
-        raise RunError(
-            f"run {run!r} ran under a budget ({', '.join(budgets)}): which model calls a "
-            "budget lets start depends on how fast earlier calls came back, so its replay "
-            "cannot be exact",
-            hint=f"{report}; runs made without --max-tokens, --max-cost or --max-time replay",
-        )
     holds = manifest.get("holds", [])
+    settings = manifest.get("settings", {})
+    budgets = [name for name in BUDGET_SETTINGS if settings.get(name) is not None]
+    if budgets and "budget" not in holds:
+        raise RunError(
+            f"run {run!r} ran under a budget ({', '.join(budgets)}) and its recording, made "
+            "by an earlier version, does not hold which model calls the budget let start, "
+            "so its replay cannot be exact",
+            hint=f"{report}; runs recorded under a budget since this version replay",
+        )
     if manifest.get("waited_for_input") and "answers" not in holds:
         raise RunError(
             f"run {run!r} waited for a person's answer (a clarifying question or a plan "

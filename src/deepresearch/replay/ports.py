@@ -4,10 +4,14 @@
 model and the exact messages), the response cache (every reply it serves from an earlier
 run, so those are in the recording too), the search provider (results or the error, keyed
 by provider, query and limit), the fetcher (the page or the error, keyed by URL) and the
-clock the stages stamp reports with. ``Player`` is the other side: ports that answer only
-from a recording, and note every question the recording has no answer for (a miss), so the
-replay fails saying what is missing instead of making a call. Keys never depend on the order
-of calls, so concurrent stages replay whatever order they ask in."""
+clock the stages stamp reports with; and, for a run under a budget, every decision of its
+budget guard (``budget``: where it was made, whether it let the call or the work go on, and
+what ended the run), and each attempt the gateway cut at its timeout (a failed reply, so the
+replay's attempt is cut there too). ``Player`` is the other side: ports that answer only
+from a recording, a budget guard that decides as the recorded one did, and a note of every
+question the recording has no answer for (a miss), so the replay fails saying what is
+missing instead of making a call. Keys never depend on the order of calls, so concurrent
+stages replay whatever order they ask in."""
 
 from __future__ import annotations
 
@@ -30,9 +34,12 @@ from deepresearch import errors
 from deepresearch.context import ThreadStore
 from deepresearch.errors import FetchError, ProviderError, RunError
 from deepresearch.fetch.base import FetchedPage, Fetcher
+from deepresearch.llm.budget import BudgetGuard, Verdict
 from deepresearch.llm.cache import ResponseCache
+from deepresearch.llm.endpoints import Endpoint
 from deepresearch.llm.failures import classify, status_of
 from deepresearch.llm.gateway import Gateway
+from deepresearch.llm.invoke import CallTimedOut, call_key
 from deepresearch.models import SearchHit
 from deepresearch.replay.answers import (
     HOLDS,
@@ -44,7 +51,7 @@ from deepresearch.replay.answers import (
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
-from deepresearch.settings import ROLES, Settings
+from deepresearch.settings import ROLES, Role, Settings
 
 #: the failures of single providers reported during the search being recorded (a fan-out
 #: tells them through its ``on_failure`` while the others answer); a context variable, so
@@ -100,10 +107,9 @@ def failure_from(entry: Mapping[str, Any]) -> Exception:
     return exc
 
 
-def reply_key(model: str, messages: Sequence[BaseMessage]) -> str:
-    """The key of one chat request: the model's name and every message's type and text."""
-    payload = json.dumps([model, [[m.type, m.content] for m in messages]], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+#: the key of one chat request: the model's name and every message's type and text (the
+#: gateway names a call's budget decisions by it too)
+reply_key = call_key
 
 
 def search_key(provider: str, query: str, limit: int) -> str:
@@ -281,6 +287,7 @@ class Recorder:
                 "request": request.model_dump(mode="json"),
                 "settings": settings_snapshot(settings),
                 "models": {role: gateway.model_name(role) for role in ROLES},
+                "endpoints": endpoint_records(gateway),
                 "council_models": list(council),
                 "search": {"name": search.name, "operators": search.supports_operators},
                 "boundary": gateway.boundary,
@@ -336,6 +343,23 @@ class Recorder:
             on_failure(error)
 
         return noted
+
+    def budget(self, guard: BudgetGuard, gateway: Gateway) -> None:
+        """Keep every decision of ``guard`` (a run under a budget), and every attempt
+        ``gateway`` cut at its timeout (under a time budget, or ``model_timeout_s``)."""
+        if guard.limits.any:
+            guard.record = self.decided
+        gateway.on_timeout = self.timed_out
+
+    def decided(self, at: str, verdict: Verdict) -> None:
+        entry: dict[str, Any] = {"at": at, "over": verdict.over}
+        if verdict.over is not None:
+            entry.update(message=verdict.message, spend=dict(verdict.spend))
+        self.tape.append("budget", entry)
+
+    def timed_out(self, model: str, messages: Sequence[BaseMessage]) -> None:
+        failure = failure_entry(CallTimedOut("cut at its timeout"))
+        self.tape.append("replies", {"key": reply_key(model, messages), "failure": failure})
 
     def clock(self) -> Callable[[], datetime]:
         def now() -> datetime:
@@ -417,6 +441,35 @@ class ReplayFetcher:
         return self._player.page(url)
 
 
+def endpoint_records(gateway: Gateway) -> dict[str, dict[str, Any]]:
+    """What a replay needs of each role's endpoint: which roles share slots (a digest of
+    the endpoint's identity), how many calls at once, and whether the server is the
+    user's own (its ``host:port`` only: a base URL may hold credentials)."""
+    records: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        endpoint = gateway.endpoint(role)
+        if endpoint is not None:
+            records[role] = {
+                "key": hashlib.sha256(endpoint.key.encode()).hexdigest()[:16],
+                "label": endpoint.label,
+                "limit": endpoint.limit,
+                "provider": endpoint.provider,
+                "local": endpoint.local,
+            }
+    return records
+
+
+def endpoint_from_record(record: Mapping[str, Any]) -> Endpoint:
+    label = str(record["label"])
+    return Endpoint(
+        key=f"recorded:{record['key']}",
+        label=label,
+        limit=int(record["limit"]),
+        provider=str(record.get("provider", "")),
+        url=f"http://{label}" if record.get("local") else None,
+    )
+
+
 class Player:
     """A recording loaded for a replay: the ports that answer from it, and its misses."""
 
@@ -456,6 +509,11 @@ class Player:
         self._pages = {entry["url"]: entry for entry in tape.entries("pages")}
         self._clock = [datetime.fromisoformat(entry["at"]) for entry in tape.entries("clock")]
         self._ticks = 0
+        # the budget's decisions at each point, in the order they were made there
+        self._decisions: dict[str, list[dict[str, Any]]] = {}
+        for entry in tape.entries("budget"):
+            self._decisions.setdefault(str(entry["at"]), []).append(entry)
+        self._decided: dict[str, int] = {}
 
     # what a replay asks ----------------------------------------------------------------
     def reply(self, model: str, messages: Sequence[BaseMessage]) -> AIMessage:
@@ -503,6 +561,24 @@ class Player:
         self._ticks += 1
         return moment
 
+    def decision(self, at: str) -> Verdict | None:
+        """The budget decision the recorded run made at ``at`` (the same point asked again
+        gets the next one made there); None, and a miss, past the last."""
+        made = self._decisions.get(at, [])
+        served = self._decided.get(at, 0)
+        if served >= len(made):
+            what = "a model call" if at.startswith("call ") else repr(at[:100])
+            self.miss(f"budget decision for {what}")
+            return None
+        self._decided[at] = served + 1
+        entry = made[served]
+        return Verdict(entry.get("over"), str(entry.get("message", "")), entry.get("spend", {}))
+
+    def budget(self, guard: BudgetGuard, gateway: Gateway) -> None:
+        """``guard`` decides as the recorded run's did (a run under a budget)."""
+        if guard.limits.any:
+            guard.recorded = self.decision
+
     def miss(self, what: str) -> ReplayMiss:
         self.misses.append(what)
         return ReplayMiss(f"this run's recording has no {what}")
@@ -514,6 +590,15 @@ class Player:
             role: None if name == "none" else ReplayChatModel(name, self)
             for role, name in names.items()
         }
+
+    def endpoints(self) -> dict[Role, Endpoint] | None:
+        """The recorded run's endpoints by role (None from a recording made before they
+        were kept): a replay shares and limits its calls' slots as the run did, so a stage
+        that sizes its work by them (the audit's batches) asks the recorded prompts."""
+        records: Mapping[str, Mapping[str, Any]] | None = self.manifest.get("endpoints")
+        if records is None:
+            return None
+        return {role: endpoint_from_record(records[role]) for role in ROLES if role in records}
 
     def council_models(self) -> dict[str, BaseChatModel | None]:
         specs: Sequence[str] = self.manifest.get("council_models", [])

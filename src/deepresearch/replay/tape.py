@@ -2,8 +2,9 @@
 request, settings without secrets, versions, the fence boundary) and one JSON-lines file per
 kind of outside answer (``replies``, ``cache``, ``searches``, ``pages``, ``clock``; the
 answers a person gave at the run's pauses, ``answers``; a follow-up's parent, ``parents``;
-and the cache keys the run stored replies under, ``stored``, so that a resumed part of the
-run does not take them for answers from outside).
+the cache keys the run stored replies under, ``stored``, so that a resumed part of the
+run does not take them for answers from outside; and, under a budget, each decision of its
+budget guard, ``budget``).
 Lines
 are appended while the run runs (a resumed run appends to the same folder), so a recording
 is also what ``deepresearch record`` copies to another machine.
@@ -24,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
 
@@ -37,7 +39,17 @@ if TYPE_CHECKING:
 #: the recording format; a replay refuses another
 FORMAT = 1
 MANIFEST = "manifest.json"
-KINDS = ("replies", "cache", "searches", "pages", "clock", "answers", "parents", "stored")
+KINDS = (
+    "replies",
+    "cache",
+    "searches",
+    "pages",
+    "clock",
+    "answers",
+    "parents",
+    "stored",
+    "budget",
+)
 
 
 class Tape:
@@ -125,7 +137,21 @@ def settings_snapshot(settings: Settings) -> dict[str, Any]:
         if isinstance(value, SecretStr) or name.endswith(("_key", "_token", "_password"))
     }
     dumped = settings.model_dump(mode="json", exclude=secret | set(LOCAL_SETTINGS))
-    return dict(dumped)
+    return {name: _without_credentials(value) for name, value in dumped.items()}
+
+
+def _without_credentials(value: Any) -> Any:
+    """A URL setting (``model_base_url``, ``searxng_url``...) without the user name and
+    password it may carry: a recording is made to be shared."""
+    if not (isinstance(value, str) and "://" in value and "@" in value):
+        return value
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return REDACTED
+    if "@" not in parts.netloc:
+        return value
+    return urlunsplit(parts._replace(netloc=f"{REDACTED}@{parts.netloc.rsplit('@', 1)[1]}"))
 
 
 def document_digest(document: BaseModel) -> str:

@@ -81,7 +81,7 @@ class SourceReader:
         try:
             async with self.ctx.fetch_semaphore:
                 # asked once a fetch may start: a budget may run out while it waits
-                if gateway.budget.check(gateway.usage) is not None:
+                if gateway.budget.check(gateway.usage, at=f"fetch {hit.url}") is not None:
                     return Reading(
                         self._snippet(base, hit, "not fetched: the run's budget was used up")
                     )

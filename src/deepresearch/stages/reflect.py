@@ -69,7 +69,7 @@ async def reflect(
     max_waves = limits.max_waves
     max_units = limits.max_units_total
     room = min(max_units - units_used, limits.max_concurrent_units * 2)
-    if ctx.gateway.budget.check(ctx.gateway.usage) is not None:
+    if ctx.gateway.budget.check(ctx.gateway.usage, at=f"reflect wave {wave}") is not None:
         room = 0  # a budget ended the run: no new unit; the report from what there is
     if "findings_review" in state:
         room = 0  # the gap a person named was the one more wave: now the report

@@ -35,7 +35,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         # the findings review named a gap: this wave researches it alone
         gap_id=state.get("findings_review", {}).get("gap_id"),
         # a run budget (tokens, cost, time) is used up: no new unit
-        spent=ctx.gateway.budget.check(ctx.gateway.usage) is not None,
+        spent=ctx.gateway.budget.check(ctx.gateway.usage, at=f"wave {wave}") is not None,
     )
     ctx.bus.emit(
         WaveStarted(
