@@ -195,3 +195,39 @@ def test_a_factoid_question_still_needs_its_named_thing() -> None:
         [named, other], question, analyze_question(question), titles=["Ada Lovelace", "A poet"]
     )
     assert relevant(scores) == {named[0].id}
+
+
+def test_the_own_page_of_each_named_thing_keeps_its_best_passage() -> None:
+    question = (
+        "Which studio released the album that Mirela Okafor recorded with the Dunmere "
+        "Harbour Choir in the winter of the great flood?"
+    )
+    choir = page(
+        "choir",
+        "The Dunmere Harbour Choir recorded an album with Mirela Okafor in the winter of "
+        "the great flood, released by a studio in the capital.",
+        "The Dunmere Harbour Choir sang at the harbour in the winter of the flood with "
+        "Mirela Okafor, whose album the studio released.",
+    )
+    # her own page says little in the question's words, but it is her page
+    own = page("own", "She grew up on a farm in the north and studied the violin as a child.")
+    scores = answer_scores(
+        [choir, own],
+        question,
+        analyze_question(question),
+        titles=["Dunmere Harbour Choir", "Mirela Okafor (singer)"],
+    )
+    assert scores[own[0].id][0] < 0.3  # below the floor: kept only as her own page's best
+    assert own[0].id in relevant(scores)
+
+
+def test_a_quote_from_the_things_own_page_covers_it_first() -> None:
+    profile = analyze_question("Who produced the album Mirela Okafor recorded in Dunmere?")
+    items = [
+        ev("e1", "album", "Lake Songs is the second album by Mirela Okafor.", 1.0),
+        ev("e2", "own", "She grew up on a farm near Lake Varmo.", 0.3),
+    ]
+    titles = {"album": "Lake Songs (Mirela Okafor album)", "own": "Mirela Okafor"}
+    order = [e.id for e in rank_evidence(profile, items, titles, ["Mirela Okafor"])]
+    # the album's page names her twice (text and title), yet her own page covers her
+    assert order[0] == "e2"

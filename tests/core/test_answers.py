@@ -4,7 +4,14 @@ value of the asked kind, an open chain)."""
 
 from __future__ import annotations
 
-from deepresearch.core.answers import answer_candidates, answer_gaps, bridges, topicality
+from deepresearch.core.answers import (
+    answer_candidates,
+    answer_gaps,
+    bridges,
+    own_page,
+    own_pages,
+    topicality,
+)
 from deepresearch.core.questions import analyze_question
 from deepresearch.models import Evidence, Verification
 
@@ -97,3 +104,25 @@ def test_a_multi_hop_question_needs_its_second_step() -> None:
     # the bridge's page, saying who wrote it: the chain is closed
     closed = [*first_only, ev("e4", "book", "Irena Kovalska wrote The Glass Orchard in 1962.")]
     assert answer_gaps(profile, closed, titles) == []
+
+
+def test_a_page_is_the_own_page_of_the_thing_its_title_is() -> None:
+    # the title, less a qualifier in brackets, a site's name or what follows a comma
+    assert own_page("Velvet Moths", "velvet moths")
+    assert own_page("Velvet Moths (band)", "velvet moths")
+    assert own_page("Velvet Moths - Encyclopedia of Folk", "velvet moths")
+    assert own_page("Dunmere, Ostrel Highlands", "dunmere")
+    assert own_page("Arvo Lindqvist, 2nd Baron Dunmere", "arvo lindqvist")
+    # a page that only names the thing is about something else
+    assert not own_page("Salt Harbour (Velvet Moths album)", "velvet moths")
+    assert not own_page("Greater Velvet Moths", "velvet moths")
+    assert not own_page("Velvet", "velvet moths")
+    assert not own_page("Velvet Moths", "")
+
+
+def test_own_pages_are_the_things_whose_page_was_read() -> None:
+    titles = ["Lake Varmo (album)", "Arvo Lindqvist", "A history of Dunmere"]
+    assert own_pages(["arvo lindqvist", "dunmere", "lake varmo"], titles) == [
+        "arvo lindqvist",
+        "lake varmo",
+    ]

@@ -11,8 +11,10 @@ from deepresearch.core.planning import (
     dedupe_queries,
     fallback_queries,
     fallback_sub_questions,
+    missed_names,
     strip_numbering,
 )
+from deepresearch.core.text import keywords
 
 
 @pytest.mark.parametrize(
@@ -154,6 +156,34 @@ def test_fallback_queries_are_deduped_case_insensitively() -> None:
 
 def test_fallback_queries_collapse_whitespace() -> None:
     assert fallback_queries("  solar \n panels  ", count=1, operators=False) == ["solar panels"]
+
+
+LONG_NAMED = (
+    "The old harbour district of Dunmere is known for its glass museum and painted "
+    "ceramics, which were first collected by the merchant Arvo Lindqvist, who died when?"
+)
+
+
+def test_a_name_the_keyword_query_would_leave_out_is_searched_by_name() -> None:
+    first = " ".join(keywords(LONG_NAMED)[:8])
+    assert "lindqvist" not in first  # the first eight keywords stop before the name
+    assert missed_names(LONG_NAMED, first.split()) == ["Arvo Lindqvist"]
+    for operators in (True, False):
+        query = fallback_queries(LONG_NAMED, count=3, operators=operators)[1]
+        assert query == f"{first} arvo lindqvist"
+
+
+def test_a_name_whose_words_the_keywords_hold_is_not_missed() -> None:
+    # "L." is no keyword: the name is in the keyword query all the same
+    question = "When did Arvo L. Lindqvist open the Dunmere glass museum?"
+    terms = keywords(question)[:8]
+    assert missed_names(question, terms) == []
+    assert fallback_queries(question, count=5, operators=True) == [
+        question,
+        "arvo lindqvist open dunmere glass museum",
+        '"arvo lindqvist" open dunmere glass museum',
+        "arvo lindqvist open dunmere",
+    ]
 
 
 def test_dedupe_queries_keeps_first_spelling_and_drops_blanks() -> None:

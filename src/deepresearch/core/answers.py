@@ -76,6 +76,27 @@ def anchors(profile: QuestionProfile, extra: Sequence[str] = ()) -> list[str]:
     return [key for key in dict.fromkeys(keys) if key]
 
 
+_SITE_SUFFIX = re.compile(r"\s+[-|–—]\s+[^-|–—]+$")  # "Cotula - Wikipedia", "X | Britannica"
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # "Cotula (plant)", "Gross (surname)"
+
+
+def own_page(title: str, key: str) -> bool:
+    """Whether a page titled ``title`` is the page of the thing ``key`` (a mention key):
+    the title, less a site's name after a dash or bar and a qualifier in brackets, is that
+    thing word for word, or is it before a comma ("Leland, North Carolina", "Edward
+    Stanley, 3rd Earl of Derby"). A page that only names the thing ("Anthemis cotula",
+    "United (Marian Gold album)") is about something else."""
+    if not key:
+        return False
+    head = _QUALIFIER.sub("", _SITE_SUFFIX.sub("", title.strip()))
+    return key in {mention_key(head), mention_key(head.split(",", 1)[0])}
+
+
+def own_pages(keys: Collection[str], titles: Collection[str]) -> list[str]:
+    """The ``keys`` (mention keys) whose own page (``own_page``) is among ``titles``."""
+    return [key for key in keys if any(own_page(title, key) for title in titles)]
+
+
 def about(text: str, title: str, keys: Collection[str]) -> bool:
     """Whether a passage (``text``, on a page titled ``title``) is about one of ``keys``:
     it names one, or its page's title does. True when there are no keys to be about."""

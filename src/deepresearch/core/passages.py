@@ -21,6 +21,7 @@ from deepresearch.core.answers import (
     bridges,
     names_any,
     new_things,
+    own_page,
     topicality,
 )
 from deepresearch.core.injection import instructing
@@ -222,8 +223,9 @@ def answer_scores(
     of the asked kind with its words alone very relevant (``BRIDGE_RELEVANCE``). The floor
     is relative, so a long question, whose words no passage mostly covers, still keeps its
     best passages. The chain is kept: the best passage about each compared thing
-    (``options``) and about the lead, the best answer-bearing passage and the best passage
-    on a bridge's page are relevant whenever they score.
+    (``options``) and about the lead, the best answer-bearing passage, the best passage
+    on a bridge's page and (outside a lead's unit) the best passage on the own page of
+    each of the question's things (``own_page``) are relevant whenever they score.
 
     A question that asks to describe or explain (no answer type, nothing compared) is also
     about a passage its own words make very relevant (``BRIDGE_RELEVANCE``), whether or not
@@ -308,6 +310,10 @@ def answer_scores(
         if not focus
         else {}
     )
+    # the page of each thing the question names, when the unit read it: its best passage,
+    # so that quotes from other pages that only name the thing do not stand in for it
+    if not focus:
+        chains += [{pid: 1 for pid in raw if own_page(title[pid], key)} for key in keys]
     for levels in chains:
         found = [pid for pid, level in levels.items() if level > 0 and raw[pid][0] > 0]
         if found:
@@ -323,16 +329,16 @@ def rank_evidence(
     must_cover: Sequence[str] = (),
 ) -> list[Evidence]:
     """Evidence in the order a reader needs it: first the best quote about each of
-    ``must_cover`` (the compared things, the leads followed; a quote from its own page
-    first), so no step of the chain is crowded out; then the answer-bearing quotes (a
+    ``must_cover`` (the compared things, the leads followed, the question's things whose
+    own page was read; a quote from its own page first), so no step of the chain is crowded out; then the answer-bearing quotes (a
     value of the asked kind, about the question or one of its bridges), best first; then
     the rest by score. ``titles``: page titles by source id."""
     ranked = sorted(items, key=lambda item: -item.score)
     chosen: list[Evidence] = []
     for key in dict.fromkeys(mention_key(text) for text in must_cover):
         levels = [(_coverage(e, titles, key), e) for e in ranked]
-        best = max((level for level, _ in levels), default=(0, 0))
-        pick = next((e for level, e in levels if best[0] and level == best), None)
+        best = max((level for level, _ in levels), default=(0, 0, 0))
+        pick = next((e for level, e in levels if any(best) and level == best), None)
         if pick is not None and pick not in chosen:
             chosen.append(pick)
     keys = [*anchors(profile), *bridges(profile, items, titles)]
@@ -347,11 +353,16 @@ def rank_evidence(
     return chosen + [item for item in ranked if item not in chosen]
 
 
-def _coverage(item: Evidence, titles: Mapping[str, str], key: str) -> tuple[int, int]:
-    """How well a quote covers ``key``: its topicality, then whether it is from the page
-    about it (its own page first)."""
+def _coverage(item: Evidence, titles: Mapping[str, str], key: str) -> tuple[int, int, int]:
+    """How well a quote covers ``key``: whether it is from the thing's own page
+    (``own_page``: "Cotula", not "Anthemis cotula"), its topicality, then whether its
+    page's title names the thing. (0, 0, 0): it does not cover it."""
     title = titles.get(item.source_id, "")
-    return topicality(item.quote, title, [key]), int(bool(names_any(title, [key])))
+    return (
+        int(own_page(title, key)),
+        topicality(item.quote, title, [key]),
+        int(bool(names_any(title, [key]))),
+    )
 
 
 def choose_evidence(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from deepresearch.core.mentions import mentions
 from deepresearch.core.text import keywords
 
 MAX_SUB_QUESTIONS = 8
@@ -36,18 +37,37 @@ def clean_sub_questions(raw: Sequence[str], original: str, *, cap: int) -> list[
     return out[:cap] or [original.strip()]
 
 
+KEYWORD_QUERY_TERMS = 8
+
+
 def fallback_queries(text: str, *, count: int, operators: bool) -> list[str]:
     """Deterministic search queries for a sub-question: the question as asked, its
-    keywords, and (for providers that understand operators) a quoted key phrase."""
+    keywords (the first eight, and every word of the names it gives: ``missed_names``),
+    and (for providers that understand operators) a quoted key phrase."""
     queries = [" ".join(text.split())]
     terms = keywords(text)
     if terms:
-        queries.append(" ".join(terms[:8]))
+        kept = terms[:KEYWORD_QUERY_TERMS]
+        missed = [w for name in missed_names(text, kept) for w in keywords(name)]
+        queries.append(" ".join(dict.fromkeys([*kept, *missed])))
     if operators and len(terms) >= 2:
         queries.append(f'"{terms[0]} {terms[1]}" ' + " ".join(terms[2:6]))
     if len(terms) > 3:
         queries.append(" ".join(terms[:4]))
     return dedupe_queries(queries)[: max(1, count)]
+
+
+def missed_names(text: str, terms: Sequence[str]) -> list[str]:
+    """The names and quoted titles of ``text`` with a word that ``terms`` (the keyword
+    query) lacks: a long question's keyword query is cut at its first words, and a thing
+    it names near its end ("..., the late President was Chiang Kai-shek, who died when?")
+    would never be searched by name."""
+    have = set(terms)
+    out = []
+    for mention in mentions(text):
+        if mention.kind in ("name", "title") and not set(keywords(mention.text)) <= have:
+            out.append(mention.text)
+    return list(dict.fromkeys(out))
 
 
 def dedupe_queries(queries: Sequence[str]) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
+from deepresearch.core.answers import own_page
 from deepresearch.core.scoring import NEUTRAL_MODEL_SCORE, ModelDims, model_score, score_hit
 from deepresearch.core.threshold import Selection, ensure_minimum, select, threshold_for
 from deepresearch.core.tiers import DomainRules
@@ -80,6 +81,37 @@ def rank_and_select(
     if applies or limit is None:
         return ensure_minimum(selection)
     return ensure_minimum(selection, minimum=limit)
+
+
+def read_own_pages(selection: Selection, keys: Sequence[str]) -> Selection:
+    """``selection`` with the own page (``core.answers.own_page``: "Velvet Moths" or
+    "Velvet Moths (band)", not "Salt Harbour (Velvet Moths album)") of each of ``keys``
+    (mention keys of the things the question names) read too, when it is a candidate
+    with a positive score that was not chosen: the page about a thing the question names
+    is where its facts are, and a search for several things, or a judge rating the
+    snippets, can rank pages that only name it above it. One page per thing, the best
+    scored; they are read in addition to the others (none is dropped for them)."""
+    read = selection.read
+    wanted = [key for key in keys if key and not any(own_page(s.title, key) for s in read)]
+    promote: set[str] = set()
+    reasons: dict[str, str] = {}
+    for key in wanted:
+        pages = [s for s in selection.dropped if s.final > 0 and own_page(s.title, key)]
+        if pages and pages[0].url not in promote:
+            promote.add(pages[0].url)
+            reasons[pages[0].url] = (
+                f"read: the page of {pages[0].title!r}, which the question names "
+                f"(score {pages[0].final:.2f})"
+            )
+    if not promote:
+        return selection
+    decisions = [
+        s.model_copy(update={"decision": "read", "reason": reasons[s.url]})
+        if s.url in promote and s.decision == "dropped"
+        else s
+        for s in selection.decisions
+    ]
+    return selection.model_copy(update={"decisions": decisions})
 
 
 def retrieval_relevance(hits: Sequence[SearchHit]) -> list[float]:

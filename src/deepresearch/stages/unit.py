@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 
 from deepresearch.context import RunContext
-from deepresearch.core.answers import about, anchors, names_any
+from deepresearch.core.answers import about, anchors, names_any, own_pages
 from deepresearch.core.fusion import provider_counts
 from deepresearch.core.mentions import mention_key
 from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.questions import QuestionProfile, analyze_question
+from deepresearch.core.ranking import read_own_pages
 from deepresearch.core.waves import UnitResult, screen_reads, with_unit
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
@@ -75,6 +76,9 @@ async def run_unit(
         keys = anchors(profile)
         fresh = [hit for hit in fresh if about(hit.snippet, hit.title, keys)]
     selection = await rank_candidates(ctx, fresh, sub_question, limit=limit)
+    if not sub_question.lead:  # the pages of the things it names are read, whatever ranks
+        asked = " ".join([sub_question.text, *sub_question.queries])
+        selection = read_own_pages(selection, names_any(asked, anchors(profile)))
     by_url = {hit.url: hit for hit in fresh}
     chosen = [(by_url[scores.url], scores) for scores in selection.read]
     ctx.bus.emit(
@@ -111,8 +115,11 @@ async def run_unit(
     result.sources = [with_unit(s, sub_question.id, summaries.get(s.id)) for s in reads.sources]
     # the unit's budget goes to its best evidence, whichever source it came from
     found = [item for _, evidence in digests for item in evidence]
-    must_cover = [*profile.options, *([sub_question.lead] if sub_question.lead else [])]
     titles = {source.id: source.title for source in reads.sources}
+    # a lead's unit covers its lead; another covers each thing the question names whose
+    # own page it read, so another page that only names it does not stand in for it
+    own = own_pages(anchors(profile), [s.title for s in readable]) if not sub_question.lead else []
+    must_cover = [*profile.options, *([sub_question.lead] if sub_question.lead else own)]
     result.evidence = choose_evidence(profile, found, titles, must_cover, budget)
     return result
 

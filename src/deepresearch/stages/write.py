@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
+from deepresearch.core.answers import anchors, own_pages
 from deepresearch.core.assemble import (
     Written,
     assemble_report,
@@ -176,10 +177,13 @@ async def _draft_and_findings(
 
 def reading_order(state: RunState, evidence: list[Evidence]) -> list[str]:
     """Evidence ids in the order a reader needs them (``core.passages.rank_evidence``):
-    a quote for each compared thing and each lead followed, then the answer-bearing ones."""
+    a quote for each compared thing, each lead followed and each thing the question names
+    whose own page was read, then the answer-bearing ones."""
     profile = analyze_question(state["question"])
-    titles = {sid: source.title for sid, source in state.get("sources", {}).items()}
-    must_cover = [*profile.options, *state.get("leads", [])]
+    sources = state.get("sources", {})
+    titles = {sid: source.title for sid, source in sources.items()}
+    read = [source.title for source in sources.values() if source.fetched]
+    must_cover = [*profile.options, *state.get("leads", []), *own_pages(anchors(profile), read)]
     return [item.id for item in rank_evidence(profile, evidence, titles, must_cover)]
 
 
