@@ -21,6 +21,7 @@ from deepresearch.core.budget import (
     with_budget_note,
 )
 from deepresearch.llm.budget import package_prices, price_table
+from deepresearch.models.usage import ModelCall, Usage
 
 TABLE = {
     "openai:gpt-4.1": Price(2.0, 8.0),
@@ -55,6 +56,23 @@ def test_a_local_model_is_free_unless_priced_and_an_unknown_hosted_one_unpriced(
 def test_call_cost_is_dollars_per_million_tokens() -> None:
     assert call_cost(Price(2.0, 8.0), 1_000_000, 0) == pytest.approx(2.0)
     assert call_cost(Price(2.0, 8.0), 1_500, 500) == pytest.approx(0.003 + 0.004)
+
+
+def test_a_runs_cost_is_the_same_whatever_order_its_calls_came_back_in() -> None:
+    # a replay records the calls in another order than the run saw them finish: a float
+    # sum of 0.1, 0.2 and 0.3 differs with the order, so costs are kept to the nano-dollar
+    def total(order: list[int]) -> float:
+        usage = Usage()
+        for tokens in order:
+            cost = call_cost(Price(1.0, 0.0), tokens, 0)
+            usage.record(ModelCall(role="judge", stage="rank", model="m", cost_usd=cost))
+        return usage.cost_usd
+
+    assert total([100_000, 200_000, 300_000]) == total([300_000, 200_000, 100_000]) == 0.6
+    merged, other = Usage(cost_usd=0.1), Usage(cost_usd=0.2)
+    merged.merge(other)
+    merged.merge(Usage(cost_usd=0.3))
+    assert merged.cost_usd == 0.6
 
 
 def test_a_call_starts_only_when_its_worst_case_fits() -> None:

@@ -31,6 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from deepresearch.models.usage import COST_DIGITS
+
 BudgetName = Literal["tokens", "cost", "time"]
 #: what the run's limitations and the ``budget_exhausted`` event call each budget
 BUDGET_FLAGS: dict[BudgetName, str] = {
@@ -133,8 +135,10 @@ def price_for(spec: str, table: Mapping[str, Price], *, local: bool = False) -> 
 
 
 def call_cost(price: Price, input_tokens: int, output_tokens: int) -> float:
-    """The dollars a call costs at ``price``."""
-    return (input_tokens * price.input + output_tokens * price.output) / 1_000_000
+    """The dollars a call costs at ``price``, to the nano-dollar (``COST_DIGITS``)."""
+    return round(
+        (input_tokens * price.input + output_tokens * price.output) / 1_000_000, COST_DIGITS
+    )
 
 
 def refusal(

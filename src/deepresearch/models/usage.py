@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+#: dollars are kept to the nano-dollar: a sum of such amounts is then the same whatever
+#: order the calls came back in (a float sum is not: a replay must give the same report)
+COST_DIGITS = 9
+
+
+def add_cost(total: float, cost: float) -> float:
+    return round(total + cost, COST_DIGITS)
+
 
 class TokenCount(BaseModel):
     calls: int = 0
@@ -60,7 +68,7 @@ class Usage(BaseModel):
         if call.cost_usd is None:
             self.unpriced_calls += 1
         else:
-            self.cost_usd += call.cost_usd
+            self.cost_usd = add_cost(self.cost_usd, call.cost_usd)
         self.by_stage.setdefault(call.stage, TokenCount()).add(
             call.input_tokens, call.output_tokens
         )
@@ -74,7 +82,7 @@ class Usage(BaseModel):
         self.failed_calls += other.failed_calls
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
-        self.cost_usd += other.cost_usd
+        self.cost_usd = add_cost(self.cost_usd, other.cost_usd)
         self.unpriced_calls += other.unpriced_calls
         for name, count in other.by_stage.items():
             mine = self.by_stage.setdefault(name, TokenCount())
