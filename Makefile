@@ -24,7 +24,7 @@ lint: install ## ruff check and format check
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 
-typecheck: install ## mypy --strict on the package
+typecheck: install ## mypy --strict on the package and the benchmarks
 	$(BIN)/mypy
 
 test: install ## Run the test suite (network refused except loopback)

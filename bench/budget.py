@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import BenchResult, Options, mean, require
+from bench.common import BenchResult, Options, finished, mean, require
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.runner import run_research
@@ -167,7 +167,7 @@ async def _one(
             question.question, settings, models=dict.fromkeys(ROLES, model), sinks=[events.append]
         )
         wall = time.perf_counter() - started
-    assert report is not None
+    report = finished(report, question.id)
     done = next(e.data for e in events if isinstance(e.data, RunCompleted))
     ended = done.budget
     spend = done.spend

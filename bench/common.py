@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deepresearch.models import Report
+
 #: ``../shared/data`` beside the repository checkout.
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -103,3 +105,11 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     low = int(position)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def finished(outcome: object, question_id: str) -> Report:
+    """The report of a run that must have finished: a benchmark run never pauses to ask a
+    person (no clarification, no review), so a pause or nothing is an error."""
+    if not isinstance(outcome, Report):
+        raise RuntimeError(f"the run for {question_id} paused without a report")
+    return outcome

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from langchain_core.messages import BaseMessage
 
-from bench.common import BenchResult, Options, mean, require
+from bench.common import BenchResult, Options, finished, mean, require
 from bench.critical_path import call_intervals, critical_path
 from deepresearch.evaluation import evaluate_run
 from deepresearch.models import EvalResult, Report, RunEvent
@@ -202,8 +202,7 @@ async def run_one(
             question.question, settings, models=models, sinks=[events.append]
         )
         wall = time.perf_counter() - started
-        if report is None:
-            raise RuntimeError(f"the run for {question.id} paused without a report")
+        report = finished(report, question.id)
         # the report's evaluation, as `deepresearch eval` makes it (outside the timing)
         evaluation = (
             await evaluate_run(settings, report.run_id, models=models) if evaluate else None

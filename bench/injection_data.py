@@ -118,10 +118,7 @@ def split_of(payload_id: str) -> str:
 
 
 def load_corpus(path: Path = CORPUS) -> list[Case]:
-    return [
-        Case(**{**row, "labels": tuple(row["labels"])})  # type: ignore[arg-type]
-        for row in read_jsonl(path)
-    ]
+    return [Case(**{**row, "labels": tuple(row["labels"])}) for row in read_jsonl(path)]
 
 
 def benign_texts() -> list[dict[str, Any]]:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage
 
-from bench.common import BenchResult, Options, mean, require
+from bench.common import BenchResult, Options, finished, mean, require
 from bench.end_to_end import settings_for
 from bench.wide_questions import (
     MIN_RELEVANT,
@@ -225,9 +225,7 @@ async def run_wide(
             question.question, settings, models=models, sinks=[events.append]
         )
         wall = time.perf_counter() - started
-    if report is None:
-        raise RuntimeError(f"the run for {question.id} paused without a report")
-    return measure(web, question, report, events, wall)
+    return measure(web, question, finished(report, question.id), events, wall)
 
 
 def measure(

@@ -22,6 +22,7 @@ from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.runner import pending_input, run_research
 from deepresearch.settings import ROLES
 from deepresearch.settings_groups import RunLimits
+from deepresearch.stages import claims
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
@@ -29,6 +30,7 @@ from deepresearch.testing.web import OfflineWeb
 from .helpers import assert_citations_hold, offline_settings
 
 GAP = "Where was Ed Wood born?"
+CLAIMS_FIRST_LINE = claims.SYSTEM.splitlines()[0]
 
 
 def _rendered(report: Report) -> tuple[str, dict[str, object]]:
@@ -189,3 +191,9 @@ async def test_a_gap_is_one_more_wave_from_its_own_words_then_the_report(
     assert {item.id for item in request.findings} <= {item.id for item in report.evidence}
     assert [e.type for e in events].count("input_requested") == 0  # not asked again
     assert_citations_hold(report, offline_web)
+    # the claims are the whole run's: the claims call after the gap's wave reads the
+    # findings from before the pause too, not only the wave's new ones
+    claims_calls = [c for c in model.calls if str(c[0].content).startswith(CLAIMS_FIRST_LINE)]
+    after_gap = str(claims_calls[-1][-1].content)
+    kept = [item for item in request.findings if item.id in {e.id for e in report.evidence}]
+    assert kept and all(item.quote[:60] in after_gap for item in kept)

@@ -94,7 +94,13 @@ export class ReportView {
 
   header(report) {
     const ledger = report.claims && typeof report.claims === "object" ? report.claims : null;
-    const disputed = ledger ? arr(ledger.claims).filter((claim) => claim && claim.contradiction).length : 0;
+    const contradicted = ledger ? arr(ledger.claims).filter((claim) => claim && claim.contradiction) : [];
+    const disputed = contradicted.length;
+    // claims whose every disagreement only the model's reading sees (as the Markdown says)
+    const unconfirmed = contradicted.filter((claim) => {
+      const seen = Object.values(claim.contradiction_basis || {});
+      return seen.length > 0 && seen.every((basis) => basis === "model");
+    }).length;
     const contradictions = report.sections.findIndex((s) => s.kind === "contradictions");
     const formats = [["md", "Markdown"], ["html", "HTML"], ["json", "JSON"], ["pdf", "PDF"], ["docx", "Word"]];
     return h("header", { class: "report-header" },
@@ -109,7 +115,11 @@ export class ReportView {
           `Sources disagree on ${disputed} claim(s)`,
           contradictions >= 0 ? ": see “" : ".",
           contradictions >= 0 ? h("a", { href: `#/runs/${encodeURIComponent(this.jobId)}`, "data-jump": `report-section-${contradictions}`, onclick: (e) => this.jump(e) }, report.sections[contradictions].heading) : null,
-          contradictions >= 0 ? "”." : null)
+          contradictions >= 0 ? "”." : null,
+          unconfirmed
+            ? h("span", { class: "model-only" },
+              ` For ${unconfirmed} of them only the model's reading finds the disagreement; the rule-based check does not confirm it.`)
+            : null)
         : null,
       h("p", { class: "downloads" }, "Download: ",
         formats.map(([format, label], i) => [
