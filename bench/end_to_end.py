@@ -54,7 +54,7 @@ NOTES = (
     "latency on the critical path). no_model.*: the same questions with model='none' "
     "(deterministic fallbacks, extractive report): the pipeline without any model time. "
     "answer_in_report: the HotpotQA answer string (case-insensitive, whole words) in the "
-    "report's sentences; yes/no answers make this noisy. gold_title_recall: gold supporting "
+    "report's sentences and table cells; yes/no answers make this noisy. gold_title_recall: gold supporting "
     "paragraphs (by title) among the cited sources, i.e. the sources of the evidence the "
     "final, audited report's sentences cite (report.sources); _fetched: among the sources "
     "read (fetched and extracted, source_fetched events); _considered: among every search "
@@ -267,8 +267,17 @@ def answer_in_text(answer: str, text: str) -> bool:
 
 
 def _report_text(report: Report) -> str:
-    # the sentences only: the title repeats the question, which may contain the answer
-    return "\n".join(sentence.text for sentence in report.all_sentences())
+    """What a reader sees of the findings: the sentences and the tables' cells (a planned
+    section may set a date or a name out in a timeline's row). Not the title: it repeats
+    the question, which may contain the answer."""
+    cells = [
+        cell
+        for section in report.sections
+        if section.table is not None
+        for row in section.table.rows
+        for cell in row.cells
+    ]
+    return "\n".join([*(sentence.text for sentence in report.all_sentences()), *cells])
 
 
 def _titles(web: OfflineWeb, urls: Sequence[str]) -> set[str]:

@@ -1,27 +1,37 @@
 """Where run checkpoints live: SQLite in the data folder by default, PostgreSQL when
 ``database_url`` names one (the service's database). Both are LangGraph savers with an
 allow-listed serializer (the types every recipe declares), written synchronously after
-every stage. Every recipe's runs share one store; a run's id is its thread."""
+every stage. Every recipe's runs share one store; a run's id is its thread.
+
+``store_lock`` serialises a read-then-write of a run's state made outside its run (a
+thread's turns, recorded in the thread's root by each follow-up) across every process
+sharing the store."""
 
 from __future__ import annotations
 
 import asyncio
+import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
+from filelock import AsyncFileLock, Timeout
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from deepresearch.errors import ConfigError
+from deepresearch.errors import ConfigError, RunError
 from deepresearch.settings_groups import Storage
 
 _ready: set[str] = set()
 _setup_lock = asyncio.Lock()
 #: the PostgreSQL advisory lock held while a process creates the checkpoint tables
 SETUP_LOCK = 0x6465_6570_636B_70  # "deepckp"
+#: the first key of ``store_lock``'s PostgreSQL advisory locks (the second: the name's hash)
+STORE_LOCKS = 0x6472_7468  # "drth"
+#: how long ``store_lock`` waits on SQLite before saying the store is busy
+STORE_LOCK_WAIT_S = 60.0
 
 
 def is_postgres(url: str | None) -> bool:
@@ -67,6 +77,41 @@ async def open_checkpointer(
         yield AsyncSqliteSaver(conn, serde=checkpoint_serde(types))
     finally:
         await conn.close()
+
+
+@asynccontextmanager
+async def store_lock(
+    settings: Storage, saver: BaseCheckpointSaver[str], name: str
+) -> AsyncIterator[None]:
+    """Held by one task at a time, in every process sharing the checkpoint store, while
+    it reads a run's state and writes it back (``name`` says what is guarded). PostgreSQL:
+    an advisory lock, on the saver's connection (its end releases it); SQLite: a lock file
+    next to the database, since a state update commits more than once (its writes, then
+    the checkpoint) and no transaction of the saver's can span it."""
+    if is_postgres(settings.database_url):
+        conn = getattr(saver, "conn", None)
+        assert conn is not None, "a PostgreSQL saver has its connection"
+        key = zlib.crc32(name.encode()) - 2**31  # the int4 the two-key form takes
+        await conn.execute("SELECT pg_advisory_lock(%s, %s)", (STORE_LOCKS, key))
+        try:
+            yield
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s, %s)", (STORE_LOCKS, key))
+        return
+    path = sqlite_checkpoint_path(settings)
+    # non-blocking attempts from the event loop: the default thread pool may be busy
+    lock = AsyncFileLock(path.with_name(path.name + ".lock"), run_in_executor=False)
+    try:
+        await lock.acquire(timeout=STORE_LOCK_WAIT_S)
+    except Timeout:
+        raise RunError(
+            f"the checkpoint store stayed busy for {STORE_LOCK_WAIT_S:.0f} s ({name})",
+            hint=f"another process holds {lock.lock_file}; try again",
+        ) from None
+    try:
+        yield
+    finally:
+        await lock.release()
 
 
 async def _connect(path: Path) -> aiosqlite.Connection:

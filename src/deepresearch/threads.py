@@ -5,7 +5,9 @@ thread's turns listed from any of its runs.
 A thread needs no table of its own: each follow-up's state names its root and the run it
 follows (``Thread``), and the root's state lists the turns that followed it
 (``thread_turns``, written as ``evaluation.py`` writes an evaluation: a state update on
-the finished run), so SQLite and PostgreSQL checkpoints hold threads alike.
+the finished run), so SQLite and PostgreSQL checkpoints hold threads alike. Recording a turn reads the
+root's list and writes it back under the store's lock (``checkpoints.store_lock``), so
+follow-ups of one thread recording their turns at once each add theirs.
 
 A follow-up reaches them through ``StoredThreads`` (``RunContext.threads``): what it reads
 of its parent is one ``ParentTurn``, which a run's recording keeps and its replay serves
@@ -18,7 +20,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from deepresearch.checkpoints import describe, open_checkpointer
+from deepresearch.checkpoints import describe, open_checkpointer, store_lock
 from deepresearch.core.ids import check_run_id
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
 from deepresearch.graph import build_graph
@@ -114,8 +116,13 @@ def turn_of(values: Mapping[str, Any]) -> int:
 
 
 async def record_turn(settings: Storage, root: str, turn: Turn) -> None:
-    """Add ``turn`` to the turns the thread's root lists (once per run id)."""
-    async with open_checkpointer(settings, checkpoint_types()) as saver:
+    """Add ``turn`` to the turns the thread's root lists (once per run id). Follow-ups of
+    one thread may record their turns at the same moment, from several processes: each
+    reads the list and writes it back under ``store_lock``, so none is lost."""
+    async with (
+        open_checkpointer(settings, checkpoint_types()) as saver,
+        store_lock(settings, saver, f"thread {root}"),
+    ):
         graph = build_graph(saver)
         values = (await graph.aget_state(_config(root))).values
         turns = [t for t in values.get("thread_turns", []) if t.run_id != turn.run_id]

@@ -161,6 +161,10 @@ def test_two_apis_and_three_workers_share_postgresql_through_a_kill_9(
             time.sleep(0.2)
         os.kill(victim.pid, signal.SIGKILL)
         victim.popen.wait(timeout=10)
+        # what it held when it died (it may have finished one since the look above): its
+        # leases last another few seconds, so no other worker has taken them yet
+        held = [j for j, owner in _leases(database_url).items() if owner == victim.ready]
+        assert held, "the first worker finished its jobs before it was killed"
         # only the workers run jobs: the APIs were started with --no-workers
         assert owners <= {worker.ready for worker in workers}, owners
 

@@ -7,6 +7,10 @@ any client connection, and keeps its lease alive while it runs.
   The stage it resumes in runs again, so what it reports again (pages read, evidence
   found) is held back when an earlier attempt's stored events already said it
   (``events.once_per_fact``): a client reading the whole stream counts each fact once.
+* Leases: each running job's lease is renewed every third of ``job_lease_s`` on a thread
+  of the pool's own (``_leases``), never through the event loop's default thread pool,
+  which the runs' own blocking work (page extraction, the response cache, store calls)
+  may keep busy for seconds: a busy worker keeps its jobs.
 * Cancellation: the job's flag is polled every second and a cancel request reaching this
   process cancels the run's task at once, in the middle of a stage if need be.
 * Shutdown (SIGTERM): stop claiming, cancel the running tasks, and hand their jobs back to
@@ -27,9 +31,10 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
@@ -50,6 +55,8 @@ from deepresearch.service.writer import EventWriter
 from deepresearch.settings import Role, Settings
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: events the worker stores itself, in the transaction that ends the job
 _HELD_BACK = frozenset({"run_completed", "run_failed"})
@@ -111,6 +118,9 @@ class WorkerPool:
         self._wake = asyncio.Event()
         self._stopping = False
         self._loop_task: asyncio.Task[None] | None = None
+        #: the lease keepers' store calls: one thread of their own, so that a renewal never
+        #: queues behind the run's blocking work in the default thread pool
+        self._leases: ThreadPoolExecutor | None = None
         self.writer: EventWriter | None = None
         #: loop time of the last claim round or lease check that reached the database
         #: (``deepresearch worker --health-file`` reads it)
@@ -125,6 +135,7 @@ class WorkerPool:
                 loop.call_soon_threadsafe(self.notifier.publish, job_id)
 
         self.writer = EventWriter(self.store, stored)
+        self._leases = ThreadPoolExecutor(1, thread_name_prefix="deepresearch-leases")
         self._loop_task = asyncio.create_task(self._claim_loop(), name="deepresearch-workers")
 
     async def stop(self) -> None:
@@ -143,6 +154,8 @@ class WorkerPool:
                 await self._loop_task
         if self.writer is not None:
             await asyncio.to_thread(self.writer.close)
+        if self._leases is not None:
+            self._leases.shutdown(wait=False)
 
     def wake(self) -> None:
         self._wake.set()
@@ -365,7 +378,7 @@ class WorkerPool:
 
     async def _keep_lease(self, running: _Running) -> None:
         """Renew the lease every third of its length (a write) and look at the cancel flag
-        every ``check_s`` (a read) while the job runs."""
+        every ``check_s`` (a read) while the job runs, on the lease keepers' own thread."""
         loop = asyncio.get_running_loop()
         lease_s = self.settings.job_lease_s
         renew_every = lease_s / 3
@@ -374,12 +387,14 @@ class WorkerPool:
             await asyncio.sleep(min(self.check_s, renew_every))
             try:
                 if loop.time() - renewed >= renew_every:
-                    job = await asyncio.to_thread(
+                    # the lease runs from when the renewal starts (the store's clock)
+                    started = loop.time()
+                    job = await self._lease_call(
                         self.store.renew, running.job.id, self.worker_id, lease_s
                     )
-                    renewed = loop.time()
+                    renewed = started
                 else:
-                    job = await asyncio.to_thread(self.store.get, running.job.id)
+                    job = await self._lease_call(self.store.get, running.job.id)
                     if job is not None and job.lease_owner != self.worker_id:
                         job = None
                 self.healthy_at = loop.time()
@@ -392,3 +407,8 @@ class WorkerPool:
             elif job.cancel_requested:
                 running.why_stopped = "cancelled"
                 running.task.cancel()
+
+    async def _lease_call(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args)`` on the lease keepers' thread."""
+        assert self._leases is not None, "the pool is not started"
+        return await asyncio.get_running_loop().run_in_executor(self._leases, call, *args)

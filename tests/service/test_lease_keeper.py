@@ -1,0 +1,83 @@
+"""A worker keeps its jobs' leases while its process is busy: the renewals do not wait
+behind the run's own blocking work (page extraction, the response cache, store calls) in
+the event loop's default thread pool, so a busy worker's job is not taken over by another
+worker. A real worker pool runs a real job (only the model's words are scripted) on
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from deepresearch.service.db import open_database
+from deepresearch.service.jobs import request_hash
+from deepresearch.service.notify import Notifier
+from deepresearch.service.store import JobStore, Limits
+from deepresearch.service.worker import Runtime, WorkerPool
+from deepresearch.settings import ROLES
+from deepresearch.testing.research_script import research_script
+from deepresearch.testing.scripted import ScriptedChatModel
+from deepresearch.testing.web import OfflineWeb
+
+from .helpers import service_settings
+
+LEASE_S = 2.0
+QUESTION = "Are Christopher Nolan and Sathish Kalathil both film directors?"
+
+
+async def _until(condition: Callable[[], bool], what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while not condition():
+        assert loop.time() < deadline, f"timed out waiting until {what}"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_saturated_default_thread_pool_does_not_starve_lease_renewals(
+    service_web: OfflineWeb, database_url: str, tmp_path: Path
+) -> None:
+    settings = service_settings(service_web, tmp_path, database_url, job_lease_s=LEASE_S)
+    engine = open_database(settings)
+    store = JobStore(engine)
+    model = ScriptedChatModel(research_script(), latency_s=0.3)
+    pool = WorkerPool(
+        store, settings, Notifier(), Runtime(models=dict.fromkeys(ROLES, model)), poll_s=0.1
+    )
+    job = store.submit(
+        owner="alice",
+        question=QUESTION,
+        recipe="research",
+        options={"depth": "quick"},
+        request_hash=request_hash(QUESTION, "research", {"depth": "quick"}),
+        idempotency_key=None,
+        max_active_runs=10,
+        limits=Limits(window_s=900, per_window=10, ttl_s=3600),
+    ).job
+    loop = asyncio.get_running_loop()
+    gate = threading.Event()
+    blockers: list[asyncio.Future[bool]] = []
+    try:
+        await pool.start()
+        await _until(lambda: job.id in pool.running_ids, "the job runs")
+        # every thread of the default pool blocks (more calls than it has threads queue
+        # behind them), as when the run's own blocking work keeps it busy
+        blockers = [loop.run_in_executor(None, gate.wait) for _ in range(64)]
+        await asyncio.sleep(3 * LEASE_S)  # well past the lease taken when it was claimed
+        held = store.get(job.id)
+        assert held is not None and held.status == "RUNNING", held
+        assert held.lease_owner == pool.worker_id
+        # another worker finds nothing to take over: the lease was renewed meanwhile
+        assert store.claim("another-worker", LEASE_S) is None
+    finally:
+        gate.set()
+        await asyncio.gather(*blockers)
+    try:
+        await _until(lambda: job.id not in pool.running_ids, "the job ends")
+        done = store.get(job.id)
+        assert done is not None and done.status == "COMPLETED", done
+        assert done.attempts == 1  # never taken over, never resumed
+    finally:
+        await pool.stop()
+        engine.dispose()
