@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from deepresearch.cli import options
 from deepresearch.cli.common import (
     EXIT_ABORT,
     EXIT_FAILED,
@@ -113,17 +114,8 @@ def submit(
         str | None,
         typer.Option(help="Retrying with the same key returns the same job, never a second."),
     ] = None,
-    review_plan: Annotated[
-        bool,
-        typer.Option("--review-plan", help="Pause after planning: approve or edit the plan first."),
-    ] = False,
-    review_findings: Annotated[
-        bool,
-        typer.Option(
-            "--review-findings",
-            help="Pause before writing: drop findings, or name a gap for one more wave.",
-        ),
-    ] = False,
+    review_plan: options.ReviewPlan = False,
+    review_findings: options.ReviewFindings = False,
     watch: Annotated[bool, typer.Option("--watch", help="Then watch it, like 'watch'.")] = False,
     json_: JsonOutput = False,
     json_events: JsonEvents = False,

@@ -90,3 +90,16 @@ def model_and_search_overrides(
         "corpus_dir": corpus,
         "allow_hosts": allow_host or None,
     }
+
+
+ReviewPlan = Annotated[
+    bool,
+    typer.Option("--review-plan", help="Pause after planning: approve or edit the plan first."),
+]
+ReviewFindings = Annotated[
+    bool,
+    typer.Option(
+        "--review-findings",
+        help="Pause before writing: drop findings, or name a gap for one more wave.",
+    ),
+]

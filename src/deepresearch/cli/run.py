@@ -96,17 +96,8 @@ def run(
     no_clarify: Annotated[
         bool, typer.Option(help="Never stop to ask a clarifying question.")
     ] = False,
-    review_plan: Annotated[
-        bool,
-        typer.Option("--review-plan", help="Pause after planning: approve or edit the plan first."),
-    ] = False,
-    review_findings: Annotated[
-        bool,
-        typer.Option(
-            "--review-findings",
-            help="Pause before writing: drop findings, or name a gap for one more wave.",
-        ),
-    ] = False,
+    review_plan: options.ReviewPlan = False,
+    review_findings: options.ReviewFindings = False,
     audit: Annotated[
         AuditMode | None,
         typer.Option(help="strict: remove unsupported sentences; mark: flag them; off: no audit."),
