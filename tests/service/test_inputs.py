@@ -248,3 +248,28 @@ def test_jobs_watch_stops_at_the_question_with_exit_code_4(
         assert f"POST /v1/research/{job_id}/input" in watched.output
         assert f'deepresearch jobs reply {job_id} "YOUR ANSWER"' in watched.output
         assert '"type":"input_requested"' in watched.output.replace(" ", "")
+
+
+def test_jobs_submit_no_clarify_runs_without_asking(
+    service_web: OfflineWeb, questions: list[str], tmp_path: Path
+) -> None:
+    """The model would ask back; ``jobs submit --no-clarify`` (the API's ``no_clarify``)
+    researches the question as it is, without asking."""
+    from typer.testing import CliRunner
+
+    from deepresearch.cli.app import app
+
+    settings = service_settings(service_web, tmp_path, f"sqlite:///{tmp_path / 's.db'}")
+    model = clarifying_model()
+    with running_service(settings, model=model) as service:
+        submitted = CliRunner().invoke(
+            app,
+            ["jobs", "submit", questions[0], "--server", service.url, "--no-clarify", "--watch"],
+            env={"DEEPRESEARCH_SERVER": None, "DEEPRESEARCH_API_KEY": None},
+        )
+        assert submitted.exit_code == 0, submitted.output
+        assert _calls(model, INTAKE)  # the model was asked, and would have asked back
+        (job,) = service.client.get("/v1/research").json()["jobs"]
+        assert job["status"] == "COMPLETED"
+        events = read_sse(service.client, f"/v1/research/{job['id']}/events")
+        assert "input_requested" not in {message.event for message in events}

@@ -114,6 +114,7 @@ def submit(
         str | None,
         typer.Option(help="Retrying with the same key returns the same job, never a second."),
     ] = None,
+    no_clarify: options.NoClarify = False,
     review_plan: options.ReviewPlan = False,
     review_findings: options.ReviewFindings = False,
     watch: Annotated[bool, typer.Option("--watch", help="Then watch it, like 'watch'.")] = False,
@@ -133,10 +134,11 @@ def submit(
             "--idempotency-key must be 1 to 200 printable ASCII characters",
             "a UUID is a good key",
         )
-    options: dict[str, Any] = {
+    chosen: dict[str, Any] = {
         "depth": depth.value if depth else None,
         "search": search,
         "model": model,
+        "no_clarify": no_clarify or None,
         "review_plan": review_plan or None,
         "review_findings": review_findings or None,
     }
@@ -144,7 +146,7 @@ def submit(
         job = client.submit(
             question,
             recipe=recipe,
-            options={key: value for key, value in options.items() if value is not None},
+            options={key: value for key, value in chosen.items() if value is not None},
             idempotency_key=idempotency_key,
         )
         typer.echo(job.model_dump_json(indent=2) if json_ else for_terminal(job.id))

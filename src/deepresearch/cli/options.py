@@ -103,3 +103,4 @@ ReviewFindings = Annotated[
         help="Pause before writing: drop findings, or name a gap for one more wave.",
     ),
 ]
+NoClarify = Annotated[bool, typer.Option(help="Never stop to ask a clarifying question.")]

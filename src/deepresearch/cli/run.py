@@ -93,9 +93,7 @@ def run(
         str | None, typer.Option(help="Id for a new run (default: generated).")
     ] = None,
     allow_host: options.AllowHost = None,
-    no_clarify: Annotated[
-        bool, typer.Option(help="Never stop to ask a clarifying question.")
-    ] = False,
+    no_clarify: options.NoClarify = False,
     review_plan: options.ReviewPlan = False,
     review_findings: options.ReviewFindings = False,
     audit: Annotated[
