@@ -64,13 +64,13 @@ def test_dropping_every_finding_is_fine_with_a_gap() -> None:
     assert reply.drop == SHOWN and reply.gap == "What else?"
 
 
-def _evidence(item_id: str) -> Evidence:
+def _evidence(item_id: str, quote: str | None = None, source: str = "s") -> Evidence:
     return Evidence(
         id=item_id,
         sub_question_id=item_id.split("-")[0],
         claim="c",
-        quote="q",
-        source_id="s",
+        quote=quote or f"quote {item_id}",
+        source_id=source,
         source_url="https://example.org/",
         start=0,
         end=1,
@@ -95,6 +95,19 @@ def test_dropped_findings_leave_the_evidence_and_the_checks() -> None:
     kept, kept_checks = without_dropped(evidence, checks, ["q1-b:p2"])
     assert [e.id for e in kept] == ["q1-a:p1", "q2-c:p1"]
     assert [c.evidence_id for c in kept_checks] == ["q1-a:p1", "q2-c:p1"]
+
+
+def test_a_dropped_quote_goes_with_its_copies_under_other_ids() -> None:
+    # two sub-questions quoted the same words of one source: the person dropped the words
+    same = "Lilu is a masculine Akkadian word for a spirit."
+    evidence = [
+        _evidence("q1-s:p1", same),
+        _evidence("q2-s:p1", same),
+        _evidence("q2-t:p1", same, source="t"),  # the same words on another page stay
+        _evidence("q1-s:p2"),
+    ]
+    kept, _ = without_dropped(evidence, [], ["q1-s:p1"])
+    assert [e.id for e in kept] == ["q2-t:p1", "q1-s:p2"]
 
 
 def test_a_gap_is_a_new_sub_question_with_queries_of_its_words() -> None:

@@ -101,8 +101,11 @@ def without_dropped(
     evidence: Sequence[Evidence], checks: Sequence[FindingCheck], dropped: Sequence[str]
 ) -> tuple[list[Evidence], list[FindingCheck]]:
     """The evidence and the findings checks without the dropped findings: the writer never
-    sees them, so no sentence can cite them, and the audit does not count them."""
-    gone = set(dropped)
+    sees them, so no sentence can cite them, and the audit does not count them. A dropped
+    quote goes with every copy of it: two sub-questions can quote the same words of the
+    same source under two ids, and the person dropped the words, not an id."""
+    quotes = {(item.source_id, item.quote) for item in evidence if item.id in set(dropped)}
+    gone = set(dropped) | {item.id for item in evidence if (item.source_id, item.quote) in quotes}
     return (
         [item for item in evidence if item.id not in gone],
         [check for check in checks if check.evidence_id not in gone],
