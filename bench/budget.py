@@ -30,7 +30,8 @@ from bench.common import BenchResult, Options, finished, mean, require
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.corpora import HotpotQuestion, hotpotqa_documents, hotpotqa_questions
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

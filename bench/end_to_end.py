@@ -27,7 +27,8 @@ from deepresearch.evaluation import evaluate_run
 from deepresearch.models import EvalResult, Report, RunEvent
 from deepresearch.models.event_payloads import EvidenceAdded, PlanReady, SourceFetched, WaveStarted
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.corpora import (
     HotpotQuestion,
     freshwiki_documents,

@@ -23,7 +23,7 @@ from deepresearch.core.ranking import rank_and_select
 from deepresearch.core.tiers import load_domain_rules, with_local_hosts
 from deepresearch.models import SearchHit
 from deepresearch.search.searxng import SearxngSearch
-from deepresearch.settings import DEPTHS
+from deepresearch.settings_values import DEPTHS
 from deepresearch.testing.corpora import HotpotQuestion, hotpotqa_documents, hotpotqa_questions
 from deepresearch.testing.web import OfflineWeb
 

@@ -29,7 +29,8 @@ from deepresearch.models import Report
 from deepresearch.replay.play import replay_run
 from deepresearch.replay.tape import recording_folder
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.corpora import hotpotqa_questions
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

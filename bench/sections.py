@@ -29,7 +29,7 @@ from deepresearch.evaluation import evaluate_run
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.corpora import HotpotQuestion, hotpotqa_questions
 from deepresearch.testing.research_script import SECTION_FAULTS, research_script
 from deepresearch.testing.scripted import ScriptedChatModel

@@ -442,7 +442,8 @@ def _serve_service(config: dict[str, Any]) -> None:
     from deepresearch.service.server import BackgroundServer
     from deepresearch.service.store import JobStore
     from deepresearch.service.worker import Runtime
-    from deepresearch.settings import ROLES, load_settings
+    from deepresearch.settings import load_settings
+    from deepresearch.settings_values import ROLES
     from deepresearch.testing.research_script import research_script
 
     web_url = str(config["web_url"])

@@ -57,7 +57,7 @@ from deepresearch.models.event_payloads import (
     WaveStarted,
 )
 from deepresearch.runner import run_research
-from deepresearch.settings import DEPTHS, ROLES
+from deepresearch.settings_values import DEPTHS, ROLES
 from deepresearch.stages import plan
 from deepresearch.testing.corpora import FRESHWIKI_DIR
 from deepresearch.testing.research_script import research_script

@@ -42,7 +42,7 @@ from bench.service_load import (
     submit,
     wait_terminal,
 )
-from deepresearch.settings import ROLES, Role
+from deepresearch.settings_values import ROLES, Role
 
 MODULE = "bench.workers"
 CONCURRENCY = 3  # jobs per worker process (max_concurrent_jobs' default)

@@ -15,7 +15,8 @@ from dotenv import dotenv_values
 from deepresearch.envfile import find_env_file, load_env_file
 from deepresearch.errors import ConfigError, MissingKeyError
 from deepresearch.llm.providers import build_role_models, key_env_vars, known_providers
-from deepresearch.settings import ECOSYSTEM_ENV, Settings, env_names, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import ECOSYSTEM_ENV, env_names
 
 ROOT = Path(__file__).resolve().parents[1]
 

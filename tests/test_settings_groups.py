@@ -14,8 +14,9 @@ from deepresearch.events import EventBus
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.gateway import Gateway
 from deepresearch.search.registry import PROVIDER_NAMES
-from deepresearch.settings import DEPTHS, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_groups import GROUPS, RunLimits, RunPolicy, SettingsGroups
+from deepresearch.settings_values import DEPTHS
 from deepresearch.testing.static_search import StaticSearch
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "deepresearch"

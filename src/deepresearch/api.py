@@ -50,7 +50,8 @@ from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe as _run_recipe
 from deepresearch.runner import run_research
 from deepresearch.search.base import SearchProvider
-from deepresearch.settings import Role, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import Role
 
 #: answers what a paused run asks: text for a clarification, a plan decision
 #: (``{"action": "approve"}``, or ``"edit"`` with ``brief`` / ``sub_questions``) for a plan

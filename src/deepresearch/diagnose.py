@@ -24,7 +24,8 @@ from deepresearch.envfile import find_env_file, loaded_from_file
 from deepresearch.errors import DeepResearchError
 from deepresearch.llm.redact import redact
 from deepresearch.search.registry import PROVIDERS, index_path, parse_search
-from deepresearch.settings import ROLES, Settings, env_names
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES, env_names
 
 if TYPE_CHECKING:
     import httpx

@@ -19,7 +19,8 @@ from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.providers import build_chat_model
 from deepresearch.models import EvalResult, Report
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
-from deepresearch.settings import Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import Role
 from deepresearch.stages.evaluate import REPLIES, evaluate_report
 
 NODE = "evaluate"

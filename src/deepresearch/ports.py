@@ -47,7 +47,8 @@ from deepresearch.replay.ports import Player, Recorder
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
 from deepresearch.search.registry import build_search_provider
-from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES, Role
 
 
 async def open_context(

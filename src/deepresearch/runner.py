@@ -37,7 +37,8 @@ from deepresearch.models.event_pauses import InputRequested
 from deepresearch.models.event_payloads import RunFailed, RunPausedWarning, RunResumed
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
-from deepresearch.settings import Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

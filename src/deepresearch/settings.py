@@ -23,7 +23,6 @@ import json
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -41,31 +40,11 @@ from pydantic_settings import (
 from deepresearch.envfile import find_env_file, load_env_file, loaded_from_file
 from deepresearch.errors import ConfigError
 from deepresearch.search.registry import URL_PROVIDERS, is_http_url, parse_search
-
-Depth = Literal["quick", "standard", "deep"]
-Role = Literal["planner", "researcher", "summarizer", "writer", "judge"]
-ROLES: tuple[Role, ...] = ("planner", "researcher", "summarizer", "writer", "judge")
-
-
-@dataclass(frozen=True)
-class DepthPreset:
-    max_sub_questions: int
-    queries_per_question: int
-    results_per_query: int
-    sources_per_question: int
-    max_waves: int
-    max_units_total: int
-    max_concurrent_units: int
-    evidence_per_question: int
-    #: sources a run reads before it stops widening (reflect follows leads until then)
-    min_sources_read: int = 0
-
-
-DEPTHS: dict[str, DepthPreset] = {
-    "quick": DepthPreset(3, 3, 5, 3, 2, 6, 3, 4),
-    "standard": DepthPreset(5, 3, 8, 5, 3, 12, 4, 6),
-    "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8, min_sources_read=20),
-}
+from deepresearch.settings_values import (
+    Depth,
+    Role,
+    env_names,
+)
 
 
 def _config_file() -> Path | None:
@@ -80,26 +59,6 @@ def _config_file() -> Path | None:
         return path
     local = Path("deepresearch.toml")
     return local if local.is_file() else None
-
-
-#: the names other tools use for a setting, read beside ``DEEPRESEARCH_<NAME>`` (which wins
-#: when both are set); .env.example and docs/configuration.md list them
-ECOSYSTEM_ENV: dict[str, tuple[str, ...]] = {
-    "searxng_url": ("SEARXNG_URL", "SEARX_HOST"),
-    "tavily_api_key": ("TAVILY_API_KEY",),
-    "exa_api_key": ("EXA_API_KEY",),
-    "brave_api_key": ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"),
-    "google_api_key": ("GOOGLE_API_KEY",),
-    "google_cse_id": ("GOOGLE_CSE_ID",),
-    "serper_api_key": ("SERPER_API_KEY",),
-    "semantic_scholar_api_key": ("S2_API_KEY", "SEMANTIC_SCHOLAR_API_KEY"),
-    "ncbi_api_key": ("NCBI_API_KEY",),
-}
-
-
-def env_names(field: str) -> tuple[str, ...]:
-    """Every environment variable that sets ``field``, the one that wins first."""
-    return (f"DEEPRESEARCH_{field.upper()}", *ECOSYSTEM_ENV.get(field, ()))
 
 
 def _env(field: str) -> AliasChoices:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, Self
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from deepresearch.search.registry import parse_search
-from deepresearch.settings import DEPTHS, Depth, Role
+from deepresearch.settings_values import DEPTHS, Depth, Role
 
 if TYPE_CHECKING:
     from deepresearch.settings import Settings

@@ -25,7 +25,8 @@ import yaml
 from typer.main import get_command
 
 from deepresearch.cli.app import app
-from deepresearch.settings import Settings, env_names
+from deepresearch.settings import Settings
+from deepresearch.settings_values import env_names
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"

@@ -11,7 +11,7 @@ from langchain_core.language_models import BaseChatModel
 from deepresearch.core.render import to_html, to_markdown
 from deepresearch.models import Report
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Role
+from deepresearch.settings_values import ROLES, Role
 from deepresearch.testing.research_script import (
     BAD_INVENTED,
     BAD_UNCITED,

@@ -14,7 +14,7 @@ from deepresearch.errors import ConfigError
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ModelCalled, RunCompleted
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

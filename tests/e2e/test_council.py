@@ -17,7 +17,8 @@ from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_checks import CouncilDecided
 from deepresearch.models.event_payloads import NoCouncilWarning, PlanReady, StageStarted
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import council, plan
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

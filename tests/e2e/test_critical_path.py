@@ -15,7 +15,7 @@ from langchain_core.messages import BaseMessage
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import GateEvaluated, ModelCalled, Reflected
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import audit, intake, plan, reflect
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

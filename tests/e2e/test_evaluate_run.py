@@ -12,7 +12,7 @@ from deepresearch.core.render import render
 from deepresearch.models import RunEvent
 from deepresearch.models.event_checks import EvalCompleted
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -17,7 +17,7 @@ from deepresearch.core.render import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_checks import FindingsChecked
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Role
+from deepresearch.settings_values import ROLES, Role
 from deepresearch.stages import check, compress, write
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

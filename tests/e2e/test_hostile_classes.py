@@ -26,7 +26,8 @@ from deepresearch.core.untrusted import FENCE
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import InjectionWarning
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import rank, reading
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script

@@ -21,7 +21,8 @@ from deepresearch.core.render import to_html, to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import InjectionWarning
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import audit, write
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script

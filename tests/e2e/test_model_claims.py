@@ -20,7 +20,8 @@ from deepresearch.core.render import to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_checks import ClaimsExtracted, FindingsChecked
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Role, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES, Role
 from deepresearch.stages import claims, write
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script

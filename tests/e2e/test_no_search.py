@@ -13,7 +13,8 @@ from deepresearch.core.render import render
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import ReportReady, RunCompleted
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import answer
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

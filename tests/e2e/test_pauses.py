@@ -17,8 +17,8 @@ from deepresearch.errors import ConfigError, InputRequired, InvalidInput
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.runner import pending_input, run_research
-from deepresearch.settings import ROLES
 from deepresearch.settings_groups import RunLimits
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

@@ -22,7 +22,7 @@ from deepresearch.export.pdf import to_pdf
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import sections
 from deepresearch.testing.corpora import hotpotqa_questions
 from deepresearch.testing.research_script import (

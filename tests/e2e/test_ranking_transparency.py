@@ -10,7 +10,7 @@ from deepresearch.core.render import to_html, to_json, to_markdown
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import SourcesRanked
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

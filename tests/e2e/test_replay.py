@@ -19,7 +19,8 @@ from deepresearch.errors import InvalidInput, RunError, RunNotFound
 from deepresearch.models import Report
 from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -25,7 +25,7 @@ from deepresearch.models.pause import InputRequest
 from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.replay.tape import recording_folder
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -23,7 +23,8 @@ from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.runner import run_recipe, run_research
-from deepresearch.settings import ROLES, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel, scripted_models
 from deepresearch.testing.web import OfflineWeb

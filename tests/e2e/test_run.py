@@ -9,7 +9,8 @@ import pytest
 
 from deepresearch.models import Report, RunEvent
 from deepresearch.runner import run_research
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import (
     BAD_INVENTED,
     BAD_UNCITED,

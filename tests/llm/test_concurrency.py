@@ -30,7 +30,8 @@ from deepresearch.llm.endpoints import (
 from deepresearch.llm.gateway import QueueEvent
 from deepresearch.llm.providers import build_chat_model
 from deepresearch.models.usage import ModelCall
-from deepresearch.settings import ROLES, Role, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import ROLES, Role
 from deepresearch.testing.scripted import ScriptedChatModel
 
 from ..cli.chat_server import SECRET, SLOW, ChatServer, chat_server  # noqa: F401 (fixture)

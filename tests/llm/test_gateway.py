@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from deepresearch.llm import Gateway, ResponseCache
 from deepresearch.llm.tokens import estimate_messages, estimate_tokens
 from deepresearch.models.usage import ModelCall
-from deepresearch.settings import ROLES, Role
+from deepresearch.settings_values import ROLES, Role
 from deepresearch.testing.scripted import Script, ScriptedChatModel, scripted_models
 
 

@@ -13,7 +13,8 @@ from pydantic import BaseModel, SecretStr
 from deepresearch.llm import Gateway, build_chat_model
 from deepresearch.llm.providers import DUMMY_API_KEY
 from deepresearch.models.usage import ModelCall
-from deepresearch.settings import ROLES, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES
 
 from .conftest import FakeServer
 

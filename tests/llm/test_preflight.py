@@ -21,7 +21,8 @@ from deepresearch.errors import ConfigError
 from deepresearch.llm import Gateway
 from deepresearch.llm import preflight as preflight_module
 from deepresearch.llm.preflight import HOSTED_CHECKS, preflight, require_models
-from deepresearch.settings import ROLES, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import ROLES
 
 from ..cli.chat_server import SECRET, ChatServer, chat_server  # noqa: F401 (fixture)
 

@@ -15,7 +15,8 @@ from deepresearch.errors import ConfigError, MissingKeyError
 from deepresearch.llm import build_chat_model, build_role_models
 from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.providers import DUMMY_API_KEY, key_env_vars, parse_spec
-from deepresearch.settings import ROLES, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES
 
 
 @pytest.mark.parametrize("spec", ["none", "NONE", " none "])

@@ -26,7 +26,8 @@ from deepresearch.service.keys import create_key
 from deepresearch.service.server import BackgroundServer
 from deepresearch.service.store import JobStore
 from deepresearch.service.worker import Runtime
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import intake, plan
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

@@ -14,7 +14,8 @@ from mcp import Client
 
 from deepresearch.mcp.local import LocalBackend
 from deepresearch.mcp.server import build_server
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

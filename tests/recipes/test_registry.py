@@ -19,7 +19,8 @@ from deepresearch.recipes.registry import (
     get_recipe,
     recipe_names,
 )
-from deepresearch.settings import ROLES, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import ROLES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "deepresearch"
 RECIPES = PACKAGE / "recipes"

@@ -16,7 +16,8 @@ import httpx
 from deepresearch.service.app import create_app
 from deepresearch.service.server import BackgroundServer
 from deepresearch.service.worker import Runtime
-from deepresearch.settings import ROLES, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -16,7 +16,7 @@ from deepresearch.service.jobs import request_hash
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore, Limits
 from deepresearch.service.worker import Runtime, WorkerPool
-from deepresearch.settings import ROLES
+from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

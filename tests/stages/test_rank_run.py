@@ -15,7 +15,7 @@ from langchain_core.messages import BaseMessage
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import JudgeUnusableWarning, SourcesRanked
 from deepresearch.runner import run_research
-from deepresearch.settings import Role
+from deepresearch.settings_values import Role
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 

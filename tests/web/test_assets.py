@@ -15,7 +15,8 @@ from fastapi.testclient import TestClient
 from deepresearch.search.registry import PROVIDER_NAMES
 from deepresearch.service.app import create_app
 from deepresearch.service.web import WEB_DIR
-from deepresearch.settings import Depth, load_settings
+from deepresearch.settings import load_settings
+from deepresearch.settings_values import Depth
 
 ASSETS = sorted(p for p in WEB_DIR.iterdir() if p.suffix in {".html", ".js", ".css", ".svg"})
 

@@ -95,7 +95,7 @@ def _shown(name: str, value: Any) -> str:
     from pydantic import SecretStr
 
     from deepresearch.diagnose import key_origin
-    from deepresearch.settings import env_names
+    from deepresearch.settings_values import env_names
 
     if isinstance(value, SecretStr):
         if not value.get_secret_value():

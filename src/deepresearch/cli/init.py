@@ -262,7 +262,8 @@ def _model_part(
 
 
 def _search_part(plan: Plan, ask: Ask, search: str | None, flags: dict[str, str | None]) -> None:
-    from deepresearch.settings import ECOSYSTEM_ENV, Settings, env_names
+    from deepresearch.settings import Settings
+    from deepresearch.settings_values import ECOSYSTEM_ENV, env_names
 
     def valid(value: str) -> str:
         try:

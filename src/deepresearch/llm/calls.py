@@ -21,7 +21,7 @@ from deepresearch.llm.redact import redact
 from deepresearch.llm.slots import Slots
 from deepresearch.models.usage import ModelCall, Usage
 from deepresearch.resilience import BreakerRegistry
-from deepresearch.settings import Role
+from deepresearch.settings_values import Role
 
 logger = logging.getLogger("deepresearch.llm.gateway")  # the messages' logger stays the gateway's
 

@@ -53,7 +53,8 @@ from deepresearch.llm.structured import (
 from deepresearch.llm.tokens import estimate_messages, token_usage
 from deepresearch.models.usage import ModelCall, Usage
 from deepresearch.resilience import retry_delay
-from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES, Role
 
 __all__ = ["Gateway", "QueueEvent"]
 

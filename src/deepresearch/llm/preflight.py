@@ -29,7 +29,8 @@ from deepresearch.errors import ConfigError
 from deepresearch.llm.endpoints import Endpoint, endpoint_for
 from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.providers import parse_spec
-from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES, Role
 
 CONNECT_TIMEOUT_S = 5.0
 """How long a server has to accept the connection."""

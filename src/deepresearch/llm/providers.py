@@ -25,7 +25,8 @@ from pydantic import SecretStr, ValidationError
 
 from deepresearch.errors import ConfigError, MissingKeyError
 from deepresearch.llm.redact import redact
-from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES, Role
 
 NO_MODEL = "none"
 # Sent to OpenAI-compatible local servers (vLLM, llama.cpp, LM Studio) that need no key:

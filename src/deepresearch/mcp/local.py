@@ -47,7 +47,8 @@ from deepresearch.runner import (
     save_run_record,
 )
 from deepresearch.service.schemas import InputReply
-from deepresearch.settings import Role, Settings, load_settings
+from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_values import Role
 from deepresearch.threads import load_parent
 
 try:

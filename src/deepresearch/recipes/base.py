@@ -33,7 +33,8 @@ from pydantic import BaseModel
 
 from deepresearch.models import Evidence, Report
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
-from deepresearch.settings import Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is looked up
     from langgraph.checkpoint.base import BaseCheckpointSaver

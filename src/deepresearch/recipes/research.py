@@ -18,7 +18,8 @@ from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.models.thread import Thread
 from deepresearch.recipes.base import Completion, Recipe
-from deepresearch.settings import Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes first)
     from langgraph.checkpoint.base import BaseCheckpointSaver

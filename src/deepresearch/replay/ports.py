@@ -51,7 +51,8 @@ from deepresearch.replay.answers import (
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
-from deepresearch.settings import ROLES, Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import ROLES, Role
 
 #: the failures of single providers reported during the search being recorded (a fan-out
 #: tells them through its ``on_failure`` while the others answer); a context variable, so

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from deepresearch.errors import ConfigError, MissingKeyError
+from deepresearch.settings_values import env_names
 
 if TYPE_CHECKING:  # settings imports this module for the provider names
     import httpx
@@ -313,8 +314,6 @@ def _key(value: SecretStr | None, provider: str) -> SecretStr:
 
 def _names(field: str) -> str:
     """``DEEPRESEARCH_TAVILY_API_KEY or TAVILY_API_KEY``: every variable that sets it."""
-    from deepresearch.settings import env_names  # loaded by now: settings imports us
-
     return " or ".join(env_names(field))
 
 

@@ -22,7 +22,7 @@ from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, all_recipes, get_recipe, recipe_names
 from deepresearch.search.registry import PROVIDER_NAMES, parse_search
 from deepresearch.service.jobs import Job, JobStatus
-from deepresearch.settings import Depth
+from deepresearch.settings_values import Depth
 
 
 class RunOptions(BaseModel):

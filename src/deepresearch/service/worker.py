@@ -52,7 +52,8 @@ from deepresearch.service.jobs import Job, Outcome
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore
 from deepresearch.service.writer import EventWriter
-from deepresearch.settings import Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import Role
 
 log = logging.getLogger(__name__)
 

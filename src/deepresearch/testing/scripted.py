@@ -25,7 +25,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from deepresearch.llm.tokens import estimate_messages, estimate_tokens
-from deepresearch.settings import ROLES, Role
+from deepresearch.settings_values import ROLES, Role
 
 Reply = str | AIMessage
 ScriptFn = Callable[[list[BaseMessage]], Reply]

@@ -17,7 +17,8 @@ from deepresearch.recipes.employer import events as _events  # noqa: F401  (regi
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
 from deepresearch.recipes.employer.render import render_employer
-from deepresearch.settings import Role, Settings
+from deepresearch.settings import Settings
+from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes first)
     from langgraph.checkpoint.base import BaseCheckpointSaver
