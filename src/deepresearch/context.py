@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Protocol
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.core.support import Embedder
-from deepresearch.core.tiers import DomainRules, load_domain_rules, with_local_hosts
+from deepresearch.core.tiers import DomainRules, with_local_hosts
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from deepresearch.core.render import considered_by_provider, to_html, to_json, to_markdown
 from deepresearch.core.scoring import score_hit
-from deepresearch.core.tiers import load_domain_rules
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.models import Report, SearchHit
 from deepresearch.models.scores import SourceScores
 
