@@ -103,6 +103,10 @@ class ResearchRecipe:
         return state
 
     def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
+        if run.threads is None:  # a follow-up reads its parent from the checkpoint store
+            from deepresearch.threads import StoredThreads  # with the graph, to run
+
+            run.threads = StoredThreads(run.storage)
         return run
 
     def started(
