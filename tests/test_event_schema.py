@@ -34,7 +34,7 @@ from deepresearch.models.event_schema import (
     markdown_blocks,
     schema_json,
 )
-from deepresearch.models.events import EVENT_TYPES, Payload, StoredData, payload_variants
+from deepresearch.models.events import Payload, StoredData, event_types, payload_variants
 
 from .event_schema import SCHEMA_PATH, schema_errors
 
@@ -54,7 +54,7 @@ def test_the_checked_in_schema_is_what_the_models_make() -> None:
     )
     schema = event_schema()
     assert schema["discriminator"]["propertyName"] == "type"
-    assert set(schema["discriminator"]["mapping"]) == set(EVENT_TYPES)
+    assert set(schema["discriminator"]["mapping"]) == set(event_types())
 
 
 def test_the_docs_tables_are_what_the_models_make() -> None:
@@ -65,7 +65,7 @@ def test_the_docs_tables_are_what_the_models_make() -> None:
             f"docs/events.md's {name} table is stale: "
             "python -m deepresearch.models.event_schema --markdown docs/events.md"
         )
-    for event_type in EVENT_TYPES:
+    for event_type in event_types():
         assert f"### `{event_type}`" in text
 
 
@@ -79,7 +79,7 @@ def test_the_command_writes_both(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_every_type_has_a_payload_and_every_shape_its_own_value() -> None:
-    for event_type in EVENT_TYPES:
+    for event_type in event_types():
         variants = payload_variants(event_type)
         assert variants, event_type
         assert all(cls.event_type == event_type for cls in variants)
@@ -206,7 +206,7 @@ def test_every_payload_class_in_the_package_is_registered() -> None:
     for module in pkgutil.walk_packages(package.__path__, "deepresearch."):
         if ".migrations." not in module.name and not module.name.endswith("__main__"):
             importlib.import_module(module.name)
-    registered = {cls for kind in EVENT_TYPES for cls in payload_variants(kind)}
+    registered = {cls for kind in event_types() for cls in payload_variants(kind)}
     # a class with a field (or a code) of its own is an event's data: it must be registered
     bases = {
         cls for cls in _subclasses(Payload) if any(c in registered for c in cls.__subclasses__())
@@ -216,7 +216,7 @@ def test_every_payload_class_in_the_package_is_registered() -> None:
         for cls in _subclasses(Payload) - registered - bases - {StoredData}
         if cls.__module__.startswith("deepresearch.")  # not a test's own class
     }
-    assert not missing, f"payload classes not in register_payloads: {missing}"
+    assert not missing, f"payload classes that do not register themselves: {missing}"
     assert StoredData not in registered
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from deepresearch.models.event_payloads import PlannedUnit
-from deepresearch.models.events import Payload, register_payloads
+from deepresearch.models.event_registry import Payload
 
 InputKind = Literal["clarification", "plan", "findings"]
 
@@ -77,8 +77,3 @@ class RunExpired(Payload):
     service's event; the job is EXPIRED)."""
 
     event_type = "run_expired"
-
-
-register_payloads(InputRequested)
-register_payloads(InputReceived)
-register_payloads(RunExpired)
