@@ -11,7 +11,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import ValidationError
@@ -233,3 +233,34 @@ def test_an_unregistered_payload_is_refused_when_emitted() -> None:
 def test_the_evaluation_event_has_a_field_per_dimension() -> None:
     fields = EvalCompleted.model_fields
     assert all(dimension in fields for dimension in DIMENSIONS)
+
+
+def test_a_second_payload_for_a_type_is_refused_when_defined() -> None:
+    before = event_types()
+    with pytest.raises(ValueError, match="'run_started' is already registered"):
+
+        class Twin(Payload):
+            event_type = "run_started"
+
+    with pytest.raises(ValueError, match="two shapes have the same 'code'"):
+
+        class TwinWarning(InjectionWarning):  # a shape of its own, with a code taken
+            code: Literal["injection"]
+
+    assert event_types() == before
+
+
+def test_the_shared_event_models_name_no_recipe() -> None:
+    # a recipe's event types are its own (recipes/<name>/events.py), registered when the
+    # recipe registry loads it: the shared modules neither name nor import them
+    from deepresearch.recipes.employer import events as employer
+
+    recipe_types = {
+        cls.event_type for cls in _subclasses(Payload) if cls.__module__ == employer.__name__
+    }
+    assert recipe_types >= {"phase", "thought", "phase_complete", "route_decided"}
+    models = Path(__file__).resolve().parents[1] / "src" / "deepresearch" / "models"
+    for path in models.glob("event*.py"):
+        source = path.read_text()
+        assert "deepresearch.recipes" not in source, path.name
+        assert not [kind for kind in recipe_types if f'"{kind}"' in source], path.name

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
+from inspect import get_annotations
 from typing import Any, ClassVar, Self, get_args
 
 from pydantic import (
@@ -56,7 +57,7 @@ def _register(cls: type[Payload]) -> None:
     key = cls.shapes_by
     if key is None and "event_type" in own:
         _add(cls.event_type, cls, None)
-    elif key is not None and key in own.get("__annotations__", {}):
+    elif key is not None and key in get_annotations(cls):  # its own, not inherited
         _add(cls.event_type, cls, key)
 
 
@@ -66,7 +67,8 @@ def _add(event_type: str, cls: type[Payload], key: str | None) -> None:
     def same(other: type[Payload]) -> bool:
         return (other.__module__, other.__qualname__) == (cls.__module__, cls.__qualname__)
 
-    shapes = tuple(other for other in _VARIANTS.get(event_type, ()) if not same(other))
+    known = _VARIANTS.get(event_type, ())
+    shapes = tuple(other for other in known if not same(other))
     if key is None and shapes:
         raise ValueError(f"the payload of {event_type!r} is already registered")
     if key is not None:
@@ -75,7 +77,10 @@ def _add(event_type: str, cls: type[Payload], key: str | None) -> None:
         value = variant_value(cls, key)
         if any(variant_value(other, key) == value for other in shapes):
             raise ValueError(f"{event_type!r}: two shapes have the same {key!r}")
-    _VARIANTS[event_type] = (*shapes, cls)
+    again = len(shapes) < len(known)
+    _VARIANTS[event_type] = (
+        tuple(cls if same(other) else other for other in known) if again else (*known, cls)
+    )
 
 
 def variant_value(cls: type[Payload], key: str) -> str:
