@@ -11,7 +11,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import ValidationError
@@ -34,7 +34,7 @@ from deepresearch.models.event_schema import (
     markdown_blocks,
     schema_json,
 )
-from deepresearch.models.events import EVENT_TYPES, Payload, StoredData, payload_variants
+from deepresearch.models.events import Payload, StoredData, event_types, payload_variants
 
 from .event_schema import SCHEMA_PATH, schema_errors
 
@@ -54,7 +54,7 @@ def test_the_checked_in_schema_is_what_the_models_make() -> None:
     )
     schema = event_schema()
     assert schema["discriminator"]["propertyName"] == "type"
-    assert set(schema["discriminator"]["mapping"]) == set(EVENT_TYPES)
+    assert set(schema["discriminator"]["mapping"]) == set(event_types())
 
 
 def test_the_docs_tables_are_what_the_models_make() -> None:
@@ -65,7 +65,7 @@ def test_the_docs_tables_are_what_the_models_make() -> None:
             f"docs/events.md's {name} table is stale: "
             "python -m deepresearch.models.event_schema --markdown docs/events.md"
         )
-    for event_type in EVENT_TYPES:
+    for event_type in event_types():
         assert f"### `{event_type}`" in text
 
 
@@ -79,7 +79,7 @@ def test_the_command_writes_both(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_every_type_has_a_payload_and_every_shape_its_own_value() -> None:
-    for event_type in EVENT_TYPES:
+    for event_type in event_types():
         variants = payload_variants(event_type)
         assert variants, event_type
         assert all(cls.event_type == event_type for cls in variants)
@@ -206,7 +206,7 @@ def test_every_payload_class_in_the_package_is_registered() -> None:
     for module in pkgutil.walk_packages(package.__path__, "deepresearch."):
         if ".migrations." not in module.name and not module.name.endswith("__main__"):
             importlib.import_module(module.name)
-    registered = {cls for kind in EVENT_TYPES for cls in payload_variants(kind)}
+    registered = {cls for kind in event_types() for cls in payload_variants(kind)}
     # a class with a field (or a code) of its own is an event's data: it must be registered
     bases = {
         cls for cls in _subclasses(Payload) if any(c in registered for c in cls.__subclasses__())
@@ -216,7 +216,7 @@ def test_every_payload_class_in_the_package_is_registered() -> None:
         for cls in _subclasses(Payload) - registered - bases - {StoredData}
         if cls.__module__.startswith("deepresearch.")  # not a test's own class
     }
-    assert not missing, f"payload classes not in register_payloads: {missing}"
+    assert not missing, f"payload classes that do not register themselves: {missing}"
     assert StoredData not in registered
 
 
@@ -233,3 +233,34 @@ def test_an_unregistered_payload_is_refused_when_emitted() -> None:
 def test_the_evaluation_event_has_a_field_per_dimension() -> None:
     fields = EvalCompleted.model_fields
     assert all(dimension in fields for dimension in DIMENSIONS)
+
+
+def test_a_second_payload_for_a_type_is_refused_when_defined() -> None:
+    before = event_types()
+    with pytest.raises(ValueError, match="'run_started' is already registered"):
+
+        class Twin(Payload):
+            event_type = "run_started"
+
+    with pytest.raises(ValueError, match="two shapes have the same 'code'"):
+
+        class TwinWarning(InjectionWarning):  # a shape of its own, with a code taken
+            code: Literal["injection"]
+
+    assert event_types() == before
+
+
+def test_the_shared_event_models_name_no_recipe() -> None:
+    # a recipe's event types are its own (recipes/<name>/events.py), registered when the
+    # recipe registry loads it: the shared modules neither name nor import them
+    from deepresearch.recipes.employer import events as employer
+
+    recipe_types = {
+        cls.event_type for cls in _subclasses(Payload) if cls.__module__ == employer.__name__
+    }
+    assert recipe_types >= {"phase", "thought", "phase_complete", "route_decided"}
+    models = Path(__file__).resolve().parents[1] / "src" / "deepresearch" / "models"
+    for path in models.glob("event*.py"):
+        source = path.read_text()
+        assert "deepresearch.recipes" not in source, path.name
+        assert not [kind for kind in recipe_types if f'"{kind}"' in source], path.name

@@ -18,10 +18,11 @@ from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.providers import build_chat_model
 from deepresearch.models import EvalResult, Report
+from deepresearch.models.report import REPLY_KINDS
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
 from deepresearch.settings import Settings
 from deepresearch.settings_values import Role
-from deepresearch.stages.evaluate import REPLIES, evaluate_report
+from deepresearch.stages.evaluate import evaluate_report
 
 NODE = "evaluate"
 
@@ -72,7 +73,7 @@ async def evaluate_run(
                     f"run {run_id!r} has not finished",
                     hint=f"resume it with: deepresearch run --resume {run_id}",
                 )
-            if report.kind in REPLIES:
+            if report.kind in REPLY_KINDS:
                 raise InvalidInput(
                     f"run {run_id!r} ended with a {report.kind}, not a report: nothing to evaluate"
                 )

@@ -35,7 +35,7 @@ from deepresearch.llm.redact import redact
 from deepresearch.models import Report
 from deepresearch.models.event_pauses import InputRequested
 from deepresearch.models.event_payloads import RunFailed, RunPausedWarning, RunResumed
-from deepresearch.models.pause import InputRequest
+from deepresearch.models.pause import INPUT_KINDS, InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Settings
 from deepresearch.settings_values import Role
@@ -300,7 +300,7 @@ def _waiting(run_id: str, interrupts: Sequence[Any]) -> InputRequest | None:
     """What a paused run asks (its first pending interrupt), or None."""
     for pending in interrupts:
         value = pending.value
-        if isinstance(value, dict) and value.get("kind") in ("clarification", "plan", "findings"):
+        if isinstance(value, dict) and value.get("kind") in INPUT_KINDS:
             return InputRequest(run_id=run_id, id=str(pending.id), **value)
     return None
 

@@ -25,12 +25,11 @@ from deepresearch.core.ids import check_run_id
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
 from deepresearch.graph import build_graph
 from deepresearch.models import Report
+from deepresearch.models.report import REPLY_KINDS
 from deepresearch.models.thread import ParentTurn, Thread, Turn
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
 from deepresearch.settings_groups import Storage
 
-#: report kinds that are replies, not research: nothing to follow up
-_REPLIES = ("chitchat", "refusal", "clarification")
 NODE = "evaluate"  # the last node: a state update as it leaves the run finished
 
 
@@ -99,7 +98,7 @@ def check_parent(run_id: str, values: Mapping[str, Any], *, finished: bool) -> N
             f"run {run_id!r} has not finished",
             hint="ask a follow-up once its report is written",
         )
-    if report.kind in _REPLIES:
+    if report.kind in REPLY_KINDS:  # a reply, not research: nothing to follow up
         raise InvalidInput(
             f"run {run_id!r} ended with a {report.kind}, not a report: ask a new question instead"
         )

@@ -398,13 +398,14 @@ def _exit_for(client: ServiceClient, job_id: str, terminal: RunEvent | None) -> 
     if terminal.type == "run_failed":
         error(f"job {job_id} failed: {terminal.message}", code=EXIT_FAILED)
     from deepresearch.models.event_payloads import RunCompleted
+    from deepresearch.models.report import REPLY_KINDS
 
     kind = terminal.data.kind if isinstance(terminal.data, RunCompleted) else ""
     say(
         f"{kind or 'the'} report is ready: deepresearch jobs report {job_id} "
         "[--format md|html|json|pdf|docx] [--out FILE]"
     )
-    if kind in ("chitchat", "refusal", "clarification"):
+    if kind in REPLY_KINDS:
         summary = client.report_model(job_id).summary
         if summary:
             say(summary[0].text)

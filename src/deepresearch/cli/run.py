@@ -319,6 +319,7 @@ def _drive(
     from deepresearch.export.formats import render_bytes
     from deepresearch.llm.redact import redact
     from deepresearch.models.pause import InputRequest
+    from deepresearch.models.report import REPLY_KINDS
     from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
     from deepresearch.records import now
     from deepresearch.runner import run_research
@@ -375,7 +376,7 @@ def _drive(
         from deepresearch.cli.replay import record as copy_recording
 
         copy_recording(run_id, record_to)
-    if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
+    if report.kind in REPLY_KINDS and report.summary:
         say(report.summary[0].text)
     raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)
 

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:  # the names above are light (the CLI reads them for --help); the
     # document model loads pydantic, so it is imported where a report is exported
     from deepresearch.core.document import Document
     from deepresearch.models import Report
 
-BINARY_FORMATS: tuple[str, ...] = ("pdf", "docx")
+#: the formats drawn from a recipe's ``document`` (the text ones: ``recipes.base.FORMATS``)
+BinaryFormat = Literal["pdf", "docx"]
+BINARY_FORMATS: tuple[BinaryFormat, ...] = get_args(BinaryFormat)
 MEDIA_TYPES: dict[str, str] = {
     "pdf": "application/pdf",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",

@@ -7,19 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel
 
-from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES, export_document
+from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES, BinaryFormat, export_document
 from deepresearch.export.fonts import find_fonts
-from deepresearch.recipes.base import FORMATS as TEXT_FORMATS
-from deepresearch.recipes.base import Recipe
+from deepresearch.recipes.base import Recipe, TextFormat
 
 R = TypeVar("R", bound=BaseModel)
 
-#: every format a report can be had in
-FORMATS: tuple[str, ...] = (*TEXT_FORMATS, *BINARY_FORMATS)
+#: every format a report can be had in: the one list the CLI, the API, the MCP server and
+#: the page take (or a test checks against)
+ReportFormat = Literal[TextFormat, BinaryFormat]
+FORMATS: tuple[ReportFormat, ...] = get_args(ReportFormat)
 TEXT_MEDIA_TYPES = {
     "md": "text/markdown; charset=utf-8",
     "html": "text/html; charset=utf-8",

@@ -44,7 +44,7 @@ from deepresearch.core.ids import run_id_problem
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import DeepResearchError, InvalidInput
 from deepresearch.export import BINARY_FORMATS
-from deepresearch.export.formats import media_type, render_bytes
+from deepresearch.export.formats import ReportFormat, media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.outcomes import Outcome, Waiting, outcome_result
 from deepresearch.mcp.progress import ProgressTracker
@@ -67,7 +67,6 @@ except ImportError as exc:  # the optional extra
     raise ImportError(f"{MISSING_SDK}; {INSTALL_HINT}") from exc
 
 Depth = Literal["quick", "standard", "deep"]
-ReportFormat = Literal["md", "html", "json", "pdf", "docx"]
 EventHandler = Callable[[RunEvent], Awaitable[None]]
 
 INSTRUCTIONS = (

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from deepresearch.models.council import CouncilDecision
 from deepresearch.models.event_payloads import Item
-from deepresearch.models.events import Payload, register_payloads
+from deepresearch.models.event_registry import Payload
 
 
 class CouncilMember(Item):
@@ -107,11 +107,6 @@ class EvalCompleted(Payload):
     readability: float | None = Field(default=None, description="the judge's score")
 
 
-register_payloads(CouncilDecided)
-register_payloads(FindingsChecked)
-register_payloads(ClaimsExtracted)
-
-
 class FollowupStarted(Payload):
     """A follow-up turn (docs/followups.md) began: whether it is on the thread's topic,
     and what it carries over from the earlier turns."""
@@ -135,7 +130,3 @@ class FollowupStarted(Payload):
         description="verified quotes carried over, each verified again against its page"
     )
     dropped_evidence: int = Field(description="quotes carried over that no longer verify")
-
-
-register_payloads(EvalCompleted)
-register_payloads(FollowupStarted)

@@ -3,14 +3,11 @@ answered, and a waiting job that expired unanswered. Registered like the core ty
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
 from deepresearch.models.event_payloads import PlannedUnit
-from deepresearch.models.events import Payload, register_payloads
-
-InputKind = Literal["clarification", "plan", "findings"]
+from deepresearch.models.event_registry import Payload
+from deepresearch.models.pause import InputKind, ReplyAction
 
 
 class ReviewedFinding(BaseModel):
@@ -54,7 +51,7 @@ class InputReceived(Payload):
     kind: InputKind
     question: str | None = Field(default=None, description="clarification: what was asked")
     answer: str | None = Field(default=None, description="clarification: the answer")
-    action: Literal["approve", "edit", "drop", "gap"] | None = Field(
+    action: ReplyAction | None = Field(
         default=None,
         description="plan: approved as it was, or edited; findings: approved, some "
         "dropped, or a gap named",
@@ -77,8 +74,3 @@ class RunExpired(Payload):
     service's event; the job is EXPIRED)."""
 
     event_type = "run_expired"
-
-
-register_payloads(InputRequested)
-register_payloads(InputReceived)
-register_payloads(RunExpired)

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from deepresearch.models.events import Payload, register_payloads
+from deepresearch.models.event_registry import Payload
 from deepresearch.models.report import Audit, ReportKind
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.source import SourceKind
@@ -322,6 +322,7 @@ class ModelCallStarted(Payload):
 
 class _Warning(Payload):
     event_type = "warning"
+    shapes_by = "code"
     stages = "any"
 
 
@@ -549,68 +550,3 @@ class NoAnswerWarning(_Warning):
 
     stages = "answer"
     code: Literal["no_answer"]
-
-
-WARNINGS: tuple[type[_Warning], ...] = (
-    InjectionWarning,
-    FetchRefusedWarning,
-    SearchProviderFailedWarning,
-    SearchFailedWarning,
-    UnitStoppedWarning,
-    SuspiciousInputWarning,
-    JudgeFailedWarning,
-    ResearchFailedWarning,
-    RunPausedWarning,
-    JudgeUnusableWarning,
-    ModelWaitTimeoutWarning,
-    ModelUnavailableWarning,
-    NoCouncilWarning,
-    NoSupportedFindingsWarning,
-    NoAnswerWarning,
-)
-WarningCode = Literal[
-    "injection",
-    "fetch_refused",
-    "search_provider_failed",
-    "search_failed",
-    "unit_stopped",
-    "suspicious_input",
-    "judge_failed",
-    "research_failed",
-    "run_paused",
-    "judge_unusable",
-    "model_wait_timeout",
-    "model_unavailable",
-    "no_council",
-    "no_supported_findings",
-    "no_answer",
-]
-
-for _one in (
-    RunStarted,
-    RunResumed,
-    StageStarted,
-    StageCompleted,
-    IntakeDecided,
-    PlanReady,
-    WaveStarted,
-    SearchCompleted,
-    SourcesRanked,
-    SourceFetched,
-    SourceFailed,
-    SourceSummarized,
-    EvidenceAdded,
-    GateEvaluated,
-    Reflected,
-    ModelCalled,
-    ModelCallWaiting,
-    ModelCallStarted,
-    ReportReady,
-    AuditCompleted,
-    RunCompleted,
-    RunFailed,
-    RunCancelled,
-    BudgetExhausted,
-):
-    register_payloads(_one)
-register_payloads(*WARNINGS, key="code")

@@ -7,7 +7,8 @@ module makes from the code; regenerate them with
     python -m deepresearch.models.event_schema --schema > docs/events.schema.json
     python -m deepresearch.models.event_schema --markdown docs/events.md
 
-(``--markdown`` rewrites the generated blocks of the file and leaves its prose alone)."""
+(``--markdown`` rewrites the generated blocks of the file and leaves its prose alone).
+Every type is covered: the core's and each recipe's (``event_types()`` loads them)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
 from deepresearch.models.events import (
-    EVENT_TYPES,
     Payload,
     RunEvent,
+    event_types,
     facts_of,
     payload_variants,
     variant_key,
@@ -64,7 +65,7 @@ def _envelope(event_type: str) -> type[BaseModel]:
 
 def event_schema() -> dict[str, Any]:
     """The JSON Schema of a RunEvent as it is sent and stored (docs/events.schema.json)."""
-    envelopes = tuple(_envelope(event_type) for event_type in EVENT_TYPES)
+    envelopes = tuple(_envelope(event_type) for event_type in event_types())
     union = Annotated[Union[envelopes], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
     schema = TypeAdapter(union).json_schema()
     return {
@@ -150,7 +151,7 @@ def _field_rows(cls: type[Payload]) -> list[str]:
 
 def _types_block() -> list[str]:
     lines = ["| type | stage | data |", "|---|---|---|"]
-    for event_type in EVENT_TYPES:
+    for event_type in event_types():
         variants = payload_variants(event_type)
         key = variant_key(event_type)
         if key is None:
@@ -167,7 +168,7 @@ def _types_block() -> list[str]:
 
 def _fields_block() -> list[str]:
     lines: list[str] = []
-    for event_type in EVENT_TYPES:
+    for event_type in event_types():
         variants = payload_variants(event_type)
         key = variant_key(event_type)
         lines += [f"### `{event_type}`", ""]
@@ -188,7 +189,7 @@ def _fields_block() -> list[str]:
 
 def _facts_block() -> list[str]:
     lines = ["| type | the thing it is about |", "|---|---|"]
-    for event_type in EVENT_TYPES:
+    for event_type in event_types():
         fields = facts_of(event_type)
         if fields:
             lines.append(f"| `{event_type}` | {', '.join(fields)} |")

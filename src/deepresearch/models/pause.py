@@ -3,11 +3,17 @@ to the findings shown before writing."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: what a paused run may ask: the one list of pause kinds
 InputKind = Literal["clarification", "plan", "findings"]
+INPUT_KINDS: tuple[InputKind, ...] = get_args(InputKind)
+#: what a person may answer to a plan, and to the findings; a reply's action is one of them
+PlanAction = Literal["approve", "edit"]
+FindingsAction = Literal["approve", "drop", "gap"]
+ReplyAction = Literal[PlanAction, FindingsAction]
 
 
 class PlanItem(BaseModel):
@@ -62,7 +68,7 @@ class PlanReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["approve", "edit"] = "approve"
+    action: PlanAction = "approve"
     brief: str | None = Field(default=None, description="edit: the new brief")
     sub_questions: list[str] | None = Field(
         default=None, description="edit: every sub-question, 1-8, in order"
@@ -78,6 +84,6 @@ class FindingsReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["approve", "drop", "gap"] = "approve"
+    action: FindingsAction = "approve"
     drop: list[str] | None = Field(default=None, description="evidence ids to leave out")
     gap: str | None = Field(default=None, description="what is missing: one more wave")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -14,9 +14,11 @@ from deepresearch.models.scores import SourceScores
 from deepresearch.models.thread import FollowupInfo
 from deepresearch.models.usage import Usage
 
-ReportKind = Literal[
-    "synthesized", "extractive", "abort", "chitchat", "refusal", "clarification", "unresearched"
-]
+#: report kinds that are replies to the user, not research: nothing to evaluate or follow
+#: up, and their first summary line is the reply
+ReplyKind = Literal["chitchat", "refusal", "clarification"]
+REPLY_KINDS: tuple[ReplyKind, ...] = get_args(ReplyKind)
+ReportKind = Literal["synthesized", "extractive", "abort", ReplyKind, "unresearched"]
 AuditVerdict = Literal["supported", "partial", "unsupported", "uncited"]
 AuditPolicy = Literal["strict", "mark", "off"]
 SectionKind = Literal["body", "verified_findings", "contradictions", "key_facts"]

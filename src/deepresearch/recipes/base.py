@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
 
@@ -48,7 +48,8 @@ R = TypeVar("R", bound=BaseModel)
 
 #: every text format a recipe renders its document in (``render``); the binary ones are
 #: drawn from its ``document`` (``export.formats``)
-FORMATS = ("md", "html", "json")
+TextFormat = Literal["md", "html", "json"]
+FORMATS: tuple[TextFormat, ...] = get_args(TextFormat)
 
 
 @dataclass(frozen=True)

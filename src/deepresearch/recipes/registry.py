@@ -47,6 +47,9 @@ def get_recipe(name: str | None = None) -> Recipe[Any, Any]:
 
 
 def all_recipes() -> list[Recipe[Any, Any]]:
+    """Every recipe, loaded. A recipe's own event types register themselves when its
+    package loads: the event registry calls this (pyproject.toml's entry point
+    ``deepresearch.event_payloads``) on the first look-up of a type the core does not know."""
     return [get_recipe(name) for name in _RECIPES]
 
 

@@ -16,6 +16,7 @@ from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
+from deepresearch.models.report import REPLY_KINDS
 from deepresearch.models.thread import Thread
 from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.settings import Settings
@@ -27,9 +28,6 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
 
     from deepresearch.context import RunContext
     from deepresearch.core.document import Document
-
-#: report kinds whose first summary line is a reply to the user, not research
-_REPLIES = ("chitchat", "refusal", "clarification")
 
 
 class ResearchOptions(BaseModel):
@@ -139,7 +137,7 @@ class ResearchRecipe:
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
         notes: tuple[str, ...] = ()
-        if result.kind in _REPLIES and result.summary:
+        if result.kind in REPLY_KINDS and result.summary:
             notes = (result.summary[0].text,)
         return Completion(
             kind=result.kind,

@@ -29,7 +29,7 @@ from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 
 from deepresearch.errors import ConfigError, DeepResearchError, RunError
 from deepresearch.models import Report, RunEvent
+from deepresearch.recipes.base import TextFormat
 from deepresearch.resilience import backoff_delay, parse_retry_after
 from deepresearch.service import DEFAULT_SERVER
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS
@@ -44,7 +45,6 @@ from deepresearch.service.schemas import JobPage, JobView, QueueView, SourcesVie
 
 log = logging.getLogger(__name__)
 
-ReportFormat = Literal["md", "html", "json"]
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -354,7 +354,7 @@ class ServiceClient:
         data = self._json("POST", f"{self.job_path(job_id)}/input", json=body, job_id=job_id)
         return self._model(JobView, data)
 
-    def report(self, job_id: str, fmt: ReportFormat = "md") -> str:
+    def report(self, job_id: str, fmt: TextFormat = "md") -> str:
         """``GET /v1/research/{id}/report?format=``: the report as the service renders it."""
         response = self._send(
             "GET", f"{self.job_path(job_id)}/report", params={"format": fmt}, job_id=job_id

@@ -36,14 +36,18 @@ STATUSES: tuple[JobStatus, ...] = (
 #: a job AWAITING_INPUT (a person's answer) is neither: it holds no worker slot and no
 #: lease, and does not count against its key's active runs; an answer queues it again
 ACTIVE: frozenset[str] = frozenset({"QUEUED", "RUNNING"})
-TERMINAL: frozenset[str] = frozenset({"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"})
+#: a finished job's status and the event that ends its stream: the one list of terminal
+#: statuses and events (the page's copies in app.js, sse.js and watch.js are checked
+#: against it by tests/web/test_shared_lists.py). ``run_expired``: a job that waited for
+#: input longer than ``input_timeout_s``
 TERMINAL_EVENT = {
     "COMPLETED": "run_completed",
     "FAILED": "run_failed",
     "CANCELLED": "run_cancelled",
+    "EXPIRED": "run_expired",
 }
-#: ``run_expired``: a job that waited for input longer than ``input_timeout_s``
-TERMINAL_EVENTS: frozenset[str] = frozenset({*TERMINAL_EVENT.values(), "run_expired"})
+TERMINAL: frozenset[str] = frozenset(TERMINAL_EVENT)
+TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
 
 #: how far along a run is when a stage starts (seed 003's progress 0-1); the research
 #: stage moves on from its start as its waves' units finish (``research_progress``), and

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from deepresearch.errors import ConfigError, DeepResearchError
 from deepresearch.evaluation import evaluate_run
 from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
-from deepresearch.export.formats import render_bytes
+from deepresearch.export.formats import ReportFormat, render_bytes
 from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.service.answers import answer_job, owned_job
@@ -291,7 +291,7 @@ async def report(
     job_id: str,
     request: Request,
     who: CallerDep,
-    format: Literal["md", "html", "json", "pdf", "docx"] = "json",
+    format: ReportFormat = "json",
 ) -> Response:
     """The report as markdown, HTML, JSON, or a PDF or DOCX download."""
     job = await _own_job(request, who, job_id)

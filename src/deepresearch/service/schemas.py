@@ -18,11 +18,15 @@ from pydantic.fields import FieldInfo
 
 from deepresearch.core.sanitize import MAX_QUESTION_CHARS, normalize_question
 from deepresearch.errors import ConfigError
-from deepresearch.models.pause import InputRequest
+from deepresearch.models.pause import InputRequest, ReplyAction
 from deepresearch.recipes.registry import DEFAULT_RECIPE, all_recipes, get_recipe, recipe_names
 from deepresearch.search.registry import PROVIDER_NAMES, parse_search
 from deepresearch.service.jobs import Job, JobStatus
 from deepresearch.settings_values import Depth
+
+#: a model as a request names it (the page's app.js checks the same pattern: a test
+#: compares the two)
+MODEL_PATTERN = r"^(none|[a-z0-9_-]+:[\w./:@-]+)$"
 
 
 class RunOptions(BaseModel):
@@ -41,7 +45,7 @@ class RunOptions(BaseModel):
     model: str | None = Field(
         default=None,
         max_length=200,
-        pattern=r"^(none|[a-z0-9_-]+:[\w./:@-]+)$",
+        pattern=MODEL_PATTERN,
         description="provider:model, or 'none' for an extractive report",
     )
     audit: Literal["strict", "mark", "off"] | None = None
@@ -332,7 +336,7 @@ class InputReply(BaseModel):
     )
 
     answer: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
-    action: Literal["approve", "edit", "drop", "gap", "cancel"] | None = None
+    action: Literal[ReplyAction, "cancel"] | None = None
     brief: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
     sub_questions: list[str] | None = Field(default=None, max_length=20)
     drop: list[str] | None = Field(default=None, max_length=500)

@@ -27,12 +27,11 @@ from deepresearch.models import DimensionScore, EvalResult, Report, SubQuestion,
 from deepresearch.models.evaluation import DIMENSIONS
 from deepresearch.models.event_checks import EvalCompleted
 from deepresearch.models.event_payloads import StageCompleted, StageStarted
+from deepresearch.models.report import REPLY_KINDS
 from deepresearch.state import RunState
 
 STAGE = "evaluate"
 MAX_REPORT_CHARS = 40_000
-#: report kinds that are replies to the user, not reports: nothing to evaluate
-REPLIES = ("chitchat", "refusal", "clarification")
 
 SYSTEM = f"""You evaluate a research report written in answer to a question. {DATA_RULE}
 Score the report from 0 to 10 on each of four dimensions, each with a one or two sentence
@@ -71,7 +70,7 @@ class RaceScores(BaseModel):
 async def evaluate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     report = state.get("report")
-    if not ctx.policy.evaluate or report is None or report.kind in REPLIES:
+    if not ctx.policy.evaluate or report is None or report.kind in REPLY_KINDS:
         return {}
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Evaluating the report")
     plan = state.get("plan")

@@ -1,7 +1,8 @@
 """The employer recipe's event payloads (seed 000, section 15): its phases, its tool calls,
-observations and reasoning, each phase's result and the routing decisions. They join the
-event registry (``models.events``) when the recipe is loaded, so the event schema and
-docs/events.md cover them with the core types'."""
+observations and reasoning, each phase's result and the routing decisions. Each class
+registers itself in the event registry (``models.event_registry``) when the recipe
+registry loads the recipe, so the event schema and docs/events.md cover them with the
+core types'."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from deepresearch.models.events import Payload, register_payloads
+from deepresearch.models.event_registry import Payload
 from deepresearch.recipes.employer.models import (
     Action,
     Classification,
@@ -43,6 +44,7 @@ class SearchInput(BaseModel):
 
 class _Thought(Payload):
     event_type = "thought"
+    shapes_by = "kind"
     stages = "deep_research, research_reranker"
 
 
@@ -81,6 +83,7 @@ class Reasoning(_Thought):
 
 class _PhaseComplete(Payload):
     event_type = "phase_complete"
+    shapes_by = "phase"
 
 
 class ConnectingComplete(Classification, _PhaseComplete):
@@ -124,9 +127,3 @@ class RouteDecided(RoutingStep, Payload):
 
     event_type = "route_decided"
     stages = "research_reranker"
-
-
-register_payloads(PhaseStarted)
-register_payloads(ToolCall, Observation, Reasoning, key="kind")
-register_payloads(ConnectingComplete, ResearchComplete, RerankerComplete, key="phase")
-register_payloads(RouteDecided)

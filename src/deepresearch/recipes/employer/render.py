@@ -11,14 +11,13 @@ import html
 from collections.abc import Iterable, Sequence
 
 from deepresearch.models import Evidence
+from deepresearch.recipes.base import FORMATS
 from deepresearch.recipes.employer.models import (
     CleanedData,
     EmployerResult,
     ProfileItem,
     RoutingStep,
 )
-
-FORMATS = ("md", "html", "json")
 
 _ROUTES = {
     "CONTINUE": "profile passed on",

@@ -6,7 +6,7 @@
 
 import { ApiError, apiUrl, auth, authHeaders, readProblem } from "./api.js";
 
-export const TERMINAL_EVENTS = new Set(["run_completed", "run_failed", "run_cancelled"]);
+export const TERMINAL_EVENTS = new Set(["run_completed", "run_failed", "run_cancelled", "run_expired"]);
 const FATAL_STATUSES = new Set([400, 403, 404, 410]);
 
 export class EventStream {
