@@ -1,4 +1,7 @@
-"""The package's version, in a module of its own so that front ends read it without
-importing the package root (``deepresearch/__init__.py``, the library's face)."""
+"""The source tree's version: its one owner, read by the package root, the CLI's
+``--version`` (when the package is not installed), the HTTP API and the MCP server
+without importing the package root."""
 
-__version__: str = "0.1.0"
+from __future__ import annotations
+
+__version__ = "0.1.0"
