@@ -43,7 +43,6 @@ from deepresearch.service.sse import (
 )
 from deepresearch.service.state import ServiceState
 from deepresearch.service.submission import submit_followup, submit_job
-from deepresearch.threads import thread_turns
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -176,7 +175,7 @@ async def _thread(request: Request, who: Caller, job: Job) -> list[TurnView]:
     """The turns of the job's thread that are the caller's jobs."""
     state = _state(request)
     try:
-        turns = await thread_turns(state.storage, job.id)
+        turns = await state.jobs.turns(job.id)
     except DeepResearchError:  # no checkpoint left to read: the job alone
         return []
     views = []

@@ -1,5 +1,6 @@
 """What the routes share: the service's settings, the store, the worker pool, the notifier
-and what is done with a job's own settings (the refusal check, the evaluation).
+and what is done with a job's own settings and its run (the refusal check, the
+evaluation, the thread a follow-up continues).
 
 Nothing here imports the worker, the runner or the Settings: the composition root
 (``service.app``) builds the pool and the job checks and hands them in, so the request
@@ -15,10 +16,11 @@ from typing import Any, Protocol
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.models import EvalResult
+from deepresearch.models.thread import Turn
 from deepresearch.service.jobs import Job
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore, Limits
-from deepresearch.settings_groups import ExportSettings, ServiceSettings, Storage
+from deepresearch.settings_groups import ExportSettings, ServiceSettings
 
 KEYS_RECHECK_S = 2.0
 
@@ -45,13 +47,20 @@ class JobChecks(Protocol):
         """Evaluate the finished job's report with the job's judge model."""
         ...
 
+    async def check_parent(self, run_id: str) -> None:
+        """Raise DeepResearchError unless run ``run_id`` is a finished research run a
+        follow-up can continue (a reply rather than a report, a lost checkpoint)."""
+        ...
+
+    async def turns(self, run_id: str) -> list[Turn]:
+        """Every turn of the thread run ``run_id`` belongs to, first to last."""
+        ...
+
 
 @dataclass
 class ServiceState:
     service: ServiceSettings
     export: ExportSettings
-    #: where the runs' checkpoints are (a job's options never move them)
-    storage: Storage
     store: JobStore
     notifier: Notifier
     workers: Workers

@@ -24,7 +24,6 @@ from deepresearch.service.store import (
     IdempotencyMismatch,
     SubmissionRateLimited,
 )
-from deepresearch.threads import load_parent
 
 
 async def submit_job(
@@ -78,7 +77,7 @@ async def followable(state: ServiceState, who: Caller, job_id: str) -> Job:
             kind="not-ready",
         )
     try:
-        await load_parent(state.storage, parent.id)
+        await state.jobs.check_parent(parent.id)
     except DeepResearchError as exc:  # a reply rather than a report, a lost checkpoint
         raise ApiProblem(409, exc.message, kind="cannot-follow-up") from None
     return parent

@@ -59,7 +59,6 @@ def create_app(
         app.state.service = ServiceState(
             service=ServiceSettings.of(settings),
             export=ExportSettings.of(settings),
-            storage=settings,
             store=store,
             notifier=notifier,
             workers=workers,

@@ -23,6 +23,7 @@ from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.providers import build_role_models
 from deepresearch.models import EvalResult
 from deepresearch.models.pause import InputRequest
+from deepresearch.models.thread import Turn
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
@@ -36,6 +37,7 @@ from deepresearch.service.worker import Resume, WorkerPool
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import ServiceSettings
 from deepresearch.settings_values import Role
+from deepresearch.threads import load_parent, thread_turns
 
 
 @dataclass
@@ -116,7 +118,9 @@ class RecipeJobs:
 
 class ServerJobChecks:
     """The routes' ``JobChecks``: the refusal of a job this server could not run (its
-    model or search provider has no key here) and the evaluation of a finished one."""
+    model or search provider has no key here), the evaluation of a finished one, and the
+    thread of its run (read where the server keeps checkpoints: a job's options never
+    move them)."""
 
     def __init__(self, settings: Settings, runtime: Runtime | None = None) -> None:
         self.settings = settings
@@ -136,6 +140,12 @@ class ServerJobChecks:
     async def evaluate(self, job: Job) -> EvalResult:
         settings = job_settings(self.settings, job.recipe, job.options)
         return await evaluate_run(settings, job.id, models=self.runtime.models)
+
+    async def check_parent(self, run_id: str) -> None:
+        await load_parent(self.settings, run_id)
+
+    async def turns(self, run_id: str) -> list[Turn]:
+        return await thread_turns(self.settings, run_id)
 
 
 def _no_index(corpus: Path) -> SearchProvider:
