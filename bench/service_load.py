@@ -439,9 +439,9 @@ class LoopProbe:
 
 def _serve_service(config: dict[str, Any]) -> None:
     from deepresearch.service.app import create_app
+    from deepresearch.service.app.jobs import Runtime
     from deepresearch.service.server import BackgroundServer
     from deepresearch.service.store import JobStore
-    from deepresearch.service.worker import Runtime
     from deepresearch.settings import load_settings
     from deepresearch.settings_values import ROLES
     from deepresearch.testing.research_script import research_script

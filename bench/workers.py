@@ -97,8 +97,8 @@ def _models(config: dict[str, Any]) -> dict[Role, BaseChatModel | None]:
 
 def _serve_api(config: dict[str, Any]) -> None:
     from deepresearch.service.app import create_app
+    from deepresearch.service.app.jobs import Runtime
     from deepresearch.service.server import BackgroundServer
-    from deepresearch.service.worker import Runtime
 
     settings = _settings(config, run_workers=False)
     app = create_app(settings, runtime=Runtime(models=_models(config)))
@@ -108,17 +108,17 @@ def _serve_api(config: dict[str, Any]) -> None:
 
 
 def _serve_worker(config: dict[str, Any]) -> None:
+    from deepresearch.service.app.jobs import Runtime, worker_pool
     from deepresearch.service.db import open_database
     from deepresearch.service.notify import Notifier
     from deepresearch.service.store import JobStore
-    from deepresearch.service.worker import Runtime, WorkerPool
 
     settings = _settings(config, max_concurrent_jobs=CONCURRENCY)
     engine = open_database(settings)
 
     async def work() -> None:
         runtime = Runtime(models=_models(config))
-        pool = WorkerPool(JobStore(engine), settings, Notifier(), runtime)
+        pool = worker_pool(JobStore(engine), settings, Notifier(), runtime)
         await pool.start()
         print(json.dumps({"url": "", "pid": os.getpid(), "worker": pool.worker_id}), flush=True)
         await asyncio.to_thread(sys.stdin.read)  # until the benchmark closes our stdin

@@ -1,14 +1,20 @@
 """Evaluating a stored research run (``deepresearch eval RUN_ID``, the library's
 ``evaluate``, the API's ``POST /v1/research/{id}/eval``): the run's report and plan are read
 from its checkpoint, evaluated (``stages.evaluate.evaluate_report``) and the evaluation is
-stored with the run, in its checkpoint, so the report renders with it from then on."""
+stored with the run, in its checkpoint, so the report renders with it from then on.
+
+It reads no Settings: its callers (the CLI, the library, the service's composition root)
+hand it what answers ``JudgeSettings``, which ``Settings`` does."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
+from pydantic import SecretStr
 
 from deepresearch.checkpoints import describe, open_checkpointer
 from deepresearch.core.ids import check_run_id
@@ -20,15 +26,43 @@ from deepresearch.llm.providers import build_chat_model
 from deepresearch.models import EvalResult, Report
 from deepresearch.models.report import REPLY_KINDS
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
-from deepresearch.settings import Settings
 from deepresearch.settings_values import Role
 from deepresearch.stages.evaluate import evaluate_report
 
 NODE = "evaluate"
 
 
+class JudgeSettings(Protocol):
+    """What an evaluation reads: where the run's checkpoint and the response cache are,
+    and how the judge model is built and called."""
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    @property
+    def database_url(self) -> str | None: ...
+
+    @property
+    def model_base_url(self) -> str | None: ...
+
+    @property
+    def model_api_key(self) -> SecretStr | None: ...
+
+    @property
+    def model_timeout_s(self) -> float: ...
+
+    @property
+    def model_max_retries(self) -> int: ...
+
+    def model_for(self, role: Role) -> str: ...
+
+    def temperature_for(self, role: Role) -> float: ...
+
+    def secrets(self) -> list[str]: ...
+
+
 async def evaluate_run(
-    settings: Settings,
+    settings: JudgeSettings,
     run_id: str,
     *,
     judge_model: str | None = None,
@@ -93,7 +127,7 @@ async def evaluate_run(
 
 
 def _judge(
-    settings: Settings,
+    settings: JudgeSettings,
     judge_model: str | None,
     models: Mapping[Role, BaseChatModel | None] | None,
 ) -> tuple[BaseChatModel | None, str]:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from deepresearch.compose.studio import make_graph, settings_from_config
 from deepresearch.errors import ConfigError
 from deepresearch.models import Report
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
-from deepresearch.studio import make_graph, settings_from_config
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "When was the Eiffel Tower built and how tall is it?"

@@ -21,11 +21,11 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from deepresearch.service.app import create_app
+from deepresearch.service.app.jobs import Runtime
 from deepresearch.service.db import open_database
 from deepresearch.service.keys import create_key
 from deepresearch.service.server import BackgroundServer
 from deepresearch.service.store import JobStore
-from deepresearch.service.worker import Runtime
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES
 from deepresearch.stages import intake, plan

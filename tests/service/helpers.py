@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 
 from deepresearch.service.app import create_app
+from deepresearch.service.app.jobs import Runtime
 from deepresearch.service.server import BackgroundServer
-from deepresearch.service.worker import Runtime
 from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script

@@ -11,11 +11,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from deepresearch.service.app.jobs import Runtime, worker_pool
 from deepresearch.service.db import open_database
 from deepresearch.service.jobs import request_hash
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore, Limits
-from deepresearch.service.worker import Runtime, WorkerPool
 from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
@@ -42,7 +42,7 @@ async def test_a_saturated_default_thread_pool_does_not_starve_lease_renewals(
     engine = open_database(settings)
     store = JobStore(engine)
     model = ScriptedChatModel(research_script(), latency_s=0.3)
-    pool = WorkerPool(
+    pool = worker_pool(
         store, settings, Notifier(), Runtime(models=dict.fromkeys(ROLES, model)), poll_s=0.1
     )
     job = store.submit(

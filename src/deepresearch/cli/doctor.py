@@ -1,5 +1,5 @@
 """``deepresearch doctor``: the resolved configuration, then real checks of what it names
-(``deepresearch.diagnose``): a tiny call to each model, a query to each search provider,
+(``deepresearch.cli.diagnose``): a tiny call to each model, a query to each search provider,
 the database, the data folder, the corpus index. Exit 1 when something configured fails.
 Secrets are never shown: a key is named by the variable it came from."""
 
@@ -15,7 +15,7 @@ from deepresearch.cli import options
 from deepresearch.cli.common import EXIT_FAILED, EXIT_OK, settings_from, use_config_file
 
 if TYPE_CHECKING:
-    from deepresearch.diagnose import Check
+    from deepresearch.cli.diagnose import Check
     from deepresearch.settings import Settings
 
 
@@ -37,7 +37,7 @@ def doctor(
     import asyncio
     import logging
 
-    from deepresearch.diagnose import run_checks
+    from deepresearch.cli.diagnose import run_checks
 
     # a failed probe is a row of the table, not also a log line
     logging.getLogger("deepresearch").setLevel(logging.ERROR)
@@ -94,7 +94,7 @@ def _shown(name: str, value: Any) -> str:
     """A setting's value for the table; a secret as where it came from, never itself."""
     from pydantic import SecretStr
 
-    from deepresearch.diagnose import key_origin
+    from deepresearch.cli.diagnose import key_origin
     from deepresearch.settings_values import env_names
 
     if isinstance(value, SecretStr):

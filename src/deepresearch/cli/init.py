@@ -311,7 +311,7 @@ def _search_part(plan: Plan, ask: Ask, search: str | None, flags: dict[str, str 
 
 
 def _already_set(names: tuple[str, ...] | list[str]) -> str | None:
-    from deepresearch.diagnose import key_origin
+    from deepresearch.cli.diagnose import key_origin
 
     return key_origin(list(names))
 

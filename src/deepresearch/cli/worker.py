@@ -92,12 +92,12 @@ def worker(
 
 
 async def _work(settings: Settings, engine: Engine, health_file: Path | None) -> None:
+    from deepresearch.service.app.jobs import worker_pool
     from deepresearch.service.db import database_url
     from deepresearch.service.notify import Notifier
     from deepresearch.service.store import JobStore
-    from deepresearch.service.worker import WorkerPool
 
-    pool = WorkerPool(JobStore(engine), settings, Notifier())
+    pool = worker_pool(JobStore(engine), settings, Notifier())
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -39,7 +39,7 @@ async def caller(request: Request) -> Caller:
                 headers={"WWW-Authenticate": "Bearer"},
                 kind="unauthorized",
             )
-        return Caller(LOCAL_OWNER, state.settings.active_runs_per_key)
+        return Caller(LOCAL_OWNER, state.service.active_runs_per_key)
     key = await run_in_threadpool(state.store.key_for_token, token)
     if key is None:
         raise ApiProblem(

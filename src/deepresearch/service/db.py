@@ -11,12 +11,12 @@ from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 
 from deepresearch.errors import ConfigError
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import Storage
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-def database_url(settings: Settings) -> str:
+def database_url(settings: Storage) -> str:
     """The SQLAlchemy URL of the service database."""
     url = settings.database_url
     if not url:
@@ -84,7 +84,7 @@ def migrate(engine: Engine) -> None:
         command.upgrade(config, "head")
 
 
-def open_database(settings: Settings) -> Engine:
+def open_database(settings: Storage) -> Engine:
     """An engine on the configured database with the schema up to date."""
     url = database_url(settings)
     if url.startswith("sqlite"):

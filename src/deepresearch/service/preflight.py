@@ -4,27 +4,20 @@ models and the search provider from the job's settings, as ``deepresearch run`` 
 start), so the message is the CLI's; the hint says what an API caller can do about it.
 
 A job may only change ``model`` and ``search``, so the verdict for each pair is kept
-(the server's configuration does not change while it runs)."""
+(the server's configuration does not change while it runs). The checks themselves are
+handed in by the composition root (``service.app.jobs``), which holds the Settings."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
-
-import httpx
+from typing import Generic, Literal, Protocol, TypeVar
 
 from deepresearch.errors import ConfigError, MissingKeyError
-from deepresearch.llm.providers import build_role_models
 from deepresearch.llm.redact import redact
-from deepresearch.search.base import SearchProvider
-from deepresearch.search.none import NoSearch
-from deepresearch.search.registry import build_search_provider
 from deepresearch.service.problems import ApiProblem
-from deepresearch.service.worker import Runtime
-from deepresearch.settings import Settings
 
 REMEMBERED = 128
 Option = Literal["model", "search"]
@@ -33,6 +26,23 @@ _ELSE = {
     "model": "'none' writes an extractive report without a model",
     "search": "duckduckgo needs no key",
 }
+
+
+class JobChoice(Protocol):
+    """What the verdict depends on: a job's settings (the server's, with its options)."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def search(self) -> str: ...
+
+    def secrets(self) -> list[str]: ...
+
+
+C = TypeVar("C", bound=JobChoice)
+#: a check: builds what the job would build from its settings, raising ConfigError
+Check = Callable[[C], object]
 
 
 @dataclass(frozen=True)
@@ -52,15 +62,17 @@ class Refusal:
         )
 
 
-class Preflight:
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
+class Preflight(Generic[C]):
+    """The verdicts of ``models`` (building the role models) and ``search`` (building the
+    search provider); either is None when the server was handed its own."""
+
+    def __init__(self, models: Check[C] | None, search: Check[C] | None) -> None:
+        self._models = models
+        self._search = search
         self._verdicts: OrderedDict[tuple[str, str], Refusal | None] = OrderedDict()
         self._lock = threading.Lock()
-        # only handed to the providers' constructors, which keep it; never used to send
-        self._client = httpx.AsyncClient()
 
-    def check(self, settings: Settings) -> None:
+    def check(self, settings: C) -> None:
         """Raise the 422 problem for a job the server cannot run (call it off the loop)."""
         key = (settings.model, settings.search)
         with self._lock:
@@ -75,26 +87,21 @@ class Preflight:
         if verdict is not None:
             raise verdict.problem()
 
-    def _verdict(self, settings: Settings) -> Refusal | None:
+    def _verdict(self, settings: C) -> Refusal | None:
         try:
-            if self.runtime.models is None:
-                build_role_models(settings)
+            if self._models is not None:
+                self._models(settings)
         except ConfigError as exc:
             return _refusal(exc, "model", settings)
         try:
-            if self.runtime.search is None:
-                build_search_provider(settings, self._client, local_factory=_no_index)
+            if self._search is not None:
+                self._search(settings)
         except ConfigError as exc:
             return _refusal(exc, "search", settings)
         return None
 
 
-def _no_index(corpus: Path) -> SearchProvider:
-    """The local provider's folder is checked; its index is built by the job, not here."""
-    return NoSearch()
-
-
-def _refusal(exc: ConfigError, option: Option, settings: Settings) -> Refusal:
+def _refusal(exc: ConfigError, option: Option, settings: JobChoice) -> Refusal:
     what = _WHAT[option]
     if isinstance(exc, MissingKeyError):
         why, kind = f"this server has no API key for that {what}", "missing-key"

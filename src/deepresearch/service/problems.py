@@ -137,7 +137,7 @@ def install(app: FastAPI) -> None:
             detail = f"no such endpoint: {request.method} {request.url.path}"
         if exc.status_code == 413:  # middleware.BodyCap, counting a body as it is read
             state = getattr(request.app.state, "service", None)
-            detail = too_large(state.settings.max_request_bytes) if state else detail
+            detail = too_large(state.service.max_request_bytes) if state else detail
             kind = "too-large"
         return problem_response(
             request, exc.status_code, detail, headers=dict(exc.headers or {}), kind=kind

@@ -10,7 +10,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.errors import ConfigError, DeepResearchError
-from deepresearch.evaluation import evaluate_run
 from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
 from deepresearch.export.formats import ReportFormat, render_bytes
 from deepresearch.models import EvalResult
@@ -44,8 +43,6 @@ from deepresearch.service.sse import (
 )
 from deepresearch.service.state import ServiceState
 from deepresearch.service.submission import submit_followup, submit_job
-from deepresearch.service.worker import job_settings
-from deepresearch.threads import thread_turns
 
 router = APIRouter(prefix="/v1")
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -178,7 +175,7 @@ async def _thread(request: Request, who: Caller, job: Job) -> list[TurnView]:
     """The turns of the job's thread that are the caller's jobs."""
     state = _state(request)
     try:
-        turns = await thread_turns(job_settings(state.settings, job.recipe, job.options), job.id)
+        turns = await state.jobs.turns(job.id)
     except DeepResearchError:  # no checkpoint left to read: the job alone
         return []
     views = []
@@ -216,9 +213,8 @@ async def evaluate(job_id: str, request: Request, who: CallerDep) -> EvalResult:
         raise ApiProblem(
             409, f"the job is {job.status}; only a finished report is evaluated", kind="not-ready"
         )
-    settings = job_settings(state.settings, job.recipe, job.options)
     try:
-        result = await evaluate_run(settings, job.id, models=state.workers.runtime.models)
+        result = await state.jobs.evaluate(job)
     except ConfigError as exc:  # not a research run, a reply rather than a report, no key
         raise ApiProblem(422, exc.message, kind="cannot-evaluate") from None
     except DeepResearchError as exc:
@@ -303,13 +299,13 @@ async def report(
     _, document, markdown = found
     recipe = get_recipe(job.recipe)
     if format in BINARY_FORMATS:
-        settings = _state(request).settings
+        export = _state(request).export
         data = await run_in_threadpool(
             lambda: render_bytes(
                 recipe,
                 recipe.result_model.model_validate(document),
                 format,
-                pdf_fonts=settings.pdf_fonts,
+                pdf_fonts=export.pdf_fonts,
             )
         )
         return Response(
@@ -392,5 +388,5 @@ async def queue(request: Request, who: CallerDep) -> QueueView:
     return QueueView(
         counts=counts,
         running_here=len(state.workers.running_ids),
-        max_concurrent_jobs=state.settings.max_concurrent_jobs,
+        max_concurrent_jobs=state.service.max_concurrent_jobs,
     )

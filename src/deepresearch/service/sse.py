@@ -117,7 +117,7 @@ async def job_events(
     (no id) while nothing happens; ends after the terminal event."""
     yield format_sse_event(comment="deepresearch events", retry=RETRY_MS)
     clock = asyncio.get_running_loop().time
-    heartbeat_s = state.settings.sse_heartbeat_s
+    heartbeat_s = state.service.sse_heartbeat_s
     last_sent = clock()
 
     def quiet_s() -> float:  # wake in time for the next heartbeat

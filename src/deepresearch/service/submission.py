@@ -24,8 +24,6 @@ from deepresearch.service.store import (
     IdempotencyMismatch,
     SubmissionRateLimited,
 )
-from deepresearch.service.worker import job_settings
-from deepresearch.threads import load_parent
 
 
 async def submit_job(
@@ -78,9 +76,8 @@ async def followable(state: ServiceState, who: Caller, job_id: str) -> Job:
             f"the job is {parent.status}; ask a follow-up once its report is written",
             kind="not-ready",
         )
-    settings = job_settings(state.settings, parent.recipe, parent.options)
     try:
-        await load_parent(settings, parent.id)
+        await state.jobs.check_parent(parent.id)
     except DeepResearchError as exc:  # a reply rather than a report, a lost checkpoint
         raise ApiProblem(409, exc.message, kind="cannot-follow-up") from None
     return parent
@@ -99,7 +96,7 @@ async def queue_job(
     if options.get("followup_of") is not None:  # only the caller's own finished research
         await followable(state, who, str(options["followup_of"]))
     # a job the server could not run (no key for its model or search) is refused now
-    await run_in_threadpool(state.preflight.check, job_settings(state.settings, recipe, options))
+    await run_in_threadpool(state.jobs.refuse, recipe, options)
     fingerprint = request_hash(question, recipe, options)
     try:
         result = await run_in_threadpool(
@@ -139,8 +136,8 @@ def rate_limited(state: ServiceState, exc: SubmissionRateLimited, what: str) -> 
     wait = math.ceil(exc.retry_after_s)
     return ApiProblem(
         429,
-        f"at most {state.settings.submissions_per_window} {what} per "
-        f"{state.settings.submission_window_s:g} s; retry in {wait} s",
+        f"at most {state.service.submissions_per_window} {what} per "
+        f"{state.service.submission_window_s:g} s; retry in {wait} s",
         headers={"Retry-After": str(wait)},
         kind="rate-limited",
     )

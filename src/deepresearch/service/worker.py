@@ -1,6 +1,8 @@
 """The worker pool: claims queued jobs (up to ``max_concurrent_jobs`` at once), runs each
-through the same runner the CLI uses (the job's recipe, from the registry), independent of
-any client connection, and keeps its lease alive while it runs.
+through a ``JobRunner`` (the composition root's, ``service.app.jobs``: the same runner the
+CLI uses, the job's recipe from the registry), independent of any client connection, and
+keeps its lease alive while it runs. The pool holds no Settings: its limits are the
+``ServiceSettings`` group, and running a job is the runner's business.
 
 * A job claimed for the second time (its worker died, or the server was stopped) resumes
   from its last checkpoint; model replies already paid for come from the response cache.
@@ -31,29 +33,22 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from langchain_core.language_models import BaseChatModel
-
-from deepresearch.errors import DeepResearchError, RunNotFound
+from deepresearch.errors import DeepResearchError
 from deepresearch.events import Sink, once_per_fact
-from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.redact import redact
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.models.pause import InputRequest
-from deepresearch.recipes.registry import get_recipe
-from deepresearch.runner import run_recipe
-from deepresearch.search.base import SearchProvider
 from deepresearch.service.jobs import Job, Outcome
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore
 from deepresearch.service.writer import EventWriter
-from deepresearch.settings import Settings
-from deepresearch.settings_values import Role
+from deepresearch.settings_groups import ServiceSettings
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +58,25 @@ T = TypeVar("T")
 _HELD_BACK = frozenset({"run_completed", "run_failed"})
 
 
-def job_settings(settings: Settings, recipe: str, options: Mapping[str, Any]) -> Settings:
-    """The server's settings with a job's options (the recipe's own options aside)."""
-    own = get_recipe(recipe).options_model.model_fields
-    run_options = {k: v for k, v in options.items() if k not in own}
-    return settings.model_copy(update=run_options)
+#: how a job taken over or answered continues: the request id of the answer to apply and
+#: the answer (both None when there is none)
+Resume = tuple[str | None, Any]
+
+
+class JobRunner(Protocol):
+    """Runs one job's research and says what it ended with; built by the composition root,
+    which holds the Settings."""
+
+    async def run(
+        self, job: Job, sink: Sink, resume: Resume | None
+    ) -> Outcome | InputRequest | None:
+        """Run ``job`` (from its last checkpoint when ``resume`` is given, else afresh),
+        its events into ``sink``."""
+        ...
+
+    def secrets(self) -> list[str]:
+        """Every configured secret, redacted from a failed job's message."""
+        ...
 
 
 def _without(event_type: str, sink: Sink) -> Sink:
@@ -76,16 +85,6 @@ def _without(event_type: str, sink: Sink) -> Sink:
             sink(event)
 
     return forward
-
-
-@dataclass
-class Runtime:
-    """Components a job uses instead of the ones Settings would build (tests, benchmarks,
-    embedding the service in a program that has its own)."""
-
-    models: Mapping[Role, BaseChatModel | None] | None = None
-    search: SearchProvider | None = None
-    fetcher: Fetcher | None = None
 
 
 @dataclass
@@ -101,17 +100,17 @@ class WorkerPool:
     def __init__(
         self,
         store: JobStore,
-        settings: Settings,
+        service: ServiceSettings,
         notifier: Notifier,
-        runtime: Runtime | None = None,
+        runner: JobRunner,
         *,
         poll_s: float = 0.5,
         check_s: float = 1.0,
     ) -> None:
         self.store = store
-        self.settings = settings
+        self.service = service
         self.notifier = notifier
-        self.runtime = runtime or Runtime()
+        self.runner = runner
         self.poll_s = poll_s
         self.check_s = check_s
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -176,7 +175,7 @@ class WorkerPool:
 
     # claiming -----------------------------------------------------------------------
     async def _claim_loop(self) -> None:
-        expire_every_s = min(30.0, self.settings.job_ttl_s / 4)
+        expire_every_s = min(30.0, self.service.job_ttl_s / 4)
         next_expiry = 0.0
         loop = asyncio.get_running_loop()
         while not self._stopping:
@@ -185,13 +184,13 @@ class WorkerPool:
                     await asyncio.to_thread(self.store.expire)
                     self.healthy_at = loop.time()
                     next_expiry = loop.time() + expire_every_s
-                while len(self._running) < self.settings.max_concurrent_jobs:
+                while len(self._running) < self.service.max_concurrent_jobs:
                     claimable = await asyncio.to_thread(self.store.has_claimable)
                     self.healthy_at = loop.time()
                     if not claimable:
                         break  # a read; the claim below is a write
                     job = await asyncio.to_thread(
-                        self.store.claim, self.worker_id, self.settings.job_lease_s
+                        self.store.claim, self.worker_id, self.service.job_lease_s
                     )
                     if job is None or self._stopping:
                         if job is not None:
@@ -204,7 +203,7 @@ class WorkerPool:
                             self.worker_id,
                             "CANCELLED",
                             message="Cancelled",
-                            ttl_s=self.settings.job_ttl_s,
+                            ttl_s=self.service.job_ttl_s,
                         )
                         continue
                     self._start(job)
@@ -221,10 +220,6 @@ class WorkerPool:
 
     # one job ------------------------------------------------------------------------
     async def _execute(self, job: Job) -> Outcome | InputRequest | None:
-        recipe = get_recipe(job.recipe)
-        own = recipe.options_model.model_fields
-        settings = job_settings(self.settings, job.recipe, job.options)
-
         def store(event: RunEvent) -> None:
             if event.type in _HELD_BACK:
                 # only finish() stores a terminal event, under the lease; an attempt no
@@ -237,6 +232,7 @@ class WorkerPool:
             self.writer.put(job.id, event)
 
         sink: Sink = store
+        resume: Resume | None = None
         if job.attempts > 1:  # what earlier attempts announced is not announced again
             announced = await asyncio.to_thread(self._announced, job.id)
             sink = once_per_fact(store, announced)
@@ -244,47 +240,9 @@ class WorkerPool:
                 # an attempt that died before the run's first checkpoint starts it afresh:
                 # its stream already says the run started
                 sink = _without("run_started", sink)
-        common: dict[str, Any] = {
-            "sinks": [sink],
-            "models": self.runtime.models,
-            "search": self.runtime.search,
-            "fetcher": self.runtime.fetcher,
-        }
-        document = None
-        resumed = False
-        if job.attempts > 1:  # taken over, or answered: continue from the last checkpoint
-            answered = await asyncio.to_thread(self.store.last_answer, job.id)
-            reply_to, reply = answered if answered is not None else (None, None)
-            try:
-                document = await run_recipe(
-                    recipe,
-                    None,
-                    settings,
-                    run_id=job.id,
-                    resume=True,
-                    reply=reply,
-                    reply_to=reply_to,
-                    **common,
-                )
-                resumed = True
-            except RunNotFound:  # it died before its first checkpoint: start afresh
-                resumed = False
-        if not resumed:
-            request = recipe.request(
-                job.question, {k: v for k, v in job.options.items() if k in own}
-            )
-            document = await run_recipe(recipe, request, settings, run_id=job.id, **common)
-        if document is None or isinstance(document, InputRequest):
-            return document
-        completion = recipe.completion(document, fetches=0)
-        return Outcome(
-            completion.kind,
-            document.model_dump(mode="json"),
-            recipe.render(document, "md"),
-            completion.evidence,
-            completion.report,
-            completion.completed_event,
-        )
+            # taken over, or answered: continue from the last checkpoint
+            resume = await asyncio.to_thread(self.store.last_answer, job.id) or (None, None)
+        return await self.runner.run(job, sink, resume)
 
     def _announced(self, job_id: str) -> list[RunEvent]:
         """Every event stored for the job so far."""
@@ -302,7 +260,7 @@ class WorkerPool:
         except asyncio.CancelledError:
             await self._stopped(running)
         except DeepResearchError as exc:
-            message = redact(str(exc), self.settings.secrets())
+            message = redact(str(exc), self.runner.secrets())
             await self._end(running, "FAILED", f"Research failed: {message}", error=message)
         except Exception as exc:
             log.exception("job %s failed unexpectedly", job.id)
@@ -325,7 +283,7 @@ class WorkerPool:
                 running.job.id,
                 self.worker_id,
                 outcome,
-                self.settings.input_timeout_s,
+                self.service.input_timeout_s,
             )
             return
         if outcome is None:
@@ -369,7 +327,7 @@ class WorkerPool:
             status,
             message=message,
             error=error,
-            ttl_s=self.settings.job_ttl_s,
+            ttl_s=self.service.job_ttl_s,
             completed=completed,
         )
 
@@ -381,7 +339,7 @@ class WorkerPool:
         """Renew the lease every third of its length (a write) and look at the cancel flag
         every ``check_s`` (a read) while the job runs, on the lease keepers' own thread."""
         loop = asyncio.get_running_loop()
-        lease_s = self.settings.job_lease_s
+        lease_s = self.service.job_lease_s
         renew_every = lease_s / 3
         renewed = loop.time()
         while not running.task.done():

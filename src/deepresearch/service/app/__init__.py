@@ -2,7 +2,11 @@
 starts the worker pool with the app and stops it, releasing running jobs, on shutdown.
 Every request first passes the middleware of ``middleware.py``: the body cap, HEAD for
 every GET route, and the security headers. With the ``mcp`` extra installed, the MCP
-server answers at ``/mcp`` (``deepresearch.mcp.http``)."""
+server answers at ``/mcp`` (``deepresearch.mcp.http``).
+
+This package is the service's composition root: it alone holds the Settings, builds the
+worker pool and the job checks (``jobs.py``) and hands the request handlers (``routes``,
+``state``) the typed groups and the callables they need."""
 
 from __future__ import annotations
 
@@ -18,19 +22,19 @@ from sqlalchemy import Engine, text
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
-from deepresearch import __version__
 from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.service import problems
+from deepresearch.service.app.jobs import Runtime, ServerJobChecks, worker_pool
 from deepresearch.service.db import open_database
 from deepresearch.service.middleware import BodyCap, HeadAsGet, SecurityHeaders
 from deepresearch.service.notify import Notifier
-from deepresearch.service.preflight import Preflight
 from deepresearch.service.routes import router
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import Clock, JobStore, utcnow
 from deepresearch.service.web import mount as mount_web_page
-from deepresearch.service.worker import Runtime, WorkerPool
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import ExportSettings, ServiceSettings
+from deepresearch.version import __version__
 
 if TYPE_CHECKING:
     from deepresearch.mcp.http import McpEndpoint
@@ -51,9 +55,15 @@ def create_app(
         db = engine if engine is not None else await run_in_threadpool(open_database, settings)
         store = JobStore(db, clock)
         notifier = Notifier()
-        workers = WorkerPool(store, settings, notifier, runtime)
-        preflight = Preflight(workers.runtime)
-        app.state.service = ServiceState(settings, store, notifier, workers, preflight)
+        workers = worker_pool(store, settings, notifier, runtime)
+        app.state.service = ServiceState(
+            service=ServiceSettings.of(settings),
+            export=ExportSettings.of(settings),
+            store=store,
+            notifier=notifier,
+            workers=workers,
+            jobs=ServerJobChecks(settings, runtime),
+        )
         if start_workers and settings.run_workers:
             await workers.start()
         try:
