@@ -17,11 +17,11 @@ from langchain_core.messages import BaseMessage
 from deepresearch.core.audit import is_quote
 from deepresearch.export.docx import to_docx
 from deepresearch.export.pdf import to_pdf
+from deepresearch.export.report_document import report_document
 from deepresearch.export.report_html import to_html
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
-from deepresearch.recipes.research_document import report_document
 from deepresearch.runner import run_research
 from deepresearch.settings_values import ROLES
 from deepresearch.stages import sections

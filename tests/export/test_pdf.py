@@ -15,9 +15,9 @@ import pytest
 
 from deepresearch.export import export_report
 from deepresearch.export.fonts import find_fonts
+from deepresearch.export.report_document import report_document
 from deepresearch.export.report_text import citation_numbers
 from deepresearch.models import Report
-from deepresearch.recipes.research_document import report_document
 
 from ..core.test_render import make_report
 from .reading import flat, pdf_links, pdf_text

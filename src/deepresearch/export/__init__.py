@@ -1,7 +1,7 @@
 """Binary report formats: PDF (fpdf2) and DOCX (python-docx), both pure Python.
 
 Both draw the page-neutral ``export.document.Document`` a recipe builds from its result
-(``Recipe.document``: ``recipes.research_document`` for a Report, the employer
+(``Recipe.document``: ``export.report_document`` for a Report, the employer
 recipe's ``document`` module for its profile), so they carry what the markdown and HTML
 renderings carry, with the same link rules; ``formats.render_bytes`` is the way in for a
 run's document in any format. Rendering reads nothing but the font files it is given;
@@ -44,6 +44,6 @@ def export_document(doc: Document, fmt: str, *, fonts: Sequence[Path] | None = N
 
 
 def export_report(report: Report, fmt: str, *, fonts: Sequence[Path] | None = None) -> bytes:
-    from deepresearch.recipes.research_document import report_document
+    from deepresearch.export.report_document import report_document
 
     return export_document(report_document(report), fmt, fonts=fonts)

@@ -1,8 +1,8 @@
 """A page-layout-neutral document: headings, paragraphs of spans, lists, quotes and
 tables. Pure data, no rendering.
 
-Each recipe builds its result into one (``Recipe.document``: the research recipe's
-``recipes.research_document``, the employer recipe's ``recipes.employer.document``), and
+Each recipe's result is built into one (``Recipe.document``: a research Report by
+``export.report_document``, an employer profile by ``recipes.employer.document``), and
 the binary exports (``export.pdf``, ``export.docx``) draw it. Whoever builds a document
 has already made its text safe (neutralized, flattened) and decided its links.
 """

@@ -160,7 +160,7 @@ class ResearchRecipe:
         return render(result, fmt)
 
     def document(self, result: Report) -> Document:
-        from deepresearch.recipes.research_document import report_document  # for the exports only
+        from deepresearch.export.report_document import report_document  # for the exports only
 
         return report_document(result)
 
