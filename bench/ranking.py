@@ -20,7 +20,8 @@ from bench.common import BenchResult, Options, mean, require
 from deepresearch.core.planning import fallback_queries
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.ranking import rank_and_select
-from deepresearch.core.tiers import load_domain_rules, with_local_hosts
+from deepresearch.core.tiers import with_local_hosts
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.models import SearchHit
 from deepresearch.search.searxng import SearxngSearch
 from deepresearch.settings_values import DEPTHS

@@ -14,15 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.core.support import Embedder
-from deepresearch.core.tiers import DomainRules, load_domain_rules, with_local_hosts
+from deepresearch.core.tiers import DomainRules, with_local_hosts
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
+from deepresearch.models.plan import PlanDraft
 from deepresearch.models.thread import ParentTurn, Turn
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Settings
@@ -43,10 +45,6 @@ class ThreadStore(Protocol):
     async def parent(self, run_id: str) -> ParentTurn: ...
 
     async def record_turn(self, root: str, turn: Turn) -> None: ...
-
-
-if TYPE_CHECKING:
-    from deepresearch.stages.council import PlanDraft
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.core.ids import check_run_id
-from deepresearch.core.runstatus import CheckpointState, Status, run_status
 from deepresearch.errors import InvalidInput, RunError
+from deepresearch.runstatus import CheckpointState, Status, run_status
 
 if TYPE_CHECKING:
     from deepresearch.models.pause import InputRequest

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.core.runstatus import run_status
+from deepresearch.runstatus import run_status
 
 from .conftest import cli
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from deepresearch.core.ranking import rank_and_select, read_own_pages
 from deepresearch.core.threshold import Selection
-from deepresearch.core.tiers import load_domain_rules
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.models import SearchHit
 
 NOW = datetime(2025, 6, 1, tzinfo=UTC)

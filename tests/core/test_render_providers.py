@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 
 from deepresearch.core.scoring import score_hit
-from deepresearch.core.tiers import load_domain_rules
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.export.report_html import to_html
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.export.report_render import to_json

@@ -22,7 +22,8 @@ from deepresearch.core.scoring import (
     score_hit,
     signal_score,
 )
-from deepresearch.core.tiers import DomainRules, load_domain_rules
+from deepresearch.core.tiers import DomainRules
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.models.search import SearchHit
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

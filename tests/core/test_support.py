@@ -9,12 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from deepresearch.core import embeddings
-from deepresearch.core.embeddings import (
-    WordLlamaEmbedder,
-    load_default_embedder,
-    wordllama_available,
-)
+from deepresearch import embeddings
 from deepresearch.core.support import (
     EMBEDDING_PIVOT,
     EMBEDDING_WEIGHT,
@@ -23,6 +18,11 @@ from deepresearch.core.support import (
     check_support,
     entities,
     is_factual,
+)
+from deepresearch.embeddings import (
+    WordLlamaEmbedder,
+    load_default_embedder,
+    wordllama_available,
 )
 from deepresearch.errors import ConfigError
 

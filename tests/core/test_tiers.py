@@ -9,11 +9,11 @@ import pytest
 from deepresearch.core.tiers import (
     DomainRules,
     authority_for,
-    load_domain_rules,
     normalize_entry,
     source_type_for,
     tier_for,
 )
+from deepresearch.domain_rules import load_domain_rules
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 
-from deepresearch.core.embeddings import load_default_embedder, wordllama_available
 from deepresearch.core.support import Embedder, check_support
+from deepresearch.embeddings import load_default_embedder, wordllama_available
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 WICE = Path("claims") / "wice" / "dev.jsonl"

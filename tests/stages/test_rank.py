@@ -21,7 +21,7 @@ from langchain_core.messages import BaseMessage
 from deepresearch.context import RunContext
 from deepresearch.core.ranking import judge_problem, rank_and_select
 from deepresearch.core.scoring import ModelDims
-from deepresearch.core.tiers import load_domain_rules
+from deepresearch.domain_rules import load_domain_rules
 from deepresearch.events import EventBus
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm import Gateway

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from deepresearch.core.next_wave import retry_weak, stop_empty
 from deepresearch.core.reformulate import reformulate
 from deepresearch.models import SubQuestion
-from deepresearch.stages.reflect import FollowUp, Reflection, _follow_ups, _retry_weak, _stop_empty
+from deepresearch.stages.reflect import FollowUp, Reflection, _follow_ups
 
 
 def existing() -> list[SubQuestion]:
@@ -106,7 +107,7 @@ def weak(
 
 def test_weak_sub_questions_are_retried_with_reformulated_queries() -> None:
     subs = [weak("q1", 1), weak("q2", 2), SubQuestion(id="q3", text="Covered?", status="covered")]
-    out = _retry_weak(subs, operators=True, count=3)
+    out = retry_weak(subs, operators=True, count=3)
     assert [sq.id for sq in out] == ["q1", "q2"]
     assert all(sq.status == "pending" for sq in out)
     assert out[0].queries == reformulate(subs[0].text, attempt=1, operators=True, count=3)
@@ -119,9 +120,9 @@ def test_weak_sub_questions_are_retried_with_reformulated_queries() -> None:
 def test_retries_stop_after_max_refinements() -> None:
     # the first search, then broaden, narrow and synonyms (seed 001): three refinements
     subs = [weak("q1", 2), weak("q2", 3), weak("q3", 4)]
-    out = _retry_weak(subs, operators=False, count=3)
+    out = retry_weak(subs, operators=False, count=3)
     assert [sq.id for sq in out] == ["q1", "q2"]
-    assert [sq.id for sq in _retry_weak(subs, operators=False, count=3, max_refinements=4)] == [
+    assert [sq.id for sq in retry_weak(subs, operators=False, count=3, max_refinements=4)] == [
         "q1",
         "q2",
         "q3",
@@ -135,7 +136,7 @@ def test_only_weak_sub_questions_are_retried() -> None:
         weak("q3", 1, status="pending"),
         weak("q4", 1, status="covered"),
     ]
-    out = _retry_weak(subs, operators=False, count=3)
+    out = retry_weak(subs, operators=False, count=3)
     assert [sq.id for sq in out] == ["q1", "q2"]
 
 
@@ -144,7 +145,7 @@ def test_a_second_empty_iteration_stops_the_sub_question() -> None:
 
     subs = [weak("q1", 1), weak("q2", 2), weak("q3", 2)]
     subs[2] = subs[2].model_copy(update={"passing": 1})
-    out, stopped = _stop_empty(subs, Counter({"q1": 0}))
+    out, stopped = stop_empty(subs, Counter({"q1": 0}))
     assert [sq.id for sq in stopped] == ["q2"]  # q1 gets its second try, q3 had sources
     assert [sq.status for sq in out] == ["weak", "failed", "weak"]
 
@@ -152,23 +153,23 @@ def test_a_second_empty_iteration_stops_the_sub_question() -> None:
 def test_retry_drops_queries_already_tried() -> None:
     text = weak("q1", 1).text
     tried = reformulate(text, attempt=1, operators=False, count=3)[:2]
-    out = _retry_weak([weak("q1", 1, queries=tried)], operators=False, count=3)
+    out = retry_weak([weak("q1", 1, queries=tried)], operators=False, count=3)
     assert out[0].queries == reformulate(text, attempt=1, operators=False, count=3)[2:]
 
 
 def test_retry_keeps_all_queries_when_every_one_was_tried() -> None:
     text = weak("q1", 1).text
     tried = reformulate(text, attempt=1, operators=False, count=3)
-    out = _retry_weak([weak("q1", 1, queries=tried)], operators=False, count=3)
+    out = retry_weak([weak("q1", 1, queries=tried)], operators=False, count=3)
     assert out[0].queries == tried
 
 
 def test_every_reformulation_strategy_is_reachable() -> None:
     """Attempts 1, 2 and 3 are retried, so broaden, narrow and synonyms all get used."""
-    retried = [n for n in range(1, 6) if _retry_weak([weak("q1", n)], operators=False, count=3)]
+    retried = [n for n in range(1, 6) if retry_weak([weak("q1", n)], operators=False, count=3)]
     assert retried == [1, 2, 3]
 
 
 def test_a_lead_that_found_nothing_is_not_reformulated() -> None:
     lead = weak("q2", 1).model_copy(update={"lead": "The Glass Orchard"})
-    assert [sq.id for sq in _retry_weak([weak("q1", 1), lead], operators=False, count=3)] == ["q1"]
+    assert [sq.id for sq in retry_weak([weak("q1", 1), lead], operators=False, count=3)] == ["q1"]

@@ -14,7 +14,7 @@ sentence or row is no longer listed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Literal
 
 from deepresearch.core.assemble import number_sources, table_rows_citing
@@ -94,47 +94,9 @@ def apply_audit(
     for verdict, _ in [*verdicts.values(), *rows.values()]:
         counts[verdict] += 1
     checked = counts["supported"] + counts["partial"] + counts["unsupported"]
-    removed = 0
-    index = 0
-
-    def keep(sentence: Sentence) -> Sentence | None:
-        nonlocal index, removed
-        found = verdicts.get(index)
-        index += 1
-        if found is None:
-            return sentence
-        verdict, note = found
-        if policy == "strict" and verdict in ("unsupported", "uncited"):
-            removed += 1
-            return None
-        return sentence.model_copy(update={"audit": verdict, "audit_note": note})
-
-    def keep_rows(at: int, table: Table | None) -> Table | None:
-        nonlocal removed
-        if table is None:
-            return None
-        kept = []
-        for r, row in enumerate(table.rows):
-            found = rows.get((at, r))
-            if found is None:
-                kept.append(row)
-            elif policy == "strict" and found[0] in ("unsupported", "uncited"):
-                removed += 1
-            else:
-                kept.append(row.model_copy(update={"audit": found[0], "audit_note": found[1]}))
-        return table.model_copy(update={"rows": kept}) if kept else None
-
-    summary = [s for s in (keep(s) for s in report.summary) if s is not None]
-    sections: list[Section] = []
-    for at, section in enumerate(report.sections):
-        paragraphs = []
-        for paragraph in section.paragraphs:
-            kept = [s for s in (keep(s) for s in paragraph.sentences) if s is not None]
-            if kept:
-                paragraphs.append(Paragraph(sentences=kept))
-        table = keep_rows(at, section.table)
-        if paragraphs or table is not None:
-            sections.append(section.model_copy(update={"paragraphs": paragraphs, "table": table}))
+    pruner = _Pruner(policy, verdicts, rows)
+    summary, sections = pruner.report(report)
+    removed = pruner.removed
 
     evidence = {item.id: item for item in report.evidence}
     remaining = [*summary, *(s for sec in sections for p in sec.paragraphs for s in p.sentences)]
@@ -162,35 +124,99 @@ def apply_audit(
         if checked
         else None,
     )
-    limitations = list(report.limitations)
-    if policy == "strict" and removed:
-        limitations.append(
-            f"The audit removed {removed} sentence(s) or table row(s) that their cited passages "
-            "do not support or that stated a fact without a citation."
-        )
-    if invented_citations:
-        limitations.append(
-            f"The writer cited {invented_citations} piece(s) of evidence that do not exist; those citations were dropped."
-        )
-    if findings_unsupported:
-        limitations.append(
-            f"The findings check dropped {findings_unsupported} finding(s) whose quote does not "
-            "support the claim made of it; the writer never saw them."
-        )
-    if findings_restored:
-        limitations.append(
-            f"{findings_restored} Verified Finding(s) altered by the writer were restored to the exact quote."
-        )
     return report.model_copy(
         update={
             "summary": summary,
             "sections": sections,
             "sources": number_sources(remaining, evidence, sources),
             "evidence": [item for item in report.evidence if item.id in cited],
-            "limitations": limitations,
+            "limitations": [*report.limitations, *_limitations(audit)],
             "audit": audit,
         }
     )
+
+
+class _Pruner:
+    """The policy applied to the report's sentences, in reading order (verdicts are keyed
+    by position), and to its planned tables' rows; counts what it removed."""
+
+    def __init__(self, policy: AuditPolicy, verdicts: Verdicts, rows: RowVerdicts) -> None:
+        self.policy = policy
+        self.verdicts = verdicts
+        self.rows = rows
+        self.removed = 0
+        self._index = 0
+
+    def report(self, report: Report) -> tuple[list[Sentence], list[Section]]:
+        """The summary and the sections kept (a section left empty is dropped)."""
+        summary = self._sentences(report.summary)
+        sections: list[Section] = []
+        for at, section in enumerate(report.sections):
+            paragraphs = []
+            for paragraph in section.paragraphs:
+                kept = self._sentences(paragraph.sentences)
+                if kept:
+                    paragraphs.append(Paragraph(sentences=kept))
+            table = self._table(at, section.table)
+            if paragraphs or table is not None:
+                update = {"paragraphs": paragraphs, "table": table}
+                sections.append(section.model_copy(update=update))
+        return summary, sections
+
+    def _drops(self, verdict: AuditVerdict) -> bool:
+        return self.policy == "strict" and verdict in ("unsupported", "uncited")
+
+    def _sentences(self, sentences: Sequence[Sentence]) -> list[Sentence]:
+        kept = []
+        for sentence in sentences:
+            found = self.verdicts.get(self._index)
+            self._index += 1
+            if found is None:
+                kept.append(sentence)
+            elif self._drops(found[0]):
+                self.removed += 1
+            else:
+                update = {"audit": found[0], "audit_note": found[1]}
+                kept.append(sentence.model_copy(update=update))
+        return kept
+
+    def _table(self, at: int, table: Table | None) -> Table | None:
+        if table is None:
+            return None
+        kept = []
+        for r, row in enumerate(table.rows):
+            found = self.rows.get((at, r))
+            if found is None:
+                kept.append(row)
+            elif self._drops(found[0]):
+                self.removed += 1
+            else:
+                kept.append(row.model_copy(update={"audit": found[0], "audit_note": found[1]}))
+        return table.model_copy(update={"rows": kept}) if kept else None
+
+
+def _limitations(audit: Audit) -> list[str]:
+    """What the report's limitations add about the audit and the findings check."""
+    out = []
+    if audit.policy == "strict" and audit.removed:
+        out.append(
+            f"The audit removed {audit.removed} sentence(s) or table row(s) that their cited "
+            "passages do not support or that stated a fact without a citation."
+        )
+    if audit.invented_citations:
+        out.append(
+            f"The writer cited {audit.invented_citations} piece(s) of evidence that do not exist; those citations were dropped."
+        )
+    if audit.findings_unsupported:
+        out.append(
+            f"The findings check dropped {audit.findings_unsupported} finding(s) whose quote "
+            "does not support the claim made of it; the writer never saw them."
+        )
+    if audit.findings_restored:
+        out.append(
+            f"{audit.findings_restored} Verified Finding(s) altered by the writer were restored to the exact quote."
+        )
+    return out
 
 
 def cited_passages(sentence: Sentence, evidence: Mapping[str, Evidence]) -> list[str]:

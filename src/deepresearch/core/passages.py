@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from deepresearch.core.answers import (
@@ -238,32 +239,97 @@ def answer_scores(
     pooled = pooled_scores(groups, query, titles=titles)
     passages = {p.id: p for group in groups for p in group}
     title = {p.id: (titles[i] if i < len(titles) else "") for i, g in enumerate(groups) for p in g}
-    keys = [key for key in map(mention_key, focus) if key] if focus else anchors(profile)
+    keys = _topic_keys(profile, focus, [*titles, *(p.text for p in passages.values())])
+    pool = _Pool(
+        profile=profile,
+        focus=bool(focus),
+        passages=passages,
+        title=title,
+        keys=keys,
+        links=_bridges(profile, pooled, passages, title, keys, focus=bool(focus)),
+    )
+    raw, admitted = _raw_scores(pool, pooled, _silent(groups, profile, keys, focus=bool(focus)))
+    best = max((score for score, _, _ in raw.values()), default=0.0)
+    if best <= 0:
+        return {pid: (0.0, False) for pid in raw}
+    out = {
+        pid: (round(score / best, 6), score / best >= ratio and admitted[pid])
+        for pid, (score, _, _) in raw.items()
+    }
+    for levels in _chains(pool, raw):
+        found = [pid for pid, level in levels.items() if level > 0 and raw[pid][0] > 0]
+        if found:
+            top = max(found, key=lambda pid: (levels[pid], raw[pid][0]))
+            out[top] = (out[top][0], True)
+    return out
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """What ``answer_scores`` knows of a unit's passages: the question's profile, whether
+    the unit follows a lead, the passages and their pages' titles by id, the keys of what
+    the question (or the lead) is about and the bridges' keys."""
+
+    profile: QuestionProfile
+    focus: bool
+    passages: Mapping[str, Passage]
+    title: Mapping[str, str]
+    keys: list[str]
+    links: set[str]
+
+
+def _topic_keys(profile: QuestionProfile, focus: Sequence[str], named: Sequence[str]) -> list[str]:
+    """The mention keys of what the passages must be about: the lead's in a lead's unit,
+    else the question's things that some passage or title (``named``) names."""
+    if focus:
+        return [key for key in map(mention_key, focus) if key]
     # a thing no page read names says nothing about which passage is on topic ("Native
     # American" read wrongly as a name): only things some passage or title names count
-    if not focus:  # in a lead's unit, a page that does not name the lead is off topic
-        named = " ".join([*titles, *(p.text for p in passages.values())])
-        keys = [key for key in keys if names_any(named, [key])]
+    text = " ".join(named)
+    return [key for key in anchors(profile) if names_any(text, [key])]
+
+
+def _bridges(
+    profile: QuestionProfile,
+    pooled: Mapping[str, float],
+    passages: Mapping[str, Passage],
+    title: Mapping[str, str],
+    keys: Sequence[str],
+    *,
+    focus: bool,
+) -> set[str]:
+    """Bridges (none in a lead's unit): what very relevant passages about the question
+    name, and what the pages of the question's own things name anywhere ("The film stars
+    Doris Day")."""
     links: set[str] = set()
     for pid, relevance in pooled.items():
         text = passages[pid].text
-        # bridges: what very relevant passages about the question name, and what the
-        # pages of the question's own things name anywhere ("The film stars Doris Day")
         strong = relevance >= BRIDGE_RELEVANCE and topicality(text, title[pid], keys)
         if not focus and (strong or names_any(title[pid], keys)):
             links.update(m.key for m in new_things(profile, text))
-    # a lead's own page (its title names the lead) is where a lead's unit quotes from, when
-    # it read one; else passages that name the lead
-    own = {pid for pid in passages if focus and names_any(title[pid], keys)}
-    raw: dict[str, tuple[float, int, bool]] = {}
-    admitted: dict[str, bool] = {}
-    relation = {stem(word) for word in profile.relation}
+    return links
+
+
+def _relation(profile: QuestionProfile, keys: Sequence[str]) -> set[str]:
+    """The stems of the question's relation words; none when what the unit is about is
+    only compared things (a compared thing is read for itself, whatever it says)."""
     compared = {mention_key(option) for option in profile.options}
-    if set(keys) <= compared:  # a compared thing is read for itself, whatever it says
-        relation = set()
-    # a lead's page is read for what the question asks of it: a page that says nothing of
-    # that ("The Philippines is an archipelagic country ...") gives no evidence
-    silent = {
+    if set(keys) <= compared:
+        return set()
+    return {stem(word) for word in profile.relation}
+
+
+def _silent(
+    groups: Sequence[Sequence[Passage]],
+    profile: QuestionProfile,
+    keys: Sequence[str],
+    *,
+    focus: bool,
+) -> set[str]:
+    """The passages of the pages a lead's unit read that say nothing of what the question
+    asks of the lead ("The Philippines is an archipelagic country ..."): no evidence."""
+    relation = _relation(profile, keys)
+    return {
         p.id
         for group in groups
         if focus
@@ -271,17 +337,30 @@ def answer_scores(
         and not any(relation & {stem(w) for w in words(p.text)} for p in group)
         for p in group
     }
+
+
+def _raw_scores(
+    pool: _Pool, pooled: Mapping[str, float], silent: set[str]
+) -> tuple[dict[str, tuple[float, int, bool]], dict[str, bool]]:
+    """Each passage's raw score, how much it is about the question, whether it bears an
+    answer on topic; and whether it may be quoted without a model (before the floor)."""
+    profile, keys, focus = pool.profile, pool.keys, pool.focus
+    # a lead's own page (its title names the lead) is where a lead's unit quotes from, when
+    # it read one; else passages that name the lead
+    own = {pid for pid in pool.passages if focus and names_any(pool.title[pid], keys)}
     # a question that asks to describe or explain ("how do generators work in Python?")
     # is about its words more than its names: the named thing may only be the setting,
     # which the pages that answer need not repeat
     describing = profile.answer_type == "unknown" and not profile.options and not focus
+    raw: dict[str, tuple[float, int, bool]] = {}
+    admitted: dict[str, bool] = {}
     for pid, relevance in pooled.items():
-        text = passages[pid].text
+        text = pool.passages[pid].text
         if pid in silent:
             raw[pid] = (0.0, 0, False)
             admitted[pid] = False
             continue
-        on = topicality(text, title[pid], keys, sorted(links)) if keys or focus else 1
+        on = topicality(text, pool.title[pid], keys, sorted(pool.links)) if keys or focus else 1
         if describing and relevance >= BRIDGE_RELEVANCE:
             on = max(on, 1)  # about what is described, where its setting goes unnamed
         carries = bool(answer_candidates(profile, text))
@@ -292,34 +371,30 @@ def answer_scores(
         # after attending a luau in Laie") -- never in a lead's unit, which has its lead
         alone = carries and relevance >= BRIDGE_RELEVANCE and not focus
         admitted[pid] = (pid in own if own else on > 0) or alone
-    best = max((score for score, _, _ in raw.values()), default=0.0)
-    if best <= 0:
-        return {pid: (0.0, False) for pid in raw}
-    out = {
-        pid: (round(score / best, 6), score / best >= ratio and admitted[pid])
-        for pid, (score, _, _) in raw.items()
-    }
-    must = [mention_key(option) for option in profile.options] + (keys if focus else [])
+    return raw, admitted
+
+
+def _chains(pool: _Pool, raw: Mapping[str, tuple[float, int, bool]]) -> list[dict[str, int]]:
+    """The steps of the chain whose best passage is kept whenever it scores, each as a
+    level per passage: each compared thing and the lead, an answer, a bridge's page, the
+    own page of each of the question's things."""
+    keys, title = pool.keys, pool.title
+    must = [mention_key(option) for option in pool.profile.options] + (keys if pool.focus else [])
     chains = [
-        {pid: topicality(passages[pid].text, title[pid], [key]) for pid in raw} for key in must
+        {pid: topicality(pool.passages[pid].text, title[pid], [key]) for pid in raw} for key in must
     ]
     chains.append({pid: 1 for pid, (_, _, bearing) in raw.items() if bearing})
     # the second step: the best passage on the page of a bridge
     chains.append(
-        {pid: 1 for pid in raw if names_any(title[pid], sorted(links - set(keys)))}
-        if not focus
+        {pid: 1 for pid in raw if names_any(title[pid], sorted(pool.links - set(keys)))}
+        if not pool.focus
         else {}
     )
     # the page of each thing the question names, when the unit read it: its best passage,
     # so that quotes from other pages that only name the thing do not stand in for it
-    if not focus:
+    if not pool.focus:
         chains += [{pid: 1 for pid in raw if own_page(title[pid], key)} for key in keys]
-    for levels in chains:
-        found = [pid for pid, level in levels.items() if level > 0 and raw[pid][0] > 0]
-        if found:
-            top = max(found, key=lambda pid: (levels[pid], raw[pid][0]))
-            out[top] = (out[top][0], True)
-    return out
+    return chains
 
 
 def rank_evidence(

@@ -2,7 +2,8 @@
 
 The rules ship as ``deepresearch/data/domains.toml`` (read the comments there for the
 layout); a user file with the same layout is merged on top, so users can add their own
-trusted and blocked domains or change any tier, authority or source type. Lookups are pure.
+trusted and blocked domains or change any tier, authority or source type. Merging and
+lookups are pure; ``deepresearch.domain_rules`` reads the files.
 
 Seed 003, stage 3, credibility tiers: "PRIMARY_SOURCE: .gov, .edu, peer-reviewed journals;
 AUTHORITATIVE: major news outlets, established publishers; SECONDARY: Wikipedia,
@@ -17,12 +18,8 @@ for by anyone else).
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
-from pathlib import Path
 from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -127,23 +124,16 @@ def _parse(data: Mapping[str, Any], source: str) -> _Layer:
     return layer
 
 
-@cache
-def _package_data() -> dict[str, Any]:
-    text = resources.files("deepresearch.data").joinpath("domains.toml").read_text("utf-8")
-    return tomllib.loads(text)
+def merge_domain_rules(tables: Sequence[tuple[Mapping[str, Any], str]]) -> DomainRules:
+    """The rules of the parsed files ``tables`` (each with the name its errors show), each
+    merged on top of those before it.
 
-
-def load_domain_rules(extra: Path | None = None) -> DomainRules:
-    """The package's ``domains.toml``, with the user file ``extra`` merged on top.
-
-    Entries of ``extra`` override the package's (a domain the package rates AUTHORITATIVE
-    can be blocked) and extend them (new trusted domains). Raises ``ValueError`` on an
-    unknown key, a domain in two groups of one file, or an unknown tier or source type.
+    Entries of a later file override an earlier one's (a domain the package rates
+    AUTHORITATIVE can be blocked) and extend them (new trusted domains). Raises
+    ``ValueError`` on an unknown key, a domain in two groups of one file, or an unknown
+    tier or source type. Reading the files is ``deepresearch.domain_rules``'s.
     """
-    layers = [_parse(_package_data(), "domains.toml")]
-    if extra is not None:
-        with extra.open("rb") as handle:
-            layers.append(_parse(tomllib.load(handle), str(extra)))
+    layers = [_parse(data, source) for data, source in tables]
     merged = _Layer()
     for layer in layers:
         merged.tiers.update(layer.tiers)

@@ -1,6 +1,6 @@
 """Binary report formats: PDF (fpdf2) and DOCX (python-docx), both pure Python.
 
-Both draw the page-neutral ``export.document.Document`` a recipe builds from its result
+Both draw the page-neutral ``models.document.Document`` a recipe builds from its result
 (``Recipe.document``: ``export.report_document`` for a Report, the employer
 recipe's ``document`` module for its profile), so they carry what the markdown and HTML
 renderings carry, with the same link rules; ``formats.render_bytes`` is the way in for a
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the names above are light (the CLI reads them for --help); the
-    # report model loads pydantic, so it is imported where a report is exported
-    from deepresearch.export.document import Document
+    # models load pydantic, so they are imported where a report is exported
     from deepresearch.models import Report
+    from deepresearch.models.document import Document
 
 BINARY_FORMATS: tuple[str, ...] = ("pdf", "docx")
 MEDIA_TYPES: dict[str, str] = {

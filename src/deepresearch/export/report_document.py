@@ -1,4 +1,4 @@
-"""A research Report as the page-neutral ``export.document.Document`` the PDF and DOCX
+"""A research Report as the page-neutral ``models.document.Document`` the PDF and DOCX
 exports draw (``report_document``). Pure.
 
 It carries what the markdown shows, in the same order and by the same rules (the
@@ -12,16 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 
 from deepresearch.core.provenance import url_key
-from deepresearch.export.document import (
-    Block,
-    Document,
-    Heading,
-    ItemList,
-    Paragraph,
-    ParagraphStyle,
-    Span,
-    Table,
-)
 from deepresearch.export.report_evaluation import DIMENSION_NAMES, HEADING, figures, judge_line
 from deepresearch.export.report_text import (
     audit_flag,
@@ -40,6 +30,16 @@ from deepresearch.export.report_text import (
 )
 from deepresearch.models import EvalResult, Report, Sentence
 from deepresearch.models import Table as ReportTable
+from deepresearch.models.document import (
+    Block,
+    Document,
+    Heading,
+    ItemList,
+    Paragraph,
+    ParagraphStyle,
+    Span,
+    Table,
+)
 
 
 def report_document(report: Report) -> Document:

@@ -1,4 +1,5 @@
-"""The research plan: a brief and the sub-questions the run researches."""
+"""The research plan: a brief and the sub-questions the run researches, and the draft of
+one that a planner (or a council member) proposes."""
 
 from __future__ import annotations
 
@@ -34,3 +35,17 @@ class Plan(BaseModel):
     brief: str
     sub_questions: list[SubQuestion]
     fallback: bool = Field(default=False, description="True when made without a model")
+
+
+# what the planner answers: these schemas are part of its prompt, so a docstring or a
+# description added here changes what the model is sent (and every recorded run)
+class PlannedSubQuestion(BaseModel):
+    question: str
+    queries: list[str] = Field(default_factory=list)
+
+
+class PlanDraft(BaseModel):
+    """A research brief and its sub-questions: what the planner, or a council member, proposes."""
+
+    brief: str
+    sub_questions: list[PlannedSubQuestion]

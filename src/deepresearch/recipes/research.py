@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
-    from deepresearch.export.document import Document
+    from deepresearch.models.document import Document
 
 #: report kinds whose first summary line is a reply to the user, not research
 _REPLIES = ("chitchat", "refusal", "clarification")
@@ -103,6 +103,10 @@ class ResearchRecipe:
         return state
 
     def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
+        if run.threads is None:  # a follow-up reads its parent from the checkpoint store
+            from deepresearch.threads import StoredThreads  # with the graph, to run
+
+            run.threads = StoredThreads(run.storage)
         return run
 
     def started(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, field_validator
 
 from deepresearch.context import RunContext
 from deepresearch.core.council import decide, merge_briefs, merge_sub_questions, unit_score
@@ -22,6 +22,7 @@ from deepresearch.llm.gateway import Gateway
 from deepresearch.models import CouncilProposal, CouncilResult
 from deepresearch.models.event_checks import CouncilDecided, CouncilMember
 from deepresearch.models.event_payloads import NoCouncilWarning, StageCompleted, StageStarted
+from deepresearch.models.plan import PlanDraft, PlannedSubQuestion
 
 STAGE = "council"
 
@@ -56,18 +57,6 @@ class BriefScore(BaseModel):
     @classmethod
     def _unit(cls, value: float) -> float:
         return unit_score(value)
-
-
-class PlannedSubQuestion(BaseModel):
-    question: str
-    queries: list[str] = Field(default_factory=list)
-
-
-class PlanDraft(BaseModel):
-    """A research brief and its sub-questions: what the planner, or a council member, proposes."""
-
-    brief: str
-    sub_questions: list[PlannedSubQuestion]
 
 
 @dataclass(frozen=True)

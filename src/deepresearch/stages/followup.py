@@ -1,6 +1,7 @@
 """Follow-up: the first stage of a run that follows up an earlier one (``followup_of``);
 a no-op for any other run. It reads the run it follows from the checkpoint store
-(``RunContext.threads``: ``threads.py``, or a replay's recorded parent), decides whether
+(``RunContext.threads``: ``threads.StoredThreads``, which the research recipe's context
+sets, or a replay's recorded parent), decides whether
 the follow-up is on the thread's topic (one small model call through the gateway, else
 ``core.thread.lexical_topic``), and keeps in state what the turn reuses
 (``core.thread.carry_over``: pages read, verified evidence, the earlier sub-questions as
@@ -25,6 +26,7 @@ from deepresearch.core.thread import (
     uncovered,
 )
 from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.errors import RunError
 from deepresearch.models import SubQuestion
 from deepresearch.models.event_checks import FollowupStarted
 from deepresearch.models.thread import FollowupInfo, ParentTurn, Thread, Turn
@@ -48,10 +50,10 @@ async def followup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     parent_id = state.get("followup_of")
     if not parent_id:
         return {}
-    from deepresearch.threads import StoredThreads
-
     ctx = runtime.context
-    threads = ctx.threads if ctx.threads is not None else StoredThreads(ctx.storage)
+    threads = ctx.threads
+    if threads is None:  # the research recipe's context sets it (``recipes.research``)
+        raise RunError("this run has no thread store to read the run it follows up")
     question = state["question"]
     parent = await threads.parent(parent_id)
     root = parent.root

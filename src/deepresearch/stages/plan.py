@@ -25,7 +25,8 @@ from deepresearch.core.planning import (
 from deepresearch.core.review import clarified, clarified_brief
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.models.event_payloads import PlannedUnit, PlanReady, StageCompleted, StageStarted
-from deepresearch.stages.council import PlanDraft, convene
+from deepresearch.models.plan import PlanDraft
+from deepresearch.stages.council import convene
 from deepresearch.stages.followup import carried, new_sub_questions, plan_context
 from deepresearch.stages.pause import after_plan
 from deepresearch.state import RunState

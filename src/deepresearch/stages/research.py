@@ -25,13 +25,54 @@ STAGE = "research"
 
 async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
-    limits = ctx.limits
     wave = state.get("wave", 0) + 1
     units_used = state.get("units_used", 0)
-    sub_questions = list(state["sub_questions"])
+    pending = _start_wave(ctx, state, wave=wave)
+    sources: dict[str, Source] = dict(state.get("sources", {}))
+    results = await _run_units(ctx, state, pending, sources, wave=wave)
+    _raise_if_search_is_broken(results, first_wave=wave == 1)
+
+    merged = merge_wave(
+        WaveState(
+            sub_questions=list(state["sub_questions"]),
+            sources=sources,
+            evidence=list(state.get("evidence", [])),
+            considered=dict(state.get("considered", {})),
+            warnings=list(state.get("warnings", [])),
+        ),
+        results,
+        wave=wave,
+        min_passing=ctx.limits.min_passing_sources,
+    )
+    sources, evidence = merged.sources, merged.evidence
+    ctx.bus.emit(
+        StageCompleted(
+            wave=wave,
+            sources=len(sources),
+            fetched=sum(1 for s in sources.values() if s.fetched),
+            evidence=len(evidence),
+        ),
+        stage=STAGE,
+        message=f"Wave {wave} done: {len(sources)} sources, {len(evidence)} verified quotes",
+    )
+    return {
+        "wave": wave,
+        "units_used": units_used + len(pending),
+        "sub_questions": merged.sub_questions,
+        "sources": sources,
+        "evidence": evidence,
+        "warnings": merged.warnings,
+        "considered": merged.considered,
+    }
+
+
+def _start_wave(ctx: RunContext, state: RunState, *, wave: int) -> list[SubQuestion]:
+    """The sub-questions wave ``wave`` researches (``core.findings_review.wave_units``),
+    announced."""
+    limits = ctx.limits
     pending = wave_units(
-        sub_questions,
-        room=limits.max_units_total - units_used,
+        list(state["sub_questions"]),
+        room=limits.max_units_total - state.get("units_used", 0),
         # the findings review named a gap: this wave researches it alone
         gap_id=state.get("findings_review", {}).get("gap_id"),
         # a run budget (tokens, cost, time) is used up: no new unit
@@ -46,7 +87,20 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         stage=STAGE,
         message=f"Wave {wave}: researching {len(pending)} sub-question(s)",
     )
-    sources: dict[str, Source] = dict(state.get("sources", {}))
+    return pending
+
+
+async def _run_units(
+    ctx: RunContext,
+    state: RunState,
+    pending: list[SubQuestion],
+    sources: dict[str, Source],
+    *,
+    wave: int,
+) -> list[UnitResult]:
+    """Every pending sub-question researched as a unit, at most ``max_concurrent_units``
+    at once, each announced as it finishes; the results in the units' order."""
+    limits = ctx.limits
     reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]))
     # a follow-up's units may read again, from the stored text, pages only earlier turns used
     earlier = state.get("thread")
@@ -78,41 +132,7 @@ async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         )
         return result
 
-    results = await asyncio.gather(*(bounded(sq) for sq in pending))
-    _raise_if_search_is_broken(results, first_wave=wave == 1)
-
-    merged = merge_wave(
-        WaveState(
-            sub_questions=sub_questions,
-            sources=sources,
-            evidence=list(state.get("evidence", [])),
-            considered=dict(state.get("considered", {})),
-            warnings=list(state.get("warnings", [])),
-        ),
-        results,
-        wave=wave,
-        min_passing=limits.min_passing_sources,
-    )
-    sources, evidence = merged.sources, merged.evidence
-    ctx.bus.emit(
-        StageCompleted(
-            wave=wave,
-            sources=len(sources),
-            fetched=sum(1 for s in sources.values() if s.fetched),
-            evidence=len(evidence),
-        ),
-        stage=STAGE,
-        message=f"Wave {wave} done: {len(sources)} sources, {len(evidence)} verified quotes",
-    )
-    return {
-        "wave": wave,
-        "units_used": units_used + len(pending),
-        "sub_questions": merged.sub_questions,
-        "sources": sources,
-        "evidence": evidence,
-        "warnings": merged.warnings,
-        "considered": merged.considered,
-    }
+    return list(await asyncio.gather(*(bounded(sq) for sq in pending)))
 
 
 def _raise_if_search_is_broken(results: list[UnitResult], *, first_wave: bool) -> None:

@@ -4,6 +4,7 @@ passages -> summaries and verified evidence. Runs in parallel with the wave's ot
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from deepresearch.context import RunContext
 from deepresearch.core.answers import about, anchors, names_any, own_pages
@@ -13,7 +14,7 @@ from deepresearch.core.passages import answer_scores, choose_evidence, make_pass
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.questions import QuestionProfile, analyze_question
 from deepresearch.core.ranking import read_own_pages
-from deepresearch.core.waves import UnitResult, screen_reads, with_unit
+from deepresearch.core.waves import UnitReads, UnitResult, screen_reads, with_unit
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
 from deepresearch.models.event_payloads import (
@@ -23,6 +24,7 @@ from deepresearch.models.event_payloads import (
     SourcesRanked,
     SourceSummarized,
 )
+from deepresearch.models.scores import SourceScores
 from deepresearch.stages.compress import CANDIDATES_PER_SOURCE, digest_source
 from deepresearch.stages.rank import rank_candidates
 from deepresearch.stages.reading import SourceReader
@@ -44,8 +46,36 @@ async def run_unit(
 ) -> UnitResult:
     """Research one sub-question in wave ``wave``. Its events carry the sub-question and
     the wave, which name this unit within the run; the wave reports it finished."""
-    limits = ctx.limits
     result = UnitResult(sub_question=sub_question)
+    kept = await _search(ctx, reader, sub_question, result, wave=wave)
+    profile = analyze_question(question)
+    fresh, limit = _unread(
+        [hit for hit in kept if hit.url not in seen_urls],
+        sub_question,
+        profile,
+        limit=ctx.limits.sources_per_question,
+    )
+    chosen = await _choose(ctx, fresh, sub_question, profile, limit=limit, wave=wave)
+    readings = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen.read))
+    # a page that tries to instruct the model is dropped: never summarized, quoted or cited
+    reads = screen_reads(chosen.decisions, [scores for _, scores in chosen.read], readings)
+    result.flagged = reads.flagged
+    result.considered = reads.decisions
+    result.passing = reads.passing
+    await _gather_evidence(ctx, result, reads, question, profile)
+    return result
+
+
+async def _search(
+    ctx: RunContext,
+    reader: SourceReader,
+    sub_question: SubQuestion,
+    result: UnitResult,
+    *,
+    wave: int,
+) -> list[SearchHit]:
+    """The unit's queries searched and the results preprocessed (deduplicated, invalid
+    ones dropped), announced."""
     hits = await _search_all(ctx, reader, sub_question, result)
     kept = preprocess(hits, limit=max(len(hits), 1))
     ctx.bus.emit(
@@ -62,19 +92,45 @@ async def run_unit(
         stage=STAGE,
         message=f"{sub_question.id}: {kept.kept} results from {len(sub_question.queries)} queries",
     )
-    profile = analyze_question(question)
-    fresh = [hit for hit in kept.hits if hit.url not in seen_urls]
-    limit = limits.sources_per_question
+    return kept.hits
+
+
+def _unread(
+    fresh: list[SearchHit], sub_question: SubQuestion, profile: QuestionProfile, *, limit: int
+) -> tuple[list[SearchHit], int]:
+    """The results no earlier unit read that this unit may read, and how many it reads."""
     if sub_question.lead:  # a lead's unit looks for the lead's own page, a search's top hits
-        limit = min(limit, LEAD_SOURCES)
         # and reads only results that name the lead: the others are about something else
         # (a lead with no page of its own finds words of its query: "Tattoo" for "impact")
         key = mention_key(sub_question.lead)
-        fresh = [hit for hit in fresh if names_any(f"{hit.title} {hit.snippet}", [key])]
-    elif sub_question.widened:
+        naming = [hit for hit in fresh if names_any(f"{hit.title} {hit.snippet}", [key])]
+        return naming, min(limit, LEAD_SOURCES)
+    if sub_question.widened:
         # reading further down the results: only those that name what the question is about
         keys = anchors(profile)
-        fresh = [hit for hit in fresh if about(hit.snippet, hit.title, keys)]
+        return [hit for hit in fresh if about(hit.snippet, hit.title, keys)], limit
+    return fresh, limit
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """Every candidate's decision, and the results chosen to read with their scores."""
+
+    decisions: list[SourceScores]
+    read: list[tuple[SearchHit, SourceScores]]
+
+
+async def _choose(
+    ctx: RunContext,
+    fresh: list[SearchHit],
+    sub_question: SubQuestion,
+    profile: QuestionProfile,
+    *,
+    limit: int,
+    wave: int,
+) -> _Chosen:
+    """The results ranked and the best ``limit`` chosen (and the pages of the things the
+    unit names, whatever ranks), announced."""
     selection = await rank_candidates(ctx, fresh, sub_question, limit=limit)
     if not sub_question.lead:  # the pages of the things it names are read, whatever ranks
         asked = " ".join([sub_question.text, *sub_question.queries])
@@ -96,13 +152,19 @@ async def run_unit(
         stage=STAGE,
         message=f"{sub_question.id}: reading {len(chosen)} of {len(fresh)} sources (threshold {selection.threshold:.2f})",
     )
-    readings = await asyncio.gather(*(reader.read(hit) for hit, _ in chosen))
-    # a page that tries to instruct the model is dropped: never summarized, quoted or cited
-    reads = screen_reads(selection.decisions, [scores for _, scores in chosen], readings)
-    result.flagged = reads.flagged
-    result.considered = reads.decisions
-    result.passing = reads.passing
-    budget = limits.evidence_per_question
+    return _Chosen(decisions=list(selection.decisions), read=chosen)
+
+
+async def _gather_evidence(
+    ctx: RunContext,
+    result: UnitResult,
+    reads: UnitReads,
+    question: str,
+    profile: QuestionProfile,
+) -> None:
+    """The usable pages summarized and quoted; the unit's sources and its best evidence
+    set on ``result``."""
+    sub_question = result.sub_question
     readable = [s for s in reads.usable if s.fetched and s.text]
     candidates, relevant = _candidates(readable, sub_question, profile)
     digests = await asyncio.gather(
@@ -120,8 +182,8 @@ async def run_unit(
     # own page it read, so another page that only names it does not stand in for it
     own = own_pages(anchors(profile), [s.title for s in readable]) if not sub_question.lead else []
     must_cover = [*profile.options, *([sub_question.lead] if sub_question.lead else own)]
+    budget = ctx.limits.evidence_per_question
     result.evidence = choose_evidence(profile, found, titles, must_cover, budget)
-    return result
 
 
 def _candidates(

@@ -1,4 +1,4 @@
-"""An EmployerResult as an ``export.document.Document``, for the PDF and DOCX exports. Pure.
+"""An EmployerResult as an ``models.document.Document``, for the PDF and DOCX exports. Pure.
 
 The same content as ``render.to_markdown``: status, summary, the found items with their
 citations, the inferred items labelled as assumptions, the quality assessment, the
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from deepresearch.export.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
+from deepresearch.models.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
 from deepresearch.recipes.employer.models import CleanedData, EmployerResult, ProfileItem
 from deepresearch.recipes.employer.profile_text import (
     ROUTING_HEADER,
