@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from deepresearch.core.assemble import number_sources, table_rows_citing
 from deepresearch.core.audit import apply_audit, checked_rows
-from deepresearch.core.document import Table as DocTable
-from deepresearch.core.document import report_document
-from deepresearch.core.render import to_html, to_markdown
+from deepresearch.export.report_document import report_document
+from deepresearch.export.report_html import to_html
+from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, Source, Table, TableRow
+from deepresearch.models.document import Table as DocTable
 
 from .test_render import ev, make_report, ref
 

@@ -7,7 +7,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepresearch.core.render import IMAGE_REMOVED, LINK_REMOVED, neutralize, to_html, to_markdown
+from deepresearch.export.report_html import to_html
+from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_text import IMAGE_REMOVED, LINK_REMOVED, neutralize
 from deepresearch.models import (
     Evidence,
     Paragraph,

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from deepresearch.core.evaluate import citation_figures
-from deepresearch.core.render import render
+from deepresearch.export.report_render import render
 from deepresearch.models import RunEvent
 from deepresearch.models.event_checks import EvalCompleted
 from deepresearch.runner import run_research

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage
 
-from deepresearch.core.render import render
+from deepresearch.export.report_render import render
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import ReportReady, RunCompleted
 from deepresearch.runner import run_research

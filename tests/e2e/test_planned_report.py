@@ -15,10 +15,11 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from deepresearch.core.audit import is_quote
-from deepresearch.core.document import report_document
-from deepresearch.core.render import to_html, to_markdown
 from deepresearch.export.docx import to_docx
 from deepresearch.export.pdf import to_pdf
+from deepresearch.export.report_document import report_document
+from deepresearch.export.report_html import to_html
+from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
 from deepresearch.runner import run_research

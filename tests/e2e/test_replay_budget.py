@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 import pytest_socket
 
-from deepresearch.core.render import to_json, to_markdown
 from deepresearch.errors import RunError
+from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import BudgetExhausted
 from deepresearch.models.pause import InputRequest

@@ -16,8 +16,9 @@ import pytest
 import pytest_socket
 from langchain_core.messages import BaseMessage
 
-from deepresearch.core.render import to_json, to_markdown
 from deepresearch.errors import RunError
+from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.core.document import report_document
-from deepresearch.core.render import citation_numbers
 from deepresearch.export import export_report
 from deepresearch.export.fonts import find_fonts
+from deepresearch.export.report_document import report_document
+from deepresearch.export.report_text import citation_numbers
 from deepresearch.models import Report
 
 from ..core.test_render import make_report

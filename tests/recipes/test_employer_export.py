@@ -9,7 +9,7 @@ from pathlib import Path
 
 from deepresearch.export.formats import FORMATS, render_bytes
 from deepresearch.recipes.employer import EmployerRequest
-from deepresearch.recipes.employer.render import _cited
+from deepresearch.recipes.employer.profile_text import cited_ids
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.testing.web import OfflineWeb
 
@@ -20,7 +20,7 @@ from .test_run import run
 
 async def test_the_profile_exports_to_pdf_and_docx(web: OfflineWeb, tmp_path: Path) -> None:
     result, _ = await run(web, tmp_path, EmployerRequest(company=COMPANY))
-    cited = set(_cited(result))
+    cited = set(cited_ids(result))
     quotes = [flat(item.quote) for item in result.evidence if item.id in cited]
     urls = {item.source_url for item in result.evidence if item.id in cited}
     assert quotes and result.routing_trace

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
-from deepresearch.core.render import to_markdown
 from deepresearch.events import EventBus
+from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models.scores import SourceScores
 from deepresearch.stages.finish import abort
 

@@ -64,7 +64,7 @@ def ask(
 
     from deepresearch.cli.live import Renderer
     from deepresearch.cli.pause import show_waiting
-    from deepresearch.core.render import render
+    from deepresearch.export.report_render import render
     from deepresearch.llm.redact import redact
     from deepresearch.models.pause import InputRequest
     from deepresearch.recipes.registry import get_recipe

@@ -63,15 +63,15 @@ def evaluate(
 
 
 def text_summary(result: EvalResult) -> str:
-    from deepresearch.core import render_eval
+    from deepresearch.export.report_evaluation import DIMENSION_NAMES, figures, judge_line
 
     lines = [f"Evaluation of run {result.run_id}"]
-    lines += [f"  {line}" for line in render_eval.figures(result)]
-    judged = render_eval.judge_line(result)
+    lines += [f"  {line}" for line in figures(result)]
+    judged = judge_line(result)
     if judged:
         lines.append(f"  {judged}")
     for score in result.scores:
-        name = render_eval.DIMENSION_NAMES[score.dimension]
+        name = DIMENSION_NAMES[score.dimension]
         lines.append(f"    {name}: {score.score:.1f}/10. {score.reason}")
     if result.usage.calls:
         lines.append(

@@ -1,7 +1,7 @@
 """Binary report formats: PDF (fpdf2) and DOCX (python-docx), both pure Python.
 
-Both draw the page-neutral ``core.document.Document`` a recipe builds from its result
-(``Recipe.document``: ``core.document.report_document`` for a Report, the employer
+Both draw the page-neutral ``models.document.Document`` a recipe builds from its result
+(``Recipe.document``: ``export.report_document`` for a Report, the employer
 recipe's ``document`` module for its profile), so they carry what the markdown and HTML
 renderings carry, with the same link rules; ``formats.render_bytes`` is the way in for a
 run's document in any format. Rendering reads nothing but the font files it is given;
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:  # the names above are light (the CLI reads them for --help); the
-    # document model loads pydantic, so it is imported where a report is exported
-    from deepresearch.core.document import Document
+    # models load pydantic, so they are imported where a report is exported
     from deepresearch.models import Report
+    from deepresearch.models.document import Document
 
 #: the formats drawn from a recipe's ``document`` (the text ones: ``recipes.base.FORMATS``)
 BinaryFormat = Literal["pdf", "docx"]
@@ -46,6 +46,6 @@ def export_document(doc: Document, fmt: str, *, fonts: Sequence[Path] | None = N
 
 
 def export_report(report: Report, fmt: str, *, fonts: Sequence[Path] | None = None) -> bytes:
-    from deepresearch.core.document import report_document
+    from deepresearch.export.report_document import report_document
 
     return export_document(report_document(report), fmt, fonts=fonts)

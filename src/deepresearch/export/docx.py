@@ -1,4 +1,4 @@
-"""A ``core.document.Document`` as DOCX bytes, with python-docx (pure Python).
+"""A ``models.document.Document`` as DOCX bytes, with python-docx (pure Python).
 
 Headings use Word's heading styles (so the navigation pane lists them), lists the list
 styles, quotes the Quote style, tables the Table Grid style. Links are real hyperlinks:
@@ -22,7 +22,7 @@ from docx.shared import Pt, RGBColor
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph as DocxParagraph
 
-from deepresearch.core.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
+from deepresearch.models.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 LINK = RGBColor(0x06, 0x45, 0xAD)

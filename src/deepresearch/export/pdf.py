@@ -1,4 +1,4 @@
-"""A ``core.document.Document`` as PDF bytes, with fpdf2 (pure Python).
+"""A ``models.document.Document`` as PDF bytes, with fpdf2 (pure Python).
 
 Links are real link annotations (a citation ``[n]`` opens its source), tables are drawn
 as tables (the sources considered, the employer's routing), headings become the PDF's
@@ -20,8 +20,8 @@ from fpdf import FPDF
 from fpdf.enums import WrapMode
 from fpdf.fonts import FontFace
 
-from deepresearch.core.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
 from deepresearch.export.fonts import bold_face
+from deepresearch.models.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ A recipe supplies:
   plus the recipe's own resources); ``checkpoint_types`` what its state may contain;
 - ``result(values)``: the document of a finished run (a ``Report``, an ``EmployerResult``);
   ``completion`` how it reads to a front end; ``render`` it as md, html or json;
-  ``document`` it as a page-neutral ``core.document.Document``, which
+  ``document`` it as a page-neutral ``models.document.Document``, which
   ``export.formats.render_bytes`` draws as PDF or DOCX (so every recipe has every format
   of ``export.formats.FORMATS`` without knowing about either);
 - ``role_temperatures``: the recipe's per-role sampling temperatures (seed 000: synthesis
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
-    from deepresearch.core.document import Document
+    from deepresearch.models.document import Document
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)

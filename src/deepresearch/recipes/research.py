@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from deepresearch.core.budget import with_budget_note
 from deepresearch.core.ids import run_id_problem
-from deepresearch.core.render import render
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
+from deepresearch.export.report_render import render
 from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.models.report import REPLY_KINDS
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
-    from deepresearch.core.document import Document
+    from deepresearch.models.document import Document
 
 
 class ResearchOptions(BaseModel):
@@ -162,7 +162,7 @@ class ResearchRecipe:
         return render(result, fmt)
 
     def document(self, result: Report) -> Document:
-        from deepresearch.core.document import report_document  # for the exports only
+        from deepresearch.export.report_document import report_document  # for the exports only
 
         return report_document(result)
 

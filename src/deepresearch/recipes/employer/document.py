@@ -1,4 +1,4 @@
-"""An EmployerResult as a ``core.document.Document``, for the PDF and DOCX exports. Pure.
+"""An EmployerResult as an ``models.document.Document``, for the PDF and DOCX exports. Pure.
 
 The same content as ``render.to_markdown``: status, summary, the found items with their
 citations, the inferred items labelled as assumptions, the quality assessment, the
@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from deepresearch.core.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
-from deepresearch.recipes.employer.models import EmployerResult, ProfileItem
-from deepresearch.recipes.employer.render import (
+from deepresearch.models.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
+from deepresearch.recipes.employer.models import CleanedData, EmployerResult, ProfileItem
+from deepresearch.recipes.employer.profile_text import (
     ROUTING_HEADER,
-    _cited,
-    _cites,
-    _numbers,
-    _shown,
-    _status_lines,
-    _title,
+    cite_numbers,
+    cited_ids,
+    evidence_numbers,
     meta_line,
+    profile_title,
     routing_cells,
+    shown_data,
+    status_lines,
 )
 
 
@@ -34,34 +34,47 @@ def _link(url: str) -> str | None:
 
 
 def employer_document(result: EmployerResult) -> Document:
-    numbers = _numbers(result)
+    numbers = evidence_numbers(result)
     urls = {item.id: item.source_url for item in result.evidence}
-    data = _shown(result)
 
     def marks(ids: Sequence[str]) -> tuple[Span, ...]:
-        cited = _cites(ids, numbers)
+        cited = cite_numbers(ids, numbers)
         by_number = {numbers[i]: urls.get(i, "") for i in ids if i in numbers}
         spans = [Span(f"[{n}]", url=_link(by_number.get(n, ""))) for n in cited]
         return (Span(" "), *spans) if spans else ()
 
+    blocks = _status(result)
+    blocks += _profile(shown_data(result), marks)
+    blocks += _quality(result)
+    blocks += _routing(result)
+    blocks += _searches(result)
+    blocks += _evidence(result, numbers)
+    title = profile_title(result)
+    return Document(title=title, blocks=tuple(blocks), subject=title, created=result.created)
+
+
+Marks = Callable[[Sequence[str]], tuple[Span, ...]]
+
+
+def _status(result: EmployerResult) -> list[Block]:
+    """The title, what was asked, the status lines, and the early exit's notice."""
     blocks: list[Block] = [
-        Heading(1, _title(result)),
+        Heading(1, profile_title(result)),
         Paragraph((Span(_flat(meta_line(result)), italic=True),), "note"),
-        ItemList(tuple((Span(_flat(line)),) for line in _status_lines(result))),
+        ItemList(tuple((Span(_flat(line)),) for line in status_lines(result))),
     ]
     if result.early_exit:
-        blocks.append(
-            Paragraph(
-                (
-                    Span(
-                        "No profile is passed on: bad data is worse than no data. What the "
-                        "research found is shown below for transparency only."
-                    ),
-                ),
-                "notice",
-            )
+        notice = (
+            "No profile is passed on: bad data is worse than no data. What the "
+            "research found is shown below for transparency only."
         )
-    blocks.append(Heading(2, "Summary"))
+        blocks.append(Paragraph((Span(notice),), "notice"))
+    return blocks
+
+
+def _profile(data: CleanedData, marks: Marks) -> list[Block]:
+    """The summary, the found items with their citations, the inferred ones apart."""
+    blocks: list[Block] = [Heading(2, "Summary")]
     if data.employer_summary:
         blocks.append(
             Paragraph((Span(_flat(data.employer_summary)), *marks(data.summary_evidence)))
@@ -94,14 +107,18 @@ def employer_document(result: EmployerResult) -> Document:
             ),
             _items(data.inferred_tech_stack, marks),
         ]
-    blocks += _quality(result)
-    if result.routing_trace:
-        blocks.append(Heading(2, "Routing"))
-        rows = tuple(
-            tuple(Span(cell) for cell in routing_cells(step)) for step in result.routing_trace
-        )
-        widths = (0.09, 0.11, 0.11, 0.12, 0.21, 0.2, 0.16)
-        blocks.append(Table(ROUTING_HEADER, rows, widths))
+    return blocks
+
+
+def _routing(result: EmployerResult) -> list[Block]:
+    if not result.routing_trace:
+        return []
+    rows = tuple(tuple(Span(cell) for cell in routing_cells(step)) for step in result.routing_trace)
+    widths = (0.09, 0.11, 0.11, 0.12, 0.21, 0.2, 0.16)
+    return [Heading(2, "Routing"), Table(ROUTING_HEADER, rows, widths)]
+
+
+def _searches(result: EmployerResult) -> list[Block]:
     searches = []
     for attempt in result.attempts:
         for res in attempt.results:
@@ -109,14 +126,7 @@ def employer_document(result: EmployerResult) -> Document:
             if res.error:
                 found = f"failed: {res.error}"
             searches.append((Span(f"Attempt {attempt.attempt}: “{_flat(res.query)}” — {found}"),))
-    blocks += [Heading(2, "Searches"), ItemList(tuple(searches))] if searches else []
-    blocks += _evidence(result, numbers)
-    return Document(
-        title=_title(result), blocks=tuple(blocks), subject=_title(result), created=result.created
-    )
-
-
-Marks = Callable[[Sequence[str]], tuple[Span, ...]]
+    return [Heading(2, "Searches"), ItemList(tuple(searches))] if searches else []
 
 
 def _items(items: Sequence[ProfileItem], marks: Marks) -> Block:
@@ -161,7 +171,7 @@ def _quality(result: EmployerResult) -> list[Block]:
 
 def _evidence(result: EmployerResult, numbers: dict[str, int]) -> list[Block]:
     titles = {source.url: source.title for source in result.sources}
-    cited = set(_cited(result))
+    cited = set(cited_ids(result))
     blocks: list[Block] = [Heading(2, "Evidence")]
     for item in sorted(result.evidence, key=lambda e: numbers.get(e.id, 10**6)):
         if item.id not in cited:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
     from langgraph.graph.state import CompiledStateGraph
 
     from deepresearch.context import RunContext
-    from deepresearch.core.document import Document
+    from deepresearch.models.document import Document
     from deepresearch.recipes.employer.state import EmployerContext
 
 #: the resources a local front end may load from a file: the lists (``--lists FILE``)

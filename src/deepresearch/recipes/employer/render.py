@@ -1,6 +1,6 @@
 """Rendering an EmployerResult: markdown, HTML, JSON. Pure.
 
-Found facts cite their verified quotes by number ([1], [2]...), listed under Evidence
+The words every format shares are in ``profile_text``. Found facts cite their verified quotes by number ([1], [2]...), listed under Evidence
 with their pages. Inferred items sit in their own section, labelled as assumptions.
 Everything the reranker removed, and every routing decision, is shown.
 """
@@ -8,7 +8,7 @@ Everything the reranker removed, and every routing decision, is shown.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from deepresearch.models import Evidence
 from deepresearch.recipes.base import FORMATS
@@ -18,13 +18,17 @@ from deepresearch.recipes.employer.models import (
     ProfileItem,
     RoutingStep,
 )
-
-_ROUTES = {
-    "CONTINUE": "profile passed on",
-    "CONTINUE_WITH_FLAGS": "profile passed on with a low-data flag",
-    "ENHANCE_SEARCH": "searched again with enhancement queries",
-    "EARLY_EXIT": "no profile passed on (early exit)",
-}
+from deepresearch.recipes.employer.profile_text import (
+    ROUTING_HEADER,
+    cite_numbers,
+    cited_ids,
+    evidence_numbers,
+    meta_line,
+    profile_title,
+    routing_cells,
+    shown_data,
+    status_lines,
+)
 
 
 def render_employer(result: EmployerResult, fmt: str) -> str:
@@ -42,73 +46,15 @@ def to_json(result: EmployerResult) -> str:
     return result.model_dump_json(indent=2) + "\n"
 
 
-def _title(result: EmployerResult) -> str:
-    name = result.classification.company_name or "an unnamed employer"
-    return f"Employer profile: {name}"
-
-
-def _cited(result: EmployerResult) -> list[str]:
-    """Evidence ids the shown profile cites, in order of first citation."""
-    data = _shown(result)
-    order: list[str] = list(data.summary_evidence)
-    for group in (data.tech_stack, data.identified_requirements, data.culture_signals):
-        for item in group:
-            order.extend(item.evidence)
-    return list(dict.fromkeys(order))
-
-
-def _numbers(result: EmployerResult) -> dict[str, int]:
-    """Cited evidence numbered from 1 in citation order, then every other passage read."""
-    order = [*_cited(result), *(item.id for item in result.evidence)]
-    return {eid: n for n, eid in enumerate(dict.fromkeys(order), start=1)}
-
-
-def _shown(result: EmployerResult) -> CleanedData:
-    return result.profile or result.reranker.cleaned_data
-
-
-def _cites(ids: Iterable[str], numbers: dict[str, int]) -> list[int]:
-    return sorted({numbers[i] for i in ids if i in numbers})
-
-
-def _status_lines(result: EmployerResult) -> list[str]:
-    r = result.reranker
-    route = result.routing_trace[-1].route if result.routing_trace else r.recommended_action
-    lines = [
-        f"Outcome: {_ROUTES.get(route, route)} ({route})",
-        f"Data quality: {r.data_quality_tier} · Research quality: {r.research_quality_tier} · "
-        f"Confidence: {r.data_confidence_score}% · Company: {r.company_verifiability}",
-        f"Search attempts: {result.search_attempt} · Risk: {r.risk_level} · Decided by: "
-        f"{r.evaluated_by} · Profile by: {result.phase_2_output.synthesized_by}",
-    ]
-    if result.early_exit:
-        lines.append(f"Early exit: {r.early_exit_reason}")
-    elif result.low_data_flag:
-        lines.append("Low-data flag: treat this profile as incomplete.")
-    return lines
-
-
 # -- markdown -------------------------------------------------------------------------------
 
 
-def meta_line(result: EmployerResult) -> str:
-    """What was asked: the input's kind, the role and skills, the run."""
-    c = result.classification
-    meta = [f"input: {c.query_type.replace('_', ' ')}"]
-    if c.job_title:
-        meta.append(f"role: {c.job_title}")
-    if c.extracted_skills:
-        meta.append(f"skills: {', '.join(c.extracted_skills)}")
-    meta.append(f"run {result.run_id}")
-    return " · ".join(meta)
-
-
 def to_markdown(result: EmployerResult) -> str:
-    numbers = _numbers(result)
-    data = _shown(result)
-    out = [f"# {_md(_title(result))}", ""]
+    numbers = evidence_numbers(result)
+    data = shown_data(result)
+    out = [f"# {_md(profile_title(result))}", ""]
     out += [f"*{_md(meta_line(result))}*", ""]
-    out += [f"- {_md(line)}" for line in _status_lines(result)]
+    out += [f"- {_md(line)}" for line in status_lines(result)]
     out.append("")
     if result.early_exit:
         out += [
@@ -147,7 +93,7 @@ def _md(text: str) -> str:
 
 
 def _md_marks(ids: Sequence[str], numbers: dict[str, int]) -> str:
-    marks = _cites(ids, numbers)
+    marks = cite_numbers(ids, numbers)
     return (" " + "".join(f"[{n}]" for n in marks)) if marks else ""
 
 
@@ -217,22 +163,6 @@ def _md_routing(trace: Sequence[RoutingStep]) -> list[str]:
     return [*out, ""]
 
 
-#: the routing table's columns, in every format (``routing_cells`` gives a step's cells)
-ROUTING_HEADER = ("attempt", "data", "quality", "confidence", "recommended", "route", "next")
-
-
-def routing_cells(step: RoutingStep) -> tuple[str, ...]:
-    return (
-        str(step.attempt),
-        step.data_quality_tier,
-        step.research_quality_tier,
-        f"{step.data_confidence_score}%",
-        step.recommended_action,
-        step.route,
-        step.next_phase,
-    )
-
-
 def _md_searches(result: EmployerResult) -> list[str]:
     out = ["## Searches", ""]
     for attempt in result.attempts:
@@ -254,7 +184,7 @@ def _md_evidence(
     """The cited quotes with their pages; the other passages read are only counted (the
     JSON output has them all)."""
     titles = {source.url: source.title for source in result.sources}
-    cited = set(_cited(result))
+    cited = set(cited_ids(result))
     out = ["## Evidence", ""]
     for item in sorted(evidence, key=lambda e: numbers.get(e.id, 10**6)):
         if item.id not in cited:
@@ -285,8 +215,19 @@ td,th{border:1px solid #ddd;padding:.25rem .5rem}.quote{color:#444}
 
 
 def to_html(result: EmployerResult) -> str:
-    numbers = _numbers(result)
-    data = _shown(result)
+    numbers = evidence_numbers(result)
+    parts = _html_head(result)
+    parts += _html_profile(shown_data(result), numbers)
+    parts += _html_quality(result)
+    parts += _html_routing(result.routing_trace)
+    parts += _html_searches(result)
+    parts += _html_evidence(result, numbers)
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _html_head(result: EmployerResult) -> list[str]:
+    """The page's head, title and status box (its colour says early exit or low data)."""
     e = html.escape
     status_class = (
         "status exit"
@@ -296,10 +237,10 @@ def to_html(result: EmployerResult) -> str:
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{e(_title(result))}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{e(_title(result))}</h1>",
+        f"<title>{e(profile_title(result))}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{e(profile_title(result))}</h1>",
         f'<div class="{status_class}">'
-        + "".join(f"<div>{e(line)}</div>" for line in _status_lines(result))
+        + "".join(f"<div>{e(line)}</div>" for line in status_lines(result))
         + "</div>",
     ]
     if result.early_exit:
@@ -307,7 +248,13 @@ def to_html(result: EmployerResult) -> str:
             "<p><strong>No profile is passed on:</strong> bad data is worse than no data. "
             "What the research found is shown below for transparency only.</p>"
         )
-    parts.append("<h2>Summary</h2>")
+    return parts
+
+
+def _html_profile(data: CleanedData, numbers: dict[str, int]) -> list[str]:
+    """The summary, the found items with their citations, the inferred ones apart."""
+    e = html.escape
+    parts = ["<h2>Summary</h2>"]
     if data.employer_summary:
         parts.append(
             f"<p>{e(data.employer_summary)}{_html_marks(data.summary_evidence, numbers)}</p>"
@@ -331,8 +278,13 @@ def to_html(result: EmployerResult) -> str:
             + _html_items(data.inferred_tech_stack, numbers)
             + "</div>"
         )
+    return parts
+
+
+def _html_quality(result: EmployerResult) -> list[str]:
+    e = html.escape
     r = result.reranker
-    parts.append("<h2>Quality assessment</h2><ul>")
+    parts = ["<h2>Quality assessment</h2><ul>"]
     for label, value in (
         ("Flags", ", ".join(r.quality_flags) or "none"),
         ("Missing", ", ".join(r.missing_data_categories) or "nothing"),
@@ -352,22 +304,41 @@ def to_html(result: EmployerResult) -> str:
         f"<li>Problem: {e(text)}</li>" for text in [*result.processing_errors, *result.warnings]
     )
     parts.append("</ul>")
-    if result.routing_trace:
-        heads = "".join(f"<th>{name}</th>" for name in ROUTING_HEADER)
-        parts.append(f"<h2>Routing</h2><table><tr>{heads}</tr>")
-        for step in result.routing_trace:
-            cells = routing_cells(step)
-            parts.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
-        parts.append("</table>")
-    parts.append("<h2>Searches</h2><ul>")
+    return parts
+
+
+def _html_routing(trace: Sequence[RoutingStep]) -> list[str]:
+    if not trace:
+        return []
+    heads = "".join(f"<th>{name}</th>" for name in ROUTING_HEADER)
+    parts = [f"<h2>Routing</h2><table><tr>{heads}</tr>"]
+    for step in trace:
+        cells = routing_cells(step)
+        parts.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    parts.append("</table>")
+    return parts
+
+
+def _html_searches(result: EmployerResult) -> list[str]:
+    """The searches list, left open: the evidence section's first line closes it (so the
+    page's bytes stay as they were)."""
+    e = html.escape
+    parts = ["<h2>Searches</h2><ul>"]
     for attempt in result.attempts:
         for res in attempt.results:
             kept = f"{len(res.evidence)} passages kept" if res.evidence else "nothing kept"
             parts.append(f"<li>Attempt {attempt.attempt}: “{e(res.query)}” — {e(kept)}</li>")
+    return parts
+
+
+def _html_evidence(result: EmployerResult, numbers: dict[str, int]) -> list[str]:
+    """The cited quotes numbered as cited, then the other passages read, folded; its first
+    line closes the searches list."""
+    e = html.escape
     titles = {source.url: source.title for source in result.sources}
-    cited = set(_cited(result))
+    cited = set(cited_ids(result))
     ordered = sorted(result.evidence, key=lambda ev: numbers.get(ev.id, 10**6))
-    parts.append("</ul><h2>Evidence</h2>")
+    parts = ["</ul><h2>Evidence</h2>"]
     for heading, group in (
         ("", [item for item in ordered if item.id in cited]),
         ("Other verified passages read", [item for item in ordered if item.id not in cited]),
@@ -386,12 +357,11 @@ def to_html(result: EmployerResult) -> str:
                 f" — {link}</li>"
             )
         parts.append("</ol></details>" if heading else "</ol>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return parts
 
 
 def _html_marks(ids: Sequence[str], numbers: dict[str, int]) -> str:
-    return "".join(f'<sup><a href="#e{n}">[{n}]</a></sup>' for n in _cites(ids, numbers))
+    return "".join(f'<sup><a href="#e{n}">[{n}]</a></sup>' for n in cite_numbers(ids, numbers))
 
 
 def _html_items(items: Sequence[ProfileItem], numbers: dict[str, int]) -> str:

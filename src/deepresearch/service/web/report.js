@@ -23,7 +23,7 @@ const VERDICT_FLAGS = {
   uncited: "no citation",
 };
 
-/** Evidence id -> source number [n], for verified evidence only (as core/render.py). */
+/** Evidence id -> source number [n], for verified evidence only (as export/report_text.py). */
 function citationNumbers(report) {
   const bySource = new Map(report.sources.map((ref) => [ref.id, ref.number]));
   const out = new Map();

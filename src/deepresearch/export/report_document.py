@@ -1,109 +1,45 @@
-"""A page-layout-neutral document: headings, paragraphs of spans, lists, quotes and
-tables, built from a Report (``report_document``). Pure.
+"""A research Report as the page-neutral ``models.document.Document`` the PDF and DOCX
+exports draw (``report_document``). Pure.
 
-The binary exports (``deepresearch.export``: PDF and DOCX) draw this, so both carry the
-same content as the markdown and HTML renderings of ``core/render.py``, by the same
-rules: model and page text is neutralized (no images, links reduced to their words, no
-address that is not a cited source), and the only links are to cited sources. A citation
-``[n]`` links to the cited source's URL.
+It carries what the markdown shows, in the same order and by the same rules (the
+report's words in ``export.report_text``): model and page text is neutralized (no images,
+links reduced to their words, no address that is not a cited source), and the only links
+are to cited sources. A citation ``[n]`` links to the cited source's URL.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Literal
 
-from deepresearch.core import render_eval
 from deepresearch.core.provenance import url_key
-from deepresearch.core.render import (
-    _flag,
-    _flat,
-    _marks,
-    _quotes_by_source,
-    _usage_line,
+from deepresearch.export.report_evaluation import DIMENSION_NAMES, HEADING, figures, judge_line
+from deepresearch.export.report_text import (
+    audit_flag,
     audit_line,
     citation_numbers,
+    cite_marks,
     considered_by_provider,
     considered_name,
+    counts_line,
+    flat,
     header_lines,
     neutralize,
+    quotes_by_source,
+    row_sentence,
+    usage_line,
 )
 from deepresearch.models import EvalResult, Report, Sentence
 from deepresearch.models import Table as ReportTable
-
-ParagraphStyle = Literal["body", "notice", "quote", "note"]
-
-
-@dataclass(frozen=True)
-class Span:
-    """A run of text; ``url`` makes it a link, ``mark`` a warning (an audit flag)."""
-
-    text: str
-    url: str | None = None
-    bold: bool = False
-    italic: bool = False
-    mark: bool = False
-
-
-@dataclass(frozen=True)
-class Heading:
-    level: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    spans: tuple[Span, ...]
-    style: ParagraphStyle = "body"
-
-
-@dataclass(frozen=True)
-class ItemList:
-    items: tuple[tuple[Span, ...], ...]
-    ordered: bool = False
-
-
-@dataclass(frozen=True)
-class Table:
-    """A header row and rows of cells; one span per cell (a cell links when its span
-    does). ``widths`` are the columns' shares of the page width."""
-
-    header: tuple[str, ...]
-    rows: tuple[tuple[Span, ...], ...]
-    widths: tuple[float, ...]
-
-
-Block = Heading | Paragraph | ItemList | Table
-
-
-@dataclass(frozen=True)
-class Document:
-    title: str
-    blocks: tuple[Block, ...]
-    subject: str = ""
-    created: datetime | None = None
-
-    def links(self) -> list[str]:
-        """Every link target, in order (tests and callers check them)."""
-        out: list[str] = []
-        for block in self.blocks:
-            for span in _spans(block):
-                if span.url:
-                    out.append(span.url)
-        return out
-
-
-def _spans(block: Block) -> Iterable[Span]:
-    if isinstance(block, Paragraph):
-        yield from block.spans
-    elif isinstance(block, ItemList):
-        for item in block.items:
-            yield from item
-    elif isinstance(block, Table):
-        for row in block.rows:
-            yield from row
+from deepresearch.models.document import (
+    Block,
+    Document,
+    Heading,
+    ItemList,
+    Paragraph,
+    ParagraphStyle,
+    Span,
+    Table,
+)
 
 
 def report_document(report: Report) -> Document:
@@ -113,7 +49,7 @@ def report_document(report: Report) -> Document:
     urls = {ref.number: ref.url for ref in report.sources}
 
     def clean(text: str) -> str:
-        return _flat(neutralize(text, allowed))
+        return flat(neutralize(text, allowed))
 
     blocks: list[Block] = [Heading(1, clean(report.title))]
     if report.notice:
@@ -142,7 +78,7 @@ def report_document(report: Report) -> Document:
             blocks.append(ItemList(tuple((Span(clean(item)),) for item in items)))
     if report.sources:
         blocks.append(Heading(2, "Sources"))
-        quotes = _quotes_by_source(report)
+        quotes = quotes_by_source(report)
         for ref in report.sources:
             blocks.append(
                 Paragraph(
@@ -164,7 +100,7 @@ def report_document(report: Report) -> Document:
         blocks.append(Paragraph((Span(summary, italic=True),), "note"))
     if report.evaluation is not None:
         blocks += _evaluation(report.evaluation, clean)
-    blocks.append(Paragraph((Span(_usage_line(report).strip("_"), italic=True),), "note"))
+    blocks.append(Paragraph((Span(usage_line(report).strip("_"), italic=True),), "note"))
     return Document(
         title=clean(report.title),
         blocks=tuple(blocks),
@@ -183,12 +119,12 @@ def _sentences(
     for sentence in sentences:
         if spans:
             spans.append(Span(" "))
-        spans.append(Span(_flat(neutralize(sentence.text, allowed))))
-        marks = _marks(sentence, numbers)
+        spans.append(Span(flat(neutralize(sentence.text, allowed))))
+        marks = cite_marks(sentence, numbers)
         if marks:
             spans.append(Span(" "))
         spans += [Span(f"[{n}]", url=urls.get(n)) for n in marks]
-        flag = _flag(sentence)
+        flag = audit_flag(sentence)
         if flag:
             spans += [Span(" "), Span(flag, mark=True)]
     return tuple(spans)
@@ -201,27 +137,26 @@ def _considered(report: Report, allowed: Collection[str]) -> list[Block]:
     several = len(counts) > 1
     blocks: list[Block] = [Heading(2, "Sources considered")]
     if several:
-        line = "Found by: " + ", ".join(f"{name} {count}" for name, count in counts.items())
-        blocks.append(Paragraph((Span(line),), "note"))
+        blocks.append(Paragraph((Span(counts_line(counts)),), "note"))
     header = ("source", *(("found by",) if several else ()), "tier", "signal", "model", "final")
     header += ("decision",)
     widths = (0.3, *((0.1,) if several else ()), 0.12, 0.07, 0.07, 0.07)
     widths += (1.0 - sum(widths),)
     rows = []
     for s in report.considered:
-        name = _flat(neutralize(considered_name(s), allowed))
+        name = flat(neutralize(considered_name(s), allowed))
         cited = url_key(s.url) in allowed
         where = Span(name, url=s.url) if cited else Span(f"{name} {s.url}")
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"
         cells = [where]
         if several:
-            cells.append(Span(_flat(neutralize(", ".join(s.providers), allowed))))
+            cells.append(Span(flat(neutralize(", ".join(s.providers), allowed))))
         cells += [
             Span(s.tier),
             Span(f"{s.signal_score:.2f}"),
             Span(model),
             Span(f"{s.final:.2f}", bold=True),
-            Span(_flat(neutralize(s.reason, allowed))),
+            Span(flat(neutralize(s.reason, allowed))),
         ]
         rows.append(tuple(cells))
     blocks.append(Table(header, tuple(rows), widths))
@@ -229,20 +164,20 @@ def _considered(report: Report, allowed: Collection[str]) -> list[Block]:
 
 
 def _evaluation(result: EvalResult, clean: Callable[[str], str]) -> list[Block]:
-    """The "Evaluation" section, as ``core.render_eval`` draws it in markdown and HTML:
+    """The "Evaluation" section, as ``export.report_evaluation`` draws it in markdown and HTML:
     the figures, the judge's overall line, and its scores with reasons as a table (the
     reasons are a model's words, so ``clean`` neutralizes them)."""
     blocks: list[Block] = [
-        Heading(2, render_eval.HEADING),
-        ItemList(tuple((Span(line),) for line in render_eval.figures(result))),
+        Heading(2, HEADING),
+        ItemList(tuple((Span(line),) for line in figures(result))),
     ]
-    judged = render_eval.judge_line(result)
+    judged = judge_line(result)
     if judged:
         blocks.append(Paragraph((Span(clean(judged)),)))
     if result.scores:
         rows = tuple(
             (
-                Span(render_eval.DIMENSION_NAMES[score.dimension]),
+                Span(DIMENSION_NAMES[score.dimension]),
                 Span(f"{score.score:.1f}", bold=True),
                 Span(clean(score.reason)),
             )
@@ -261,11 +196,9 @@ def _table(
     it; a row citing several shows their marks as text (the Sources list links them)."""
     rows = []
     for row in table.rows:
-        cited = Sentence(
-            text="", citations=row.citations, audit=row.audit, audit_note=row.audit_note
-        )
-        marks = _marks(cited, numbers)
-        flag = _flag(cited)
+        cited = row_sentence(row)
+        marks = cite_marks(cited, numbers)
+        flag = audit_flag(cited)
         source = Span(
             "".join(f"[{n}]" for n in marks) + (f" {flag}" if flag else ""),
             url=urls.get(marks[0]) if len(marks) == 1 else None,

@@ -1,6 +1,7 @@
-"""The "Evaluation" section of a rendered report (markdown and HTML), when the report was
-evaluated. Pure. The judge's reasons are a model's words: ``core.render`` passes its own
-escaping in, so they are neutralized like every other model text."""
+"""The "Evaluation" section of a rendered report (markdown and HTML; its words for the
+page-neutral document too), when the report was evaluated. Pure. The judge's reasons are
+a model's words: each renderer passes its own escaping in, so they are neutralized like
+every other model text."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def judge_line(result: EvalResult) -> str:
     )
 
 
-def markdown(result: EvalResult, text: Callable[[str], str]) -> list[str]:
+def evaluation_markdown(result: EvalResult, text: Callable[[str], str]) -> list[str]:
     """Markdown lines; ``text`` escapes a model's words for markdown."""
     lines = [f"## {HEADING}", ""]
     lines += [f"- {line}" for line in figures(result)]
@@ -62,7 +63,7 @@ def markdown(result: EvalResult, text: Callable[[str], str]) -> list[str]:
     return lines
 
 
-def to_html(result: EvalResult, text: Callable[[str], str]) -> str:
+def evaluation_html(result: EvalResult, text: Callable[[str], str]) -> str:
     """An HTML section; ``text`` neutralizes a model's words (escaping is done here)."""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in figures(result))
     parts = [f'<section class="evaluation"><h2>{HEADING}</h2><ul>{items}</ul>']

@@ -1,0 +1,31 @@
+"""A research report in each text format (md, html, json): ``render``. Pure."""
+
+from __future__ import annotations
+
+import json
+
+from deepresearch.export.report_html import to_html
+from deepresearch.export.report_markdown import to_markdown
+from deepresearch.models import Report
+
+
+def to_json(report: Report) -> str:
+    """The Report model as JSON, plus ``markdown``: the same report as readable text.
+    Evidence that did not pass verification is left out."""
+    data = report.model_dump(mode="json")
+    data["evidence"] = [
+        item for item, keep in zip(data["evidence"], report.evidence, strict=True) if keep.verified
+    ]
+    data["markdown"] = to_markdown(report)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(report: Report, fmt: str) -> str:
+    """``report`` as ``md``, ``html`` or ``json``; ValueError for another format."""
+    if fmt == "md":
+        return to_markdown(report)
+    if fmt == "html":
+        return to_html(report)
+    if fmt == "json":
+        return to_json(report)
+    raise ValueError(f"unknown report format {fmt!r}")
