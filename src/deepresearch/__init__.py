@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from deepresearch.version import __version__ as __version__
+
 if TYPE_CHECKING:
     from deepresearch.api import (
         ask,
@@ -59,7 +61,6 @@ __all__ = [
     "thread",
     "thread_async",
 ]
-__version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:

@@ -39,7 +39,6 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from deepresearch import __version__
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import DeepResearchError, InvalidInput
@@ -51,6 +50,7 @@ from deepresearch.mcp.progress import ProgressTracker
 from deepresearch.models import RunEvent
 from deepresearch.recipes.base import Recipe
 from deepresearch.service.schemas import InputReply
+from deepresearch.version import __version__
 
 try:
     from mcp.server.mcpserver import Context, MCPServer

@@ -18,7 +18,6 @@ from sqlalchemy import Engine, text
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
-from deepresearch import __version__
 from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.service import problems
 from deepresearch.service.db import open_database
@@ -31,6 +30,7 @@ from deepresearch.service.store import Clock, JobStore, utcnow
 from deepresearch.service.web import mount as mount_web_page
 from deepresearch.service.worker import Runtime, WorkerPool
 from deepresearch.settings import Settings
+from deepresearch.version import __version__
 
 if TYPE_CHECKING:
     from deepresearch.mcp.http import McpEndpoint
