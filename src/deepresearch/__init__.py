@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.version import __version__ as __version__
-
 if TYPE_CHECKING:
     from deepresearch.api import (
         ask,
@@ -67,6 +65,10 @@ def __getattr__(name: str) -> Any:
     """The entry points load on first use: ``import deepresearch`` (and the CLI's
     ``--help``) must not pay for LangChain, LangGraph and the recipes (issue 19).
     ``tests/test_startup.py`` guards it."""
+    if name == "__version__":  # its owner is deepresearch.version
+        from deepresearch.version import __version__
+
+        return __version__
     if name in __all__:
         from deepresearch import api
 

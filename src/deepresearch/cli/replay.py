@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.cli import options
+from deepresearch.cli.choices import Format
 from deepresearch.cli.common import (
     check_output,
     error,
@@ -19,7 +21,6 @@ from deepresearch.cli.common import (
     shown,
     write_output,
 )
-from deepresearch.cli.run import Format
 from deepresearch.errors import DeepResearchError
 
 
@@ -31,11 +32,8 @@ def replay(
         Path | None,
         typer.Option("--from", help="Replay the recording in this folder (from `record`)."),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
-    out: Annotated[
-        Path | None,
-        typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
-    ] = None,
+    fmt: options.ReportFormat = Format.md,
+    out: options.OutFile = None,
 ) -> None:
     """Reproduce a finished run's report from its recording, offline and byte for byte."""
     import asyncio
