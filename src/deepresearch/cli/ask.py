@@ -12,32 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from deepresearch.cli import options
+from deepresearch.cli import common, options, running
 from deepresearch.cli.choices import Format
-from deepresearch.cli.common import (
-    EXIT_ABORT,
-    EXIT_OK,
-    EXIT_WAITING,
-    error,
-    fail,
-    question_or_exit,
-    run_id_or_exit,
-    say,
-    settings_from,
-    use_config_file,
-)
-from deepresearch.cli.running import (
-    Remember,
-    check_target,
-    failed,
-    interrupted,
-    live,
-    note_started,
-    recorder,
-    remembered_options,
-    write_report,
-    written,
-)
 from deepresearch.core.ids import new_run_id
 from deepresearch.errors import DeepResearchError
 
@@ -67,21 +43,21 @@ def ask(
     config: options.Config = None,
 ) -> None:
     """Ask a follow-up QUESTION on finished research run RUN_ID and write its report."""
-    use_config_file(config)
-    parent = run_id_or_exit(run_id, "RUN_ID")
-    question = question_or_exit(question)
+    common.use_config_file(config)
+    parent = common.run_id_or_exit(run_id, "RUN_ID")
+    question = common.question_or_exit(question)
     if new_id is not None:
-        new_id = run_id_or_exit(new_id, "--run-id")
+        new_id = common.run_id_or_exit(new_id, "--run-id")
     fmt = fmt or Format.md
-    target = check_target(out, fmt, json_events)
+    target = running.check_target(out, fmt, json_events)
     given = _given(parent, options.given(backends.overrides(allow_host)))
-    settings = settings_from(given)
+    settings = common.settings_from(given)
     if new_id is not None and _load_record(settings, new_id) is not None:
-        error(f"a run with id {new_id!r} already exists", "choose another --run-id")
+        common.error(f"a run with id {new_id!r} already exists", "choose another --run-id")
     _check_parent(settings, parent)
     followup = new_id or new_run_id()
     remember = _start(settings, followup, question, given)
-    note_started(remember, target, fmt)
+    running.note_started(remember, target, fmt)
     report = _follow_up(settings, parent, followup, question, json_events, remember)
     _finish(report, followup, target, fmt, remember)
 
@@ -95,8 +71,8 @@ def _load_record(settings: Settings, run_id: str) -> dict[str, Any] | None:
 def _given(parent: str, given: dict[str, Any]) -> dict[str, Any]:
     """The follow-up's options: those the thread was started with (the followed run's
     record), under those given now."""
-    record = _load_record(settings_from({}), parent) or {}
-    return remembered_options(record, given)  # the thread goes on as it was started
+    record = _load_record(common.settings_from({}), parent) or {}
+    return running.remembered_options(record, given)  # the thread goes on as it was started
 
 
 def _check_parent(settings: Settings, parent: str) -> None:
@@ -109,15 +85,17 @@ def _check_parent(settings: Settings, parent: str) -> None:
     try:
         asyncio.run(load_parent(settings, parent))
     except DeepResearchError as exc:
-        fail(exc)
+        common.fail(exc)
 
 
-def _start(settings: Settings, followup: str, question: str, given: dict[str, Any]) -> Remember:
+def _start(
+    settings: Settings, followup: str, question: str, given: dict[str, Any]
+) -> running.Remember:
     """Write the follow-up's run record; its notes go there."""
     from deepresearch.runner import save_run_record
 
     save_run_record(settings, followup, question, options.storable(given))
-    return recorder(settings, followup, kept=True)
+    return running.recorder(settings, followup, kept=True)
 
 
 def _follow_up(
@@ -126,7 +104,7 @@ def _follow_up(
     followup: str,
     question: str,
     json_events: bool,
-    remember: Remember,
+    remember: running.Remember,
 ) -> Any:
     """Run the follow-up (a research run following ``parent``) with the live view."""
     from deepresearch.recipes.registry import get_recipe
@@ -138,14 +116,16 @@ def _follow_up(
         return await run_recipe(recipe, request, settings, run_id=followup, sinks=sinks)
 
     try:
-        return live(json_events, go)
+        return running.live(json_events, go)
     except DeepResearchError as exc:
-        failed(remember, settings, exc)
+        running.failed(remember, settings, exc)
     except KeyboardInterrupt:
-        interrupted(remember, f"deepresearch run --resume {followup}")
+        running.interrupted(remember, f"deepresearch run --resume {followup}")
 
 
-def _finish(report: Any, followup: str, target: Path, fmt: Format, remember: Remember) -> NoReturn:
+def _finish(
+    report: Any, followup: str, target: Path, fmt: Format, remember: running.Remember
+) -> NoReturn:
     """Write the follow-up's report and say what it reused (a review pause: how to
     answer it), then exit with the report's code."""
     from deepresearch.cli.pause import show_waiting
@@ -156,19 +136,19 @@ def _finish(report: Any, followup: str, target: Path, fmt: Format, remember: Rem
     if isinstance(report, InputRequest):  # the thread reviews plans (--review-plan)
         remember(status="awaiting_input")
         show_waiting(report)  # `deepresearch reply` continues it and writes the report
-        raise typer.Exit(EXIT_WAITING)
+        raise typer.Exit(common.EXIT_WAITING)
     remember(status="complete", kind=report.kind, finished=now(), error=None)
-    write_report(target, render(report, fmt.value), followup)
+    running.write_report(target, render(report, fmt.value), followup)
     _say_reused(report)
-    written(f"{report.kind} report", target, followup)
-    raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)
+    running.written(f"{report.kind} report", target, followup)
+    raise typer.Exit(common.EXIT_ABORT if report.kind == "abort" else common.EXIT_OK)
 
 
 def _say_reused(report: Report) -> None:
     """Which turn of which thread this is, and what it reused from the thread."""
     info = report.followup
     if info is not None:
-        say(
+        common.say(
             f"turn {info.turn} of thread {info.root}: "
             + (
                 "a new topic, researched afresh"

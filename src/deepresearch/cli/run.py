@@ -8,20 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from deepresearch.cli import options
+from deepresearch.cli import common, options
 from deepresearch.cli.choices import AuditMode, Format, OnModelUnavailable
-from deepresearch.cli.common import (
-    EXIT_ABORT,
-    EXIT_OK,
-    EXIT_WAITING,
-    error,
-    fail,
-    question_or_exit,
-    run_id_or_exit,
-    say,
-    settings_from,
-    use_config_file,
-)
 from deepresearch.cli.running import (
     Remember,
     check_target,
@@ -121,13 +109,13 @@ def run(
     stop_after: StopAfter = None,
 ) -> None:
     """Research QUESTION and write a cited report."""
-    use_config_file(config)
+    common.use_config_file(config)
     # everything the user gave is checked before any work (and before any file is written)
     question, resume, run_id = _checked_ids(question, resume, run_id)
     if out is not None and not resume:  # a resume's is checked once its record is read
         check_target(out, fmt or Format.md, json_events)
     if record_to is not None and record_to.exists() and any(record_to.iterdir()):
-        error(f"--record {record_to} is not empty", "give --record a new or empty folder")
+        common.error(f"--record {record_to} is not empty", "give --record a new or empty folder")
     overrides: dict[str, Any] = {
         **backends.overrides(allow_host),
         "depth": depth.value if depth else None,
@@ -168,18 +156,18 @@ def _checked_ids(
 ) -> tuple[str | None, str | None, str | None]:
     """The question, the run to resume and the new run's id, checked (exit 2 if not)."""
     if run_id and resume:
-        error(
+        common.error(
             "--run-id names a new run; use --resume alone to continue one",
             f"deepresearch run --resume {resume}",
         )
     if resume:
-        resume = run_id_or_exit(resume, "--resume")
+        resume = common.run_id_or_exit(resume, "--resume")
     elif question is None or not question.strip():
-        error("give a question to research, or --resume RUN_ID")
+        common.error("give a question to research, or --resume RUN_ID")
     else:
-        question = question_or_exit(question)
+        question = common.question_or_exit(question)
     if run_id is not None:
-        run_id = run_id_or_exit(run_id, "--run-id")
+        run_id = common.run_id_or_exit(run_id, "--run-id")
     return question, resume, run_id
 
 
@@ -197,16 +185,16 @@ def _start(
     # the runner (LangGraph, LangChain) loads here, not for --help
     from deepresearch.runner import load_run_record, save_run_record
 
-    base = settings_from({})
+    base = common.settings_from({})
     if resume:
         record = load_run_record(base, resume) or {}
         given = remembered_options(record, given)
         fmt, out = _remembered_output(record, fmt, out)
     fmt = fmt or Format.md
     target = check_target(out, fmt, json_events)
-    settings = settings_from(given)
+    settings = common.settings_from(given)
     if run_id is not None and load_run_record(settings, run_id) is not None:
-        error(
+        common.error(
             f"a run with id {run_id!r} already exists",
             f"choose another --run-id, or continue it with --resume {run_id}",
         )
@@ -240,13 +228,13 @@ def resume_with(run_id: str, answer: Any, *, json_events: bool = False) -> None:
     from deepresearch.cli.pause import CANCEL, cancel
     from deepresearch.records import CANCELLED
 
-    base = settings_from({})
+    base = common.settings_from({})
     record = load_run_record_or_none(base, run_id)
     given = remembered_options(record or {}, {})
     fmt, out = _remembered_output(record or {}, None, None)
-    settings = settings_from(given)
+    settings = common.settings_from(given)
     if record is not None and record.get("status") == CANCELLED:
-        error(
+        common.error(
             f"run {run_id} was cancelled; it takes no answer",
             f"deepresearch run --resume {run_id} asks again",
         )
@@ -304,7 +292,7 @@ def _drive(
         answer = ask(report) if interactive() and not json_events else None
         if answer is None:
             show_waiting(report)
-            raise typer.Exit(EXIT_WAITING)
+            raise typer.Exit(common.EXIT_WAITING)
         if answer == CANCEL:
             cancel(settings, run_id, checked=True)
         question, resume = None, True
@@ -340,7 +328,7 @@ def _run_once(
     except DeepResearchError as exc:
         if answer is not None and isinstance(exc, ConfigError):
             remember(status="awaiting_input")  # a bad answer: the run still waits
-            fail(exc)
+            common.fail(exc)
         failed(remember, settings, exc)
     except KeyboardInterrupt:
         interrupted(remember, f"deepresearch run --resume {run_id}")
@@ -363,8 +351,8 @@ def _finish(
 
     if report is None:
         remember(status="paused", finished=now())
-        say(f"paused; resume with: deepresearch run --resume {run_id}")
-        raise typer.Exit(EXIT_OK)
+        common.say(f"paused; resume with: deepresearch run --resume {run_id}")
+        raise typer.Exit(common.EXIT_OK)
     remember(status="complete", kind=report.kind, finished=now(), error=None)
     recipe = get_recipe(DEFAULT_RECIPE)
     write_report(
@@ -376,5 +364,5 @@ def _finish(
 
         copy_recording(run_id, record_to)
     if report.kind in ("chitchat", "refusal", "clarification") and report.summary:
-        say(report.summary[0].text)
-    raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)
+        common.say(report.summary[0].text)
+    raise typer.Exit(common.EXIT_ABORT if report.kind == "abort" else common.EXIT_OK)
