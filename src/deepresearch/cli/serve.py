@@ -17,6 +17,9 @@ from deepresearch.errors import DeepResearchError
 
 if TYPE_CHECKING:  # FastAPI, uvicorn and SQLAlchemy load when serving, not for --help
     import uvicorn
+    from sqlalchemy import Engine
+
+    from deepresearch.settings import Settings
 
 
 @options.with_backends(roles=False)
@@ -40,9 +43,6 @@ def serve(
     config: options.Config = None,
 ) -> None:
     """Serve the research API: submit jobs, watch them live, fetch reports."""
-    import uvicorn
-
-    from deepresearch.service.app import create_app
     from deepresearch.service.db import open_database
     from deepresearch.service.store import JobStore
 
@@ -74,6 +74,15 @@ def serve(
             f"{settings.serve_host} only ('deepresearch keys create NAME' to require keys)",
             err=True,
         )
+    _run(settings, engine, listener)
+
+
+def _run(settings: Settings, engine: Engine, listener: socket.socket) -> None:
+    """Serve the API on ``listener`` until stopped; exit 1 if it never started."""
+    import uvicorn
+
+    from deepresearch.service.app import create_app
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = create_app(settings, engine=engine)
     config_ = uvicorn.Config(
