@@ -107,7 +107,8 @@ def _ask_findings(request: InputRequest) -> Any:
 
 def _choice(question: str) -> str:
     """The person's choice at a review prompt (default a: approve), lower-cased."""
-    return typer.prompt(question, default="a", err=True, show_default=True).strip().lower()
+    choice: str = typer.prompt(question, default="a", err=True, show_default=True)
+    return choice.strip().lower()
 
 
 def cancel(settings: Settings, run_id: str, *, checked: bool = False) -> NoReturn:
