@@ -59,13 +59,16 @@ __all__ = [
     "thread",
     "thread_async",
 ]
-__version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
     """The entry points load on first use: ``import deepresearch`` (and the CLI's
     ``--help``) must not pay for LangChain, LangGraph and the recipes (issue 19).
     ``tests/test_startup.py`` guards it."""
+    if name == "__version__":  # its owner is deepresearch.version
+        from deepresearch.version import __version__
+
+        return __version__
     if name in __all__:
         from deepresearch import api
 

@@ -4,7 +4,7 @@ does not import the owner: this test holds the two together."""
 
 from __future__ import annotations
 
-from deepresearch.cli.run import Format
+from deepresearch.cli.choices import Format
 from deepresearch.export.formats import FORMATS
 
 

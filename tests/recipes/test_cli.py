@@ -143,3 +143,26 @@ def test_with_an_openai_compatible_model_server(
     }
     for text in (done.stdout, done.stderr, out.read_text()):
         assert SECRET not in text
+
+
+def test_the_cli_flags_take_the_recipes_defaults_and_bounds() -> None:
+    """The options model owns the defaults and bounds; the CLI (which cannot import it
+    for --help) copies them, and this keeps the copies honest."""
+    import typer
+
+    from deepresearch.cli import employer as cli
+    from deepresearch.cli.app import app
+    from deepresearch.recipes.employer import EmployerOptions
+
+    command = typer.main.get_command(app).commands["employer"]  # type: ignore[attr-defined]
+    flags = {param.name: param for param in command.params}
+    for flag, field, copy in (
+        ("queries", "max_queries", cli.QUERIES),
+        ("result_chars", "max_result_chars", cli.RESULT_CHARS),
+    ):
+        info = EmployerOptions.model_fields[field]
+        bounds = {type(m).__name__: m for m in info.metadata}
+        owned = (info.default, bounds["Ge"].ge, bounds["Le"].le)
+        assert copy == owned, field
+        param = flags[flag]
+        assert (param.default, param.min, param.max) == owned, flag

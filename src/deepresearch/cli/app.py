@@ -71,7 +71,7 @@ def version() -> str:
     try:
         return installed("deepresearch")
     except PackageNotFoundError:  # run from a source tree that was never installed
-        from deepresearch import __version__
+        from deepresearch.version import __version__
 
         return __version__
 

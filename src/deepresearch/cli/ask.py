@@ -7,43 +7,26 @@ the followed run was started with (its run record), unless given again now."""
 
 from __future__ import annotations
 
-import os
-from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from deepresearch.cli import options
-from deepresearch.cli.common import (
-    EXIT_ABORT,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_WAITING,
-    STDOUT,
-    error,
-    fail,
-    question_or_exit,
-    run_id_or_exit,
-    say,
-    settings_from,
-    shown,
-    use_config_file,
-    write_output,
-)
-from deepresearch.cli.run import Format, _check_target, _remember
+from deepresearch.cli import common, options, running
+from deepresearch.cli.choices import Format
 from deepresearch.core.ids import new_run_id
 from deepresearch.errors import DeepResearchError
 
+if TYPE_CHECKING:
+    from deepresearch.models.report import Report
+    from deepresearch.settings import Settings
 
+
+@options.with_backends(roles=False)
 def ask(
     run_id: Annotated[str, typer.Argument(help="The finished research run to follow up.")],
     question: Annotated[str, typer.Argument(help="The follow-up question.")],
-    model: options.Model = None,
-    model_base_url: options.ModelBaseUrl = None,
-    search: options.Search = None,
-    searxng_url: options.SearxngUrl = None,
-    corpus: options.Corpus = None,
+    backends: options.Backends = options.NOT_GIVEN,
     allow_host: options.AllowHost = None,
     fmt: Annotated[
         Format | None, typer.Option("--format", help="Report format (default md).")
@@ -60,93 +43,112 @@ def ask(
     config: options.Config = None,
 ) -> None:
     """Ask a follow-up QUESTION on finished research run RUN_ID and write its report."""
+    common.use_config_file(config)
+    parent = common.run_id_or_exit(run_id, "RUN_ID")
+    question = common.question_or_exit(question)
+    if new_id is not None:
+        new_id = common.run_id_or_exit(new_id, "--run-id")
+    fmt = fmt or Format.md
+    target = running.check_target(out, fmt, json_events)
+    given = _given(parent, options.given(backends.overrides(allow_host)))
+    settings = common.settings_from(given)
+    if new_id is not None and _load_record(settings, new_id) is not None:
+        common.error(f"a run with id {new_id!r} already exists", "choose another --run-id")
+    _check_parent(settings, parent)
+    followup = new_id or new_run_id()
+    remember = _start(settings, followup, question, given)
+    running.note_started(remember, target, fmt)
+    report = _follow_up(settings, parent, followup, question, json_events, remember)
+    _finish(report, followup, target, fmt, remember)
+
+
+def _load_record(settings: Settings, run_id: str) -> dict[str, Any] | None:
+    from deepresearch.runner import load_run_record
+
+    return load_run_record(settings, run_id)
+
+
+def _given(parent: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The follow-up's options: those the thread was started with (the followed run's
+    record), under those given now."""
+    record = _load_record(common.settings_from({}), parent) or {}
+    return running.remembered_options(record, given)  # the thread goes on as it was started
+
+
+def _check_parent(settings: Settings, parent: str) -> None:
+    """A clear error before anything is started or recorded: the followed run must be
+    a finished research run."""
     import asyncio
 
-    from deepresearch.cli.live import Renderer
-    from deepresearch.cli.pause import show_waiting
-    from deepresearch.export.report_render import render
-    from deepresearch.llm.redact import redact
-    from deepresearch.models.pause import InputRequest
-    from deepresearch.recipes.registry import get_recipe
-    from deepresearch.records import now
-    from deepresearch.runner import load_run_record, run_recipe, save_run_record
     from deepresearch.threads import load_parent
 
-    use_config_file(config)
-    parent = run_id_or_exit(run_id, "RUN_ID")
-    question = question_or_exit(question)
-    if new_id is not None:
-        new_id = run_id_or_exit(new_id, "--run-id")
-    fmt = fmt or Format.md
-    target = _check_target(out, fmt, json_events)
-    given: dict[str, Any] = {
-        key: value
-        for key, value in options.model_and_search_overrides(
-            model=model,
-            model_base_url=model_base_url,
-            search=search,
-            searxng_url=searxng_url,
-            corpus=corpus,
-            allow_host=allow_host,
-        ).items()
-        if value is not None
-    }
-    record = load_run_record(settings_from({}), parent) or {}
-    remembered = record.get("options")
-    if isinstance(remembered, dict):  # the thread goes on as it was started
-        given = {**remembered, **given}
-    settings = settings_from(given)
-    if new_id is not None and load_run_record(settings, new_id) is not None:
-        error(f"a run with id {new_id!r} already exists", "choose another --run-id")
-    try:  # a clear error before anything is started or recorded
+    try:
         asyncio.run(load_parent(settings, parent))
     except DeepResearchError as exc:
-        fail(exc)
-    followup = new_id or new_run_id()
-    save_run_record(
-        settings,
-        followup,
-        question,
-        {k: str(v) if isinstance(v, Path) else v for k, v in given.items()},
-    )
-    remember = partial(_remember, settings, followup)
-    remember(
-        out=str(target) if target == STDOUT else str(target.absolute()),
-        format=fmt.value,
-        status="running",
-        pid=os.getpid(),
-    )
+        common.fail(exc)
 
-    async def go() -> Any:
+
+def _start(
+    settings: Settings, followup: str, question: str, given: dict[str, Any]
+) -> running.Remember:
+    """Write the follow-up's run record; its notes go there."""
+    from deepresearch.runner import save_run_record
+
+    save_run_record(settings, followup, question, options.storable(given))
+    return running.recorder(settings, followup, kept=True)
+
+
+def _follow_up(
+    settings: Settings,
+    parent: str,
+    followup: str,
+    question: str,
+    json_events: bool,
+    remember: running.Remember,
+) -> Any:
+    """Run the follow-up (a research run following ``parent``) with the live view."""
+    from deepresearch.recipes.registry import get_recipe
+    from deepresearch.runner import run_recipe
+
+    async def go(sinks: list[Any]) -> Any:
         recipe = get_recipe("research")
         request = recipe.request(question, {"followup_of": parent})
-        return await run_recipe(recipe, request, settings, run_id=followup, sinks=[renderer])
+        return await run_recipe(recipe, request, settings, run_id=followup, sinks=sinks)
 
-    renderer = Renderer(json_events=json_events)
     try:
-        with renderer:
-            report = asyncio.run(go())
+        return running.live(json_events, go)
     except DeepResearchError as exc:
-        remember(status="failed", error=redact(exc.message, settings.secrets()), finished=now())
-        fail(exc)
+        running.failed(remember, settings, exc)
     except KeyboardInterrupt:
-        remember(status="interrupted", finished=now())
-        typer.echo(err=True)
-        say(f"interrupted; resume with: deepresearch run --resume {followup}")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        running.interrupted(remember, f"deepresearch run --resume {followup}")
+
+
+def _finish(
+    report: Any, followup: str, target: Path, fmt: Format, remember: running.Remember
+) -> NoReturn:
+    """Write the follow-up's report and say what it reused (a review pause: how to
+    answer it), then exit with the report's code."""
+    from deepresearch.cli.pause import show_waiting
+    from deepresearch.export.report_render import render
+    from deepresearch.models.pause import InputRequest
+    from deepresearch.records import now
+
     if isinstance(report, InputRequest):  # the thread reviews plans (--review-plan)
         remember(status="awaiting_input")
         show_waiting(report)  # `deepresearch reply` continues it and writes the report
-        raise typer.Exit(EXIT_WAITING)
+        raise typer.Exit(common.EXIT_WAITING)
     remember(status="complete", kind=report.kind, finished=now(), error=None)
-    write_output(
-        target,
-        render(report, fmt.value),
-        saved=f"the run is saved: deepresearch report {followup} --out FILE",
-    )
+    running.write_report(target, render(report, fmt.value), followup)
+    _say_reused(report)
+    running.written(f"{report.kind} report", target, followup)
+    raise typer.Exit(common.EXIT_ABORT if report.kind == "abort" else common.EXIT_OK)
+
+
+def _say_reused(report: Report) -> None:
+    """Which turn of which thread this is, and what it reused from the thread."""
     info = report.followup
     if info is not None:
-        say(
+        common.say(
             f"turn {info.turn} of thread {info.root}: "
             + (
                 "a new topic, researched afresh"
@@ -154,5 +156,3 @@ def ask(
                 else f"reused {info.reused_sources} page(s), {info.reused_evidence} quote(s)"
             )
         )
-    say(f"{report.kind} report written to {shown(target)} (run {followup})")
-    raise typer.Exit(EXIT_ABORT if report.kind == "abort" else EXIT_OK)

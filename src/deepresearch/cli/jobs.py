@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from deepresearch.cli import options
+from deepresearch.cli.choices import Format
 from deepresearch.cli.common import (
     EXIT_ABORT,
     EXIT_FAILED,
@@ -32,9 +33,7 @@ from deepresearch.cli.common import (
     settings_from,
     write_output,
 )
-from deepresearch.cli.options import SEARCH_HELP
 from deepresearch.cli.reply import Approve, Brief, Cancel, Drop, Gap, SubQuestion, answer_of
-from deepresearch.cli.run import Depth, Format
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
 from deepresearch.recipes.registry import DEFAULT_RECIPE, recipe_names
@@ -99,14 +98,9 @@ def _client(server: str, api_key: str | None) -> Iterator[ServiceClient]:
 @jobs.command("submit")
 def submit(
     question: Annotated[str, typer.Argument(help="The question to research.")],
-    depth: Annotated[Depth | None, typer.Option(help="How much to research.")] = None,
-    search: Annotated[
-        str | None,
-        typer.Option(help=SEARCH_HELP),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option(help="provider:model for every role, or 'none'.")
-    ] = None,
+    depth: options.DepthOption = None,
+    search: options.Search = None,
+    model: options.Model = None,
     recipe: Annotated[
         str, typer.Option(help=f"What kind of research: {', '.join(recipe_names())}.")
     ] = DEFAULT_RECIPE,
@@ -310,7 +304,7 @@ def cancel(job_id: JobId, server: Server = DEFAULT_SERVER, api_key: ApiKey = Non
 @jobs.command("report")
 def report(
     job_id: JobId,
-    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
+    fmt: options.ReportFormat = Format.md,
     out: Annotated[
         Path | None, typer.Option(help="Write here instead of stdout (- is stdout).")
     ] = None,

@@ -1,13 +1,21 @@
-"""Options shared by the commands that run research (``run``, ``employer``, ``serve``):
-one definition each, so their flags and help read the same everywhere."""
+"""Options shared by the commands (``run``, ``ask``, ``employer``, ``mcp``, ``serve``,
+``worker``, ``jobs``, ``report``, ``replay``): one definition each, so their flags and
+help read the same everywhere. The model and search options travel as one ``Backends``
+group: a command declares a ``backends: Backends`` parameter and ``with_backends``
+puts the options in its place."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from deepresearch.cli.choices import Depth, Format
 from deepresearch.search.registry import PROVIDER_NAMES
 
 #: the --search help, from the registry's list of providers
@@ -62,34 +70,101 @@ MaxTime = Annotated[
 ]
 
 
-def model_and_search_overrides(
-    *,
-    model: str | None,
-    planner_model: str | None = None,
-    researcher_model: str | None = None,
-    summarizer_model: str | None = None,
-    writer_model: str | None = None,
-    judge_model: str | None = None,
-    model_base_url: str | None,
-    search: str | None,
-    searxng_url: str | None,
-    corpus: Path | None,
-    allow_host: list[str] | None,
-) -> dict[str, Any]:
-    """The Settings fields these shared options set (None: not given)."""
-    return {
-        "model": model,
-        "planner_model": planner_model,
-        "researcher_model": researcher_model,
-        "summarizer_model": summarizer_model,
-        "writer_model": writer_model,
-        "judge_model": judge_model,
-        "model_base_url": model_base_url,
-        "search": search,
-        "searxng_url": searxng_url,
-        "corpus_dir": corpus,
-        "allow_hosts": allow_host or None,
-    }
+@dataclass(frozen=True)
+class Backends:
+    """The models and search a command's runs use (None: not given; the config file,
+    the environment or the default decides)."""
+
+    model: str | None = None
+    planner_model: str | None = None
+    researcher_model: str | None = None
+    summarizer_model: str | None = None
+    writer_model: str | None = None
+    judge_model: str | None = None
+    model_base_url: str | None = None
+    search: str | None = None
+    searxng_url: str | None = None
+    corpus: Path | None = None
+
+    def overrides(self, allow_host: list[str] | None) -> dict[str, Any]:
+        """The Settings fields these options (and ``--allow-host``) set."""
+        return {
+            "model": self.model,
+            "planner_model": self.planner_model,
+            "researcher_model": self.researcher_model,
+            "summarizer_model": self.summarizer_model,
+            "writer_model": self.writer_model,
+            "judge_model": self.judge_model,
+            "model_base_url": self.model_base_url,
+            "search": self.search,
+            "searxng_url": self.searxng_url,
+            "corpus_dir": self.corpus,
+            "allow_hosts": allow_host or None,
+        }
+
+
+#: each backend option's declaration, in the order ``--help`` lists them
+BACKEND_OPTIONS: dict[str, Any] = {
+    "model": Model,
+    "planner_model": PlannerModel,
+    "researcher_model": ResearcherModel,
+    "summarizer_model": SummarizerModel,
+    "writer_model": WriterModel,
+    "judge_model": JudgeModel,
+    "model_base_url": ModelBaseUrl,
+    "search": Search,
+    "searxng_url": SearxngUrl,
+    "corpus": Corpus,
+}
+#: the per-role models: only the commands that run research in this process take them
+ROLE_MODELS = (
+    "planner_model",
+    "researcher_model",
+    "summarizer_model",
+    "writer_model",
+    "judge_model",
+)
+
+
+def with_backends(*, roles: bool) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Put the backend options (with the per-role models when ``roles``) where the
+    command declares its ``backends: Backends`` parameter, and call it with one
+    ``Backends`` built from them. Typer reads the command's signature, so the options
+    appear in ``--help`` in that place."""
+    names = [name for name in BACKEND_OPTIONS if roles or name not in ROLE_MODELS]
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        signature = inspect.signature(command, eval_str=True)
+        parameters: list[inspect.Parameter] = []
+        for parameter in signature.parameters.values():
+            if parameter.name != "backends":
+                parameters.append(parameter)
+                continue
+            parameters += [
+                parameter.replace(name=name, annotation=BACKEND_OPTIONS[name], default=None)
+                for name in names
+            ]
+
+        @functools.wraps(command)
+        def wrapper(**given: Any) -> None:
+            backends = Backends(**{name: given.pop(name) for name in names})
+            command(backends=backends, **given)
+
+        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        return wrapper
+
+    return decorate
+
+
+def given(overrides: dict[str, Any]) -> dict[str, Any]:
+    """The overrides the user gave (a None value: not given)."""
+    return {key: value for key, value in overrides.items() if value is not None}
+
+
+def storable(given: dict[str, Any]) -> dict[str, Any]:
+    """The given options as a run record keeps them (paths as text)."""
+    return {key: str(value) if isinstance(value, Path) else value for key, value in given.items()}
 
 
 ReviewPlan = Annotated[
@@ -104,3 +179,16 @@ ReviewFindings = Annotated[
     ),
 ]
 NoClarify = Annotated[bool, typer.Option(help="Never stop to ask a clarifying question.")]
+MinDomains = Annotated[int | None, typer.Option(help="Quality gate: distinct domains needed.")]
+MinEvidence = Annotated[int | None, typer.Option(help="Quality gate: verified quotes needed.")]
+DepthOption = Annotated[Depth | None, typer.Option(help="How much to research.")]
+DatabaseUrl = Annotated[
+    str | None, typer.Option(help="sqlite:///PATH or postgresql+psycopg://... URL.")
+]
+ReportFormat = Annotated[Format, typer.Option("--format", help="Report format.")]
+OutFile = Annotated[
+    Path | None,
+    typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
+]
+#: the placeholder default of a ``backends`` parameter (``with_backends`` replaces it)
+NOT_GIVEN = Backends()

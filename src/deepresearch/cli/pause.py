@@ -38,17 +38,12 @@ def ask(request: InputRequest) -> Any:
     if request.kind == "findings":
         return _ask_findings(request)
     _show_plan(request)
-    choice = typer.prompt(
-        "Approve, edit, cancel the run, or later? [a/e/c/l]",
-        default="a",
-        err=True,
-        show_default=True,
-    ).strip()
-    if choice.lower().startswith("a"):
+    choice = _choice("Approve, edit, cancel the run, or later? [a/e/c/l]")
+    if choice.startswith("a"):
         return {"action": "approve"}
-    if choice.lower().startswith("c"):
+    if choice.startswith("c"):
         return CANCEL
-    if not choice.lower().startswith("e"):
+    if not choice.startswith("e"):
         return None
     brief = typer.prompt("Brief", default=request.brief, err=True)
     say("Each sub-question: Enter keeps it, new words reword it, '-' removes it.")
@@ -96,23 +91,24 @@ def _show_plan(request: InputRequest) -> None:
 
 def _ask_findings(request: InputRequest) -> Any:
     _show_findings(request)
-    choice = typer.prompt(
-        "Approve, drop findings, name a gap, cancel the run, or later? [a/d/g/c/l]",
-        default="a",
-        err=True,
-        show_default=True,
-    ).strip()
-    if choice.lower().startswith("a"):
+    choice = _choice("Approve, drop findings, name a gap, cancel the run, or later? [a/d/g/c/l]")
+    if choice.startswith("a"):
         return {"action": "approve"}
-    if choice.lower().startswith("d"):
+    if choice.startswith("d"):
         ids = typer.prompt("Ids to drop (separated by spaces or commas)", err=True)
         gap = typer.prompt("A gap to research too (empty: none)", default="", err=True).strip()
         return {"action": "drop", "drop": ids.replace(",", " ").split(), "gap": gap or None}
-    if choice.lower().startswith("g"):
+    if choice.startswith("g"):
         return {"action": "gap", "gap": typer.prompt("What is missing", err=True)}
-    if choice.lower().startswith("c"):
+    if choice.startswith("c"):
         return CANCEL
     return None
+
+
+def _choice(question: str) -> str:
+    """The person's choice at a review prompt (default a: approve), lower-cased."""
+    choice: str = typer.prompt(question, default="a", err=True, show_default=True)
+    return choice.strip().lower()
 
 
 def cancel(settings: Settings, run_id: str, *, checked: bool = False) -> NoReturn:

@@ -9,17 +9,8 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.cli.common import (
-    check_output,
-    error,
-    fail,
-    run_id_or_exit,
-    say,
-    settings_from,
-    shown,
-    write_output,
-)
-from deepresearch.cli.run import Format
+from deepresearch.cli import common, options
+from deepresearch.cli.choices import Format
 from deepresearch.errors import DeepResearchError
 
 
@@ -31,11 +22,8 @@ def replay(
         Path | None,
         typer.Option("--from", help="Replay the recording in this folder (from `record`)."),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
-    out: Annotated[
-        Path | None,
-        typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
-    ] = None,
+    fmt: options.ReportFormat = Format.md,
+    out: options.OutFile = None,
 ) -> None:
     """Reproduce a finished run's report from its recording, offline and byte for byte."""
     import asyncio
@@ -44,17 +32,21 @@ def replay(
     from deepresearch.replay.play import replay_run
 
     if (run_id is None) == (source is None):
-        error("give a RUN_ID or --from DIR (one of them)", "deepresearch replay RUN_ID")
+        common.error("give a RUN_ID or --from DIR (one of them)", "deepresearch replay RUN_ID")
     if run_id is not None:
-        run_id = run_id_or_exit(run_id)
-    target = check_output(out, fmt.value)
-    settings = settings_from({})
+        run_id = common.run_id_or_exit(run_id)
+    target = common.check_output(out, fmt.value)
+    settings = common.settings_from({})
     try:
         recipe, document = asyncio.run(replay_run(settings, run_id, folder=source))
     except DeepResearchError as exc:
-        fail(exc)
-    write_output(target, render_bytes(recipe, document, fmt.value, pdf_fonts=settings.pdf_fonts))
-    say(f"replayed run {document.run_id}: the recorded report, written to {shown(target)}")
+        common.fail(exc)
+    common.write_output(
+        target, render_bytes(recipe, document, fmt.value, pdf_fonts=settings.pdf_fonts)
+    )
+    common.say(
+        f"replayed run {document.run_id}: the recorded report, written to {common.shown(target)}"
+    )
 
 
 def record(
@@ -65,12 +57,14 @@ def record(
     folder that `deepresearch replay --from` replays anywhere."""
     from deepresearch.replay.play import export_recording
 
-    run_id = run_id_or_exit(run_id)
-    settings = settings_from({})
+    run_id = common.run_id_or_exit(run_id)
+    settings = common.settings_from({})
     try:
         export_recording(settings, run_id, folder)
     except DeepResearchError as exc:
-        fail(exc)
+        common.fail(exc)
     except OSError as exc:
-        error(f"could not write {folder} ({exc.strerror or exc})", "choose another folder")
-    say(f"run {run_id} recorded in {folder}; replay it with: deepresearch replay --from {folder}")
+        common.error(f"could not write {folder} ({exc.strerror or exc})", "choose another folder")
+    common.say(
+        f"run {run_id} recorded in {folder}; replay it with: deepresearch replay --from {folder}"
+    )

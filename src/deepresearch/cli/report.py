@@ -3,11 +3,12 @@ report, an employer profile: whichever recipe ran it), in any format."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from deepresearch.cli import options
+from deepresearch.cli.choices import Format
 from deepresearch.cli.common import (
     EXIT_FAILED,
     STDOUT,
@@ -19,17 +20,13 @@ from deepresearch.cli.common import (
     settings_from,
     write_output,
 )
-from deepresearch.cli.run import Format
 from deepresearch.errors import DeepResearchError
 
 
 def report(
     run_id: Annotated[str, typer.Argument(help="The id of a finished run.")],
-    fmt: Annotated[Format, typer.Option("--format", help="Report format.")] = Format.md,
-    out: Annotated[
-        Path | None,
-        typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
-    ] = None,
+    fmt: options.ReportFormat = Format.md,
+    out: options.OutFile = None,
 ) -> None:
     """Print or write the report of a finished run."""
     import asyncio

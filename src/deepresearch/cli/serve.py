@@ -17,16 +17,18 @@ from deepresearch.errors import DeepResearchError
 
 if TYPE_CHECKING:  # FastAPI, uvicorn and SQLAlchemy load when serving, not for --help
     import uvicorn
+    from sqlalchemy import Engine
+
+    from deepresearch.settings import Settings
 
 
+@options.with_backends(roles=False)
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
     port: Annotated[
         int | None, typer.Option(help="Port (default 8000; 0 picks a free one).")
     ] = None,
-    database_url: Annotated[
-        str | None, typer.Option(help="sqlite:///PATH or postgresql+psycopg://... URL.")
-    ] = None,
+    database_url: options.DatabaseUrl = None,
     max_concurrent_jobs: Annotated[int | None, typer.Option(help="Runs at once.")] = None,
     workers: Annotated[
         bool | None,
@@ -37,17 +39,10 @@ def serve(
         ),
     ] = None,
     allow_host: options.AllowHost = None,
-    model: options.Model = None,
-    model_base_url: options.ModelBaseUrl = None,
-    search: options.Search = None,
-    searxng_url: options.SearxngUrl = None,
-    corpus: options.Corpus = None,
+    backends: options.Backends = options.NOT_GIVEN,
     config: options.Config = None,
 ) -> None:
     """Serve the research API: submit jobs, watch them live, fetch reports."""
-    import uvicorn
-
-    from deepresearch.service.app import create_app
     from deepresearch.service.db import open_database
     from deepresearch.service.store import JobStore
 
@@ -58,14 +53,7 @@ def serve(
         "database_url": database_url,
         "max_concurrent_jobs": max_concurrent_jobs,
         "run_workers": workers,
-        **options.model_and_search_overrides(
-            model=model,
-            model_base_url=model_base_url,
-            search=search,
-            searxng_url=searxng_url,
-            corpus=corpus,
-            allow_host=allow_host,
-        ),
+        **backends.overrides(allow_host),
     }
     settings = settings_from(overrides)
     try:
@@ -86,6 +74,15 @@ def serve(
             f"{settings.serve_host} only ('deepresearch keys create NAME' to require keys)",
             err=True,
         )
+    _run(settings, engine, listener)
+
+
+def _run(settings: Settings, engine: Engine, listener: socket.socket) -> None:
+    """Serve the API on ``listener`` until stopped; exit 1 if it never started."""
+    import uvicorn
+
+    from deepresearch.service.app import create_app
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = create_app(settings, engine=engine)
     config_ = uvicorn.Config(

@@ -33,14 +33,13 @@ if TYPE_CHECKING:  # SQLAlchemy and the runner load when working, not for --help
 HEALTH_EVERY_S = 5.0
 
 
+@options.with_backends(roles=False)
 def worker(
     concurrency: Annotated[
         int | None,
         typer.Option(help="Jobs this process runs at once (max_concurrent_jobs, default 3)."),
     ] = None,
-    database_url: Annotated[
-        str | None, typer.Option(help="sqlite:///PATH or postgresql+psycopg://... URL.")
-    ] = None,
+    database_url: options.DatabaseUrl = None,
     health_file: Annotated[
         Path | None,
         typer.Option(
@@ -49,11 +48,7 @@ def worker(
         ),
     ] = None,
     allow_host: options.AllowHost = None,
-    model: options.Model = None,
-    model_base_url: options.ModelBaseUrl = None,
-    search: options.Search = None,
-    searxng_url: options.SearxngUrl = None,
-    corpus: options.Corpus = None,
+    backends: options.Backends = options.NOT_GIVEN,
     config: options.Config = None,
 ) -> None:
     """Run research jobs from the shared database, without the HTTP API."""
@@ -63,14 +58,7 @@ def worker(
     overrides: dict[str, Any] = {
         "database_url": database_url,
         "max_concurrent_jobs": concurrency,
-        **options.model_and_search_overrides(
-            model=model,
-            model_base_url=model_base_url,
-            search=search,
-            searxng_url=searxng_url,
-            corpus=corpus,
-            allow_host=allow_host,
-        ),
+        **backends.overrides(allow_host),
     }
     settings = settings_from(overrides)
     try:

@@ -39,7 +39,6 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from deepresearch import __version__
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import DeepResearchError, InvalidInput
@@ -51,6 +50,7 @@ from deepresearch.mcp.progress import ProgressTracker
 from deepresearch.models import RunEvent
 from deepresearch.recipes.base import Recipe
 from deepresearch.service.schemas import InputReply
+from deepresearch.version import __version__
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -247,26 +247,77 @@ def run_options(depth: Depth | None, no_clarify: bool | None, **more: Any) -> di
     return {key: value for key, value in given.items() if value is not None}
 
 
+#: the ``research`` tool's description, which the client's model reads
+RESEARCH_DESCRIPTION = (
+    "Research a question: search, read the sources, verify every quote, and return a "
+    "cited markdown report whose every citation traces to a verified quote. Takes "
+    "minutes; progress notifications say what the run is doing. depth: quick, "
+    "standard (default) or deep. The run may ask back first (a clarifying question; "
+    "with review_plan, its plan): then the result has status awaiting_input, what "
+    "it asks and the run id; answer with reply. no_clarify=true never asks. The "
+    "result names the run id for get_report and follow_up."
+)
+
+#: the ``reply`` tool's description, which the client's model reads
+REPLY_DESCRIPTION = (
+    "Answer a run that waits (status awaiting_input), then follow it to its report "
+    "(or its next question), with progress notifications like research. A "
+    "clarifying question: answer (text). A plan to review: action approve; action "
+    "edit with brief and/or sub_questions (1-8, replacing the plan's); or action "
+    "cancel. Findings to review before writing: action approve; action drop with "
+    "drop (evidence ids never to reach the report); action gap with gap (a question "
+    "for one more wave, 3-300 characters); or action cancel. "
+    "The same answer twice is harmless; another answer to a question "
+    "already answered is refused."
+)
+
+#: the ``follow_up`` tool's description, which the client's model reads
+FOLLOW_UP_DESCRIPTION = (
+    "Ask a follow-up question on a finished research run: a new run, the next turn "
+    "of its thread, that reuses the pages and verified quotes the thread already "
+    "has, researches only what is new and returns a report citing both (or starts "
+    "afresh when the question is on another topic). Long-running, with progress "
+    "notifications like research; it may ask back like research. It runs with the "
+    "followed run's options unless depth or no_clarify is given."
+)
+
+#: the ``get_report`` tool's description, which the client's model reads
+GET_REPORT_DESCRIPTION = (
+    "The report of a finished run, by run id: md (default), html or json as text; pdf "
+    "or docx as an embedded file (base64) with its media type. For a run that waits "
+    "(status awaiting_input): what it asks, to answer with reply."
+)
+
+#: the ``list_runs`` tool's description, which the client's model reads
+LIST_RUNS_DESCRIPTION = (
+    "Your research runs, newest first: id, question, recipe, status, report kind, and "
+    "for a run that waits (awaiting_input) what it asks."
+)
+
+
 def build_server(backend: Backend) -> MCPServer:
+    """The MCP server with its five tools over ``backend``."""
     server: MCPServer = ResearchServer(
         name="deepresearch",
         version=__version__,
         instructions=INSTRUCTIONS,
         log_level="WARNING",  # the SDK sets up logging; INFO would log every PDF font subset
     )
+    for add_tool in (
+        add_research,
+        add_reply,
+        add_follow_up,
+        add_get_report,
+        add_list_runs,
+    ):  # in this order in the client's tool list
+        add_tool(server, backend)
+    return server
 
-    @server.tool(
-        name="research",
-        description=(
-            "Research a question: search, read the sources, verify every quote, and return a "
-            "cited markdown report whose every citation traces to a verified quote. Takes "
-            "minutes; progress notifications say what the run is doing. depth: quick, "
-            "standard (default) or deep. The run may ask back first (a clarifying question; "
-            "with review_plan, its plan): then the result has status awaiting_input, what "
-            "it asks and the run id; answer with reply. no_clarify=true never asks. The "
-            "result names the run id for get_report and follow_up."
-        ),
-    )
+
+def add_research(server: MCPServer, backend: Backend) -> None:
+    """The ``research`` tool: a new run, followed to its report (or what it asks)."""
+
+    @server.tool(name="research", description=RESEARCH_DESCRIPTION)
     async def research(
         question: str,
         ctx: Context,
@@ -279,20 +330,11 @@ def build_server(backend: Backend) -> MCPServer:
         done = await backend.research(ctx, question, options, progress_reporter(ctx))
         return outcome_result(done)
 
-    @server.tool(
-        name="reply",
-        description=(
-            "Answer a run that waits (status awaiting_input), then follow it to its report "
-            "(or its next question), with progress notifications like research. A "
-            "clarifying question: answer (text). A plan to review: action approve; action "
-            "edit with brief and/or sub_questions (1-8, replacing the plan's); or action "
-            "cancel. Findings to review before writing: action approve; action drop with "
-            "drop (evidence ids never to reach the report); action gap with gap (a question "
-            "for one more wave, 3-300 characters); or action cancel. "
-            "The same answer twice is harmless; another answer to a question "
-            "already answered is refused."
-        ),
-    )
+
+def add_reply(server: MCPServer, backend: Backend) -> None:
+    """The ``reply`` tool: answer a waiting run and follow it on."""
+
+    @server.tool(name="reply", description=REPLY_DESCRIPTION)
     async def reply(
         run_id: str,
         ctx: Context,
@@ -319,17 +361,11 @@ def build_server(backend: Backend) -> MCPServer:
         done = await backend.reply(ctx, run_id, body, progress_reporter(ctx))
         return outcome_result(done)
 
-    @server.tool(
-        name="follow_up",
-        description=(
-            "Ask a follow-up question on a finished research run: a new run, the next turn "
-            "of its thread, that reuses the pages and verified quotes the thread already "
-            "has, researches only what is new and returns a report citing both (or starts "
-            "afresh when the question is on another topic). Long-running, with progress "
-            "notifications like research; it may ask back like research. It runs with the "
-            "followed run's options unless depth or no_clarify is given."
-        ),
-    )
+
+def add_follow_up(server: MCPServer, backend: Backend) -> None:
+    """The ``follow_up`` tool: the next turn of a finished run's thread."""
+
+    @server.tool(name="follow_up", description=FOLLOW_UP_DESCRIPTION)
     async def follow_up(
         run_id: str,
         question: str,
@@ -343,14 +379,11 @@ def build_server(backend: Backend) -> MCPServer:
         done = await backend.follow_up(ctx, run_id, question, options, progress_reporter(ctx))
         return outcome_result(done)
 
-    @server.tool(
-        name="get_report",
-        description=(
-            "The report of a finished run, by run id: md (default), html or json as text; pdf "
-            "or docx as an embedded file (base64) with its media type. For a run that waits "
-            "(status awaiting_input): what it asks, to answer with reply."
-        ),
-    )
+
+def add_get_report(server: MCPServer, backend: Backend) -> None:
+    """The ``get_report`` tool: a finished run's report in a format (or what it waits for)."""
+
+    @server.tool(name="get_report", description=GET_REPORT_DESCRIPTION)
     async def get_report(run_id: str, ctx: Context, format: ReportFormat = "md") -> CallToolResult:
         found = await backend.result(ctx, checked_run_id(run_id))
         if isinstance(found, Waiting):
@@ -358,33 +391,32 @@ def build_server(backend: Backend) -> MCPServer:
         data = await asyncio.to_thread(
             render_bytes, found.recipe, found.document, format, pdf_fonts=backend.pdf_fonts
         )
-        block: ContentBlock
-        if format in BINARY_FORMATS:
-            block = EmbeddedResource(
-                type="resource",
-                resource=BlobResourceContents(
-                    uri=f"deepresearch://runs/{run_id}/report.{format}",
-                    mime_type=media_type(format),
-                    blob=base64.b64encode(data).decode("ascii"),
-                ),
-            )
-        else:
-            block = TextContent(type="text", text=data.decode("utf-8"))
         return CallToolResult(
-            content=[block],
+            content=[report_block(run_id, format, data)],
             structured_content={"run_id": run_id, "status": "completed", "format": format},
         )
 
-    @server.tool(
-        name="list_runs",
-        description=(
-            "Your research runs, newest first: id, question, recipe, status, report kind, and "
-            "for a run that waits (awaiting_input) what it asks."
-        ),
-    )
+
+def report_block(run_id: str, format: str, data: bytes) -> ContentBlock:
+    """A rendered report as a content block: text, or a binary format as an embedded
+    resource (base64, with its media type)."""
+    if format in BINARY_FORMATS:
+        return EmbeddedResource(
+            type="resource",
+            resource=BlobResourceContents(
+                uri=f"deepresearch://runs/{run_id}/report.{format}",
+                mime_type=media_type(format),
+                blob=base64.b64encode(data).decode("ascii"),
+            ),
+        )
+    return TextContent(type="text", text=data.decode("utf-8"))
+
+
+def add_list_runs(server: MCPServer, backend: Backend) -> None:
+    """The ``list_runs`` tool: the caller's runs, newest first."""
+
+    @server.tool(name="list_runs", description=LIST_RUNS_DESCRIPTION)
     async def list_runs(ctx: Context, limit: int = 20) -> RunList:
         if not 1 <= limit <= 100:
             raise ToolError("limit must be between 1 and 100")
         return RunList(runs=await backend.runs(ctx, limit))
-
-    return server
