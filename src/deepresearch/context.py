@@ -3,9 +3,9 @@ event bus and the settings groups. Built by the runner and handed to every stage
 LangGraph's Runtime.
 
 Stages read the typed groups (``ctx.limits``, ``ctx.policy``, ``ctx.fetch_policy``,
-``ctx.models``, ``ctx.storage``: ``deepresearch.settings_groups``), derived once when the
-context is built; ``settings`` is what they were derived from, for the code that builds
-ports, and no stage reads it (``tests/test_settings_groups.py``)."""
+``ctx.models``, ``ctx.storage``: ``deepresearch.settings_groups``), taken from the
+``SettingsGroups`` the composition root derived once from ``Settings``; no stage reads a
+setting by its name (``tests/test_settings_groups.py``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models.thread import ParentTurn, Turn
 from deepresearch.search.base import SearchProvider
-from deepresearch.settings import Settings
 from deepresearch.settings_groups import (
     FetchPolicy,
     ModelSettings,
@@ -49,6 +48,11 @@ if TYPE_CHECKING:
     from deepresearch.stages.council import PlanDraft
 
 
+def utc_now() -> datetime:
+    """The time now, in UTC: a run's clock unless its tape replays the recorded one."""
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True)
 class PlannedAhead:
     """The planner's draft, asked for by intake at the same time as its own call (both
@@ -61,7 +65,8 @@ class PlannedAhead:
 
 @dataclass
 class RunContext:
-    settings: Settings
+    #: the run's settings, in their groups (``SettingsGroups.of(settings)``)
+    groups: SettingsGroups
     gateway: Gateway
     search: SearchProvider
     fetcher: Fetcher
@@ -70,9 +75,11 @@ class RunContext:
     #: ``--council-models``: each member's spec and model (``llm.council``)
     council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
     #: the time a stage stamps a report with or ranks by (a replay's is the recorded run's)
-    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    clock: Callable[[], datetime] = utc_now
     #: a follow-up's thread (None: the checkpoint store's, ``threads.StoredThreads``)
     threads: ThreadStore | None = None
+    #: every configured secret, for redacting an error before it is shown
+    secrets: tuple[str, ...] = ()
     #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
     fetches: int = 0
     #: search providers that failed while others answered, "provider: problem" (the
@@ -88,8 +95,6 @@ class RunContext:
     models: ModelSettings = field(init=False)
     #: where checkpoints live (a follow-up reads the run it follows there)
     storage: StorageSettings = field(init=False)
-    #: every configured secret, for redacting an error before it is shown
-    secrets: tuple[str, ...] = field(init=False)
     #: the plan drafted during intake (never checkpointed: a resumed run plans again)
     planned_ahead: PlannedAhead | None = None
     fetch_semaphore: asyncio.Semaphore = field(init=False)
@@ -97,13 +102,12 @@ class RunContext:
     summarizer_semaphore: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
-        groups = SettingsGroups.of(self.settings)
+        groups = self.groups
         self.limits = groups.limits
         self.policy = groups.policy
         self.fetch_policy = groups.fetch
         self.models = groups.models
         self.storage = groups.storage
-        self.secrets = tuple(self.settings.secrets())
         self.fetch_semaphore = asyncio.Semaphore(self.fetch_policy.fetch_concurrency)
         self.summarizer_semaphore = asyncio.Semaphore(self.limits.summarizer_concurrency)
         rules = load_domain_rules(self.fetch_policy.domain_rules_file)

@@ -20,6 +20,7 @@ from deepresearch.llm.providers import build_chat_model
 from deepresearch.models import EvalResult, Report
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import Role
 from deepresearch.stages.evaluate import REPLIES, evaluate_report
 
@@ -101,14 +102,14 @@ def _judge(
         model = models.get("judge")
         name = "none" if model is None else str(getattr(model, "model_name", "") or "judge")
         return model, name
-    name = judge_model or settings.model_for("judge")
+    name = judge_model or ModelSettings.of(settings).model_for("judge")
     try:
         model = build_chat_model(
             name,
             base_url=settings.model_base_url,
             api_key=settings.model_api_key,
             timeout_s=settings.model_timeout_s,
-            temperature=settings.temperature_for("judge"),
+            temperature=ModelSettings.of(settings).temperature_for("judge"),
         )
     except MissingKeyError as exc:
         raise MissingKeyError(

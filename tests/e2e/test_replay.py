@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from deepresearch.compose.replay import export_recording, replay_run
 from deepresearch.core.render import to_json, to_markdown
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
 from deepresearch.models import Report
-from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings
 from deepresearch.settings_values import ROLES

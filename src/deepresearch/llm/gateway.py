@@ -53,7 +53,7 @@ from deepresearch.llm.structured import (
 from deepresearch.llm.tokens import estimate_messages, token_usage
 from deepresearch.models.usage import ModelCall, Usage
 from deepresearch.resilience import retry_delay
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES, Role
 
 __all__ = ["Gateway", "QueueEvent"]
@@ -143,16 +143,20 @@ class Gateway:
     @classmethod
     def from_settings(
         cls,
-        settings: Settings,
+        settings: ModelSettings,
         *,
+        secrets: Collection[str] = (),
+        budget: BudgetGuard | None = None,
         on_call: Callable[[ModelCall], None] | None = None,
         cache: ResponseCache | None = None,
         on_queue: Callable[[QueueEvent], None] | None = None,
     ) -> Gateway:
-        """A gateway with every role's model built from ``settings`` (may raise ConfigError)."""
+        """A gateway with every role's model built from ``settings`` (may raise ConfigError);
+        ``secrets`` (every configured key) are redacted from what it keeps, with the keys
+        the models' SDKs read from the environment."""
         models = build_role_models(settings)
         names = {role: settings.model_for(role) for role in ROLES}
-        secrets = list(settings.secrets())
+        secrets = list(secrets)
         for spec in set(names.values()):
             secrets += [os.environ[var] for var in key_env_vars(spec) if os.environ.get(var)]
         return cls(
@@ -166,7 +170,7 @@ class Gateway:
             endpoints={role: endpoint_for(names[role], settings) for role in ROLES},
             wait_timeout_s=settings.model_wait_timeout_s,
             on_queue=on_queue,
-            budget=BudgetGuard.from_settings(settings),
+            budget=budget,
         )
 
     @property

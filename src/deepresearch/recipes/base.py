@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from deepresearch.models import Evidence, Report
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is looked up
@@ -112,7 +112,7 @@ class Recipe(Protocol[Q, R]):
         """What the graph's nodes get as ``runtime.context``."""
         ...
 
-    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, RunStarted]:
+    def started(self, request: Q, settings: SettingsGroups, search: str) -> tuple[str, RunStarted]:
         """The ``run_started`` event's message and payload (emitted before the ports and
         the graph are built, so it must not need them; ``search`` names the provider(s))."""
         ...

@@ -18,7 +18,7 @@ from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.models.thread import Thread
 from deepresearch.recipes.base import Completion, Recipe
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes first)
@@ -106,14 +106,14 @@ class ResearchRecipe:
         return run
 
     def started(
-        self, request: ResearchQuestion, settings: Settings, search: str
+        self, request: ResearchQuestion, settings: SettingsGroups, search: str
     ) -> tuple[str, RunStarted]:
         return "Research started", RunStarted(
             question=request.question,
             followup_of=request.followup_of or None,
-            model=settings.model,
+            model=settings.models.model,
             search=search,
-            depth=settings.depth,
+            depth=settings.limits.depth,
         )
 
     def result(self, values: Mapping[str, Any]) -> Report | None:

@@ -25,6 +25,7 @@ from deepresearch.search.registry import build_search_provider
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.worker import Runtime
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 
 REMEMBERED = 128
 Option = Literal["model", "search"]
@@ -78,12 +79,14 @@ class Preflight:
     def _verdict(self, settings: Settings) -> Refusal | None:
         try:
             if self.runtime.models is None:
-                build_role_models(settings)
+                build_role_models(ModelSettings.of(settings))
         except ConfigError as exc:
             return _refusal(exc, "model", settings)
         try:
             if self.runtime.search is None:
-                build_search_provider(settings, self._client, local_factory=_no_index)
+                build_search_provider(
+                    settings, self._client, data_dir=settings.data_dir, local_factory=_no_index
+                )
         except ConfigError as exc:
             return _refusal(exc, "search", settings)
         return None
