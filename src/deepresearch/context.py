@@ -64,7 +64,25 @@ class PlannedAhead:
 
 
 @dataclass
+class RunLedger:
+    """What changes while a run runs, beside the gateway's usage: held by the (immutable)
+    context by reference, written into every node's state update and restored from a
+    checkpoint on resume (``deepresearch.ledger``)."""
+
+    #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
+    fetches: int = 0
+    #: search providers that failed while others answered, "provider: problem" (the
+    #: report's limitations name them; restored on resume)
+    search_errors: list[str] = field(default_factory=list)
+    #: the plan drafted during intake (never checkpointed: a resumed run plans again)
+    planned_ahead: PlannedAhead | None = None
+
+
+@dataclass(frozen=True)
 class RunContext:
+    """The run's dependencies: its ports, the event bus and its settings' groups, fixed
+    when the run starts; what changes during the run is its ``ledger``."""
+
     #: the run's settings, in their groups (``SettingsGroups.of(settings)``)
     groups: SettingsGroups
     gateway: Gateway
@@ -80,11 +98,9 @@ class RunContext:
     threads: ThreadStore | None = None
     #: every configured secret, for redacting an error before it is shown
     secrets: tuple[str, ...] = ()
-    #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
-    fetches: int = 0
-    #: search providers that failed while others answered, "provider: problem" (the
-    #: report's limitations name them; restored on resume)
-    search_errors: list[str] = field(default_factory=list)
+    #: the run's changing counts (fetches, failed search providers, the plan drafted
+    #: ahead), one object shared by reference
+    ledger: RunLedger = field(default_factory=RunLedger)
     #: how far the run goes, every limit resolved from ``depth`` once
     limits: RunLimits = field(init=False)
     #: which stages run and how strict they are (clarify, plan review, audit, council...)
@@ -95,23 +111,25 @@ class RunContext:
     models: ModelSettings = field(init=False)
     #: where checkpoints live (a follow-up reads the run it follows there)
     storage: StorageSettings = field(init=False)
-    #: the plan drafted during intake (never checkpointed: a resumed run plans again)
-    planned_ahead: PlannedAhead | None = None
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
         groups = self.groups
-        self.limits = groups.limits
-        self.policy = groups.policy
-        self.fetch_policy = groups.fetch
-        self.models = groups.models
-        self.storage = groups.storage
-        self.fetch_semaphore = asyncio.Semaphore(self.fetch_policy.fetch_concurrency)
-        self.summarizer_semaphore = asyncio.Semaphore(self.limits.summarizer_concurrency)
-        rules = load_domain_rules(self.fetch_policy.domain_rules_file)
-        self.domain_rules = with_local_hosts(rules, self.fetch_policy.allow_hosts)
+        rules = load_domain_rules(groups.fetch.domain_rules_file)
+        derived = {
+            "limits": groups.limits,
+            "policy": groups.policy,
+            "fetch_policy": groups.fetch,
+            "models": groups.models,
+            "storage": groups.storage,
+            "fetch_semaphore": asyncio.Semaphore(groups.fetch.fetch_concurrency),
+            "summarizer_semaphore": asyncio.Semaphore(groups.limits.summarizer_concurrency),
+            "domain_rules": with_local_hosts(rules, groups.fetch.allow_hosts),
+        }
+        for name, value in derived.items():  # frozen: set once, here
+            object.__setattr__(self, name, value)
 
     @cached_property
     def embedder(self) -> Embedder | None:

@@ -284,7 +284,7 @@ def _resume(
     ctx.gateway.boundary = values.get("boundary") or ctx.gateway.boundary
     done = recipe.result(values)
     if not snapshot.next and done is not None:
-        completion = recipe.completion(done, fetches=ctx.fetches)
+        completion = recipe.completion(done, fetches=ctx.ledger.fetches)
         ctx.bus.emit(completion.completed_event, message="Run was already complete")
         return None, done
     ctx.bus.emit(
@@ -369,7 +369,7 @@ async def _outcome(
         )
         return None
     tape.finish(document)
-    completion = recipe.completion(document, fetches=ctx.fetches)
+    completion = recipe.completion(document, fetches=ctx.ledger.fetches)
     gateway = ctx.gateway
     budget = gateway.budget  # which budget ended the run (None: none did), and spend
     completed = completion.completed_event

@@ -25,7 +25,7 @@ from deepresearch.compose.signals import (
     emit_queue_event,
     search_warnings,
 )
-from deepresearch.context import RunContext, ThreadStore, utc_now
+from deepresearch.context import RunContext, RunLedger, ThreadStore, utc_now
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
 from deepresearch.fetch.cache import CachingFetcher, PageCache
@@ -64,8 +64,8 @@ async def open_context(
     tape = tape or NoTape()
     groups = SettingsGroups.of(settings)
     client = await open_client(stack, groups)
-    search_errors: list[str] = []  # the run's: RunContext.search_errors
-    on_failure = tape.search_failures(search_warnings(bus, search_errors))
+    ledger = RunLedger()  # the run's changing counts: its failed search providers here
+    on_failure = tape.search_failures(search_warnings(bus, ledger.search_errors))
     if search is None:
         search = build_search(groups, client, on_failure)
     fetcher = await open_fetcher(stack, groups.fetch, fetcher, groups.storage.data_dir)
@@ -91,7 +91,7 @@ async def open_context(
         fetcher=fetcher,
         bus=bus,
         council_models=council,
-        search_errors=search_errors,
+        ledger=ledger,
         secrets=secrets,
         clock=tape.clock(utc_now),
         threads=tape.threads(lambda: stored_threads(groups)),
