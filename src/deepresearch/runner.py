@@ -1,6 +1,8 @@
-"""Starting and resuming runs of any recipe. The runner builds the ports from Settings
-(or takes the ones it is given), opens the checkpoint store, streams the recipe's graph,
-and turns failures into our error tree. Checkpoints are written synchronously after every
+"""Starting and resuming runs of any recipe, in named steps: the id checked, the run
+announced, the checkpoint store and graph opened, a reply checked, the run's tape chosen,
+the ports built from Settings (or taken as given: ``compose.ports``), the run resumed or
+begun, the recipe's graph streamed with failures turned into our error tree, and the
+outcome told. Checkpoints are written synchronously after every
 node, so a run killed at any point resumes from its last completed node with
 ``resume=True``. Recipes come from the registry; the runner knows them only through
 ``recipes/base.py``'s protocol.
