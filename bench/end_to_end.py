@@ -28,6 +28,7 @@ from deepresearch.models import EvalResult, Report, RunEvent
 from deepresearch.models.event_payloads import EvidenceAdded, PlanReady, SourceFetched, WaveStarted
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES
 from deepresearch.testing.corpora import (
     HotpotQuestion,
@@ -206,7 +207,9 @@ async def run_one(
         report = finished(report, question.id)
         # the report's evaluation, as `deepresearch eval` makes it (outside the timing)
         evaluation = (
-            await evaluate_run(settings, report.run_id, models=models) if evaluate else None
+            await evaluate_run(settings, ModelSettings.of(settings), report.run_id, models=models)
+            if evaluate
+            else None
         )
     stats = _stats(web, question, report, events, wall, latency_s, per_token_s)
     stats.evaluation = evaluation

@@ -3,7 +3,7 @@
 For each HotpotQA question (``--questions``), a quick research run over the offline web with
 the scripted model (delayed by ``--latency-s`` and ``--per-token-s`` per call, as in
 end_to_end) is recorded, then replayed from a copy of its recording in a new data folder
-(``deepresearch.replay.play.replay_run``, what ``deepresearch replay --from DIR`` does).
+(``deepresearch.compose.replay.replay_run``, what ``deepresearch replay --from DIR`` does).
 Figures: the run's and the replay's wall time, their ratio, how many replays rendered the
 same markdown and JSON byte for byte, and the model calls, searches and fetches the replays
 made (counted on the scripted model and the offline web: all must be 0), the recording's
@@ -24,10 +24,10 @@ from typing import Any
 
 from bench.common import BenchResult, Options, mean
 from bench.end_to_end import corpus, settings_for
+from deepresearch.compose.replay import replay_run
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.export.report_render import to_json
 from deepresearch.models import Report
-from deepresearch.replay.play import replay_run
 from deepresearch.replay.tape import recording_folder
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings

@@ -29,6 +29,7 @@ from deepresearch.evaluation import evaluate_run
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
 from deepresearch.runner import run_research
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES
 from deepresearch.testing.corpora import HotpotQuestion, hotpotqa_questions
 from deepresearch.testing.research_script import SECTION_FAULTS, research_script
@@ -143,7 +144,9 @@ async def _one(
             question.question, settings, models=dict.fromkeys(ROLES, model), sinks=[events.append]
         )
         assert isinstance(report, Report), "the run paused or ended without a report"
-        scored = await evaluate_run(settings, report.run_id, judge_model="none")
+        scored = await evaluate_run(
+            settings, ModelSettings.of(settings), report.run_id, judge_model="none"
+        )
     path = critical_path(
         call_intervals(events, latency_s=options.latency_s, per_token_s=options.per_token_s)
     )

@@ -16,6 +16,7 @@ from deepresearch.envfile import find_env_file, load_env_file
 from deepresearch.errors import ConfigError, MissingKeyError
 from deepresearch.llm.providers import build_role_models, key_env_vars, known_providers
 from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ECOSYSTEM_ENV, env_names
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,12 +130,12 @@ def test_the_model_sdks_see_keys_from_the_file(
     they are honoured from .env because it is loaded into the environment."""
     for spec in ("openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5"):
         with pytest.raises(MissingKeyError):
-            build_role_models(load_settings(model=spec))
+            build_role_models(ModelSettings.of(load_settings(model=spec)))
     (tmp_path / ".env").write_text(
         "OPENAI_API_KEY=sk-file\nANTHROPIC_API_KEY=sk-ant-file\nGEMINI_API_KEY=g-file\n"
     )
     for spec in ("openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5", "google:gemini-2.5-flash"):
-        models = build_role_models(load_settings(model=spec))
+        models = build_role_models(ModelSettings.of(load_settings(model=spec)))
         assert models["writer"] is not None
 
 

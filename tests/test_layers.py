@@ -147,10 +147,6 @@ KNOWN_EXCEPTIONS: Mapping[tuple[str, str], str] = {
     ("deepresearch.settings_groups", "deepresearch.search.registry"): (
         "the search provider names and their parsing live in the adapter's registry"
     ),
-    ("deepresearch.ports", "deepresearch.threads"): (
-        "a recording wraps the research recipe's thread store: the recipe should hand"
-        " its ports to the root"
-    ),
     ("deepresearch.recipes.employer.gather", "deepresearch.stages.reading"): (
         "the source reader is shared by both recipes but lives in research's stages"
     ),
@@ -237,22 +233,11 @@ def _fail_with(problems: Sequence[object], title: str, lines: str) -> None:
         pytest.fail(f"{title}:\n{lines}", pytrace=False)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 24: the loops settings <-> search.registry <-> settings_groups and"
-    " cli.replay <-> cli.run are being removed on other branches; remove this mark after"
-    " merging them",
-)
 def test_no_import_cycles(findings: Findings) -> None:
     loops = "\n".join(" <-> ".join(cycle) for cycle in findings.cycles)
     _fail_with(findings.cycles, "import loops", loops)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 24: cli.app, mcp.server, service.app and replay.ports import the package"
-    " root; other branches are changing them; remove this mark after merging them",
-)
 def test_nothing_imports_the_package_root(findings: Findings) -> None:
     found = findings.root_imports
     _fail_with(found, "imports of the package root", _described(found))

@@ -11,7 +11,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from deepresearch.context import RunContext
+from deepresearch.context import RunContext, RunLedger
 from deepresearch.graph import build_graph
 from deepresearch.ledger import entries, recorded, restore
 from deepresearch.llm.gateway import Gateway
@@ -22,12 +22,11 @@ from deepresearch.state import RunState
 
 
 class Run:
-    """What ``recorded`` and ``restore`` use of a RunContext: its gateway and counter."""
+    """What ``recorded`` and ``restore`` use of a RunContext: its gateway and ledger."""
 
     def __init__(self) -> None:
         self.gateway = Gateway({}, model_names={}, timeout_s=1.0, max_retries=0)
-        self.fetches = 0
-        self.search_errors: list[str] = []
+        self.ledger = RunLedger()
 
 
 def _run(context: Any) -> RunContext:
@@ -35,7 +34,7 @@ def _run(context: Any) -> RunContext:
 
 
 async def route(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["b"]]:
-    runtime.context.fetches += 3
+    runtime.context.ledger.fetches += 3
     return Command(goto="b", update={"wave": 1})
 
 
@@ -85,7 +84,7 @@ def test_restore_continues_from_the_checkpoint_once() -> None:
     usage.record(ModelCall(role="writer", stage="write", model="m", input_tokens=5, ok=False))
     run = Run()
     run.gateway.errors.append("model m timed out")  # already seen by this process
-    run.search_errors.append("exa: refused the key")
+    run.ledger.search_errors.append("exa: refused the key")
     values = {
         "usage": usage,
         "fetches": 4,

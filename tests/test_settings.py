@@ -8,7 +8,7 @@ import pytest
 
 from deepresearch.errors import ConfigError
 from deepresearch.settings import load_settings
-from deepresearch.settings_groups import RunLimits
+from deepresearch.settings_groups import ModelSettings, RunLimits
 
 
 def test_defaults_and_depth_presets() -> None:
@@ -45,8 +45,8 @@ def test_explicit_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     )
     monkeypatch.setenv("DEEPRESEARCH_CONFIG", str(path))
     settings = load_settings(model="none")
-    assert settings.model_for("writer") == "anthropic:claude-sonnet-4-5"
-    assert settings.model_for("planner") == "none"
+    assert ModelSettings.of(settings).model_for("writer") == "anthropic:claude-sonnet-4-5"
+    assert ModelSettings.of(settings).model_for("planner") == "none"
     assert settings.allow_hosts == ["127.0.0.1:8899"]
 
 

@@ -98,7 +98,7 @@ def test_groups_are_frozen() -> None:
 def test_the_run_context_holds_the_groups_of_its_settings() -> None:
     settings = load_settings(model="none", search="none", depth="deep", max_waves=2)
     ctx = RunContext(
-        settings=settings,
+        groups=SettingsGroups.of(settings),
         gateway=Gateway.disabled(),
         search=StaticSearch([]),
         fetcher=HttpFetcher(),

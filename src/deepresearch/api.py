@@ -41,16 +41,16 @@ from langchain_core.language_models import BaseChatModel
 from deepresearch.core.ids import check_run_id
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import InputRequired, InvalidInput
-from deepresearch.evaluation import evaluate_run
 from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.models import EvalResult, Report, RunEvent
 from deepresearch.models.pause import InputRequest
-from deepresearch.recipes.registry import get_recipe
+from deepresearch.recipes.registry import evaluator, followups, get_recipe
 from deepresearch.runner import run_recipe as _run_recipe
 from deepresearch.runner import run_research
 from deepresearch.search.base import SearchProvider
 from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import Role
 
 #: answers what a paused run asks: text for a clarification, a plan decision
@@ -331,8 +331,13 @@ async def evaluate_async(
     ``judge_model``, ``models["judge"]``, else the settings' judge; ``"none"``: the figures
     only). The evaluation is stored with the run. ``options`` are Settings fields."""
     resolved = settings or load_settings(**options)
-    return await evaluate_run(
-        resolved, check_run_id(run_id), judge_model=judge_model, models=models
+    return await evaluator()(
+        resolved,
+        ModelSettings.of(resolved),
+        check_run_id(run_id),
+        secrets=resolved.secrets(),
+        judge_model=judge_model,
+        models=models,
     )
 
 
@@ -359,13 +364,11 @@ async def ask_async(
     and researches what is new, unless the question is on another topic
     (``report.followup.topic_shift``). ``options`` are Settings fields, as for
     :func:`research_async`."""
-    from deepresearch.threads import load_parent
-
     question = normalize_question(question)
     parent = check_run_id(run_id)
     followup_id = check_run_id(followup_id) if followup_id is not None else None
     resolved = settings or load_settings(**options)
-    await load_parent(resolved, parent)  # a clear error before anything starts
+    await followups().check_parent(resolved, parent)  # a clear error before anything starts
     recipe = get_recipe("research")
     report = await _run_recipe(
         recipe,
@@ -391,9 +394,8 @@ async def thread_async(
 ) -> list[Any]:
     """The turns (``models.thread.Turn``: run_id, turn, question, follows, topic_shift) of
     the thread run ``run_id`` belongs to, first to last."""
-    from deepresearch.threads import thread_turns
-
-    return list(await thread_turns(settings or load_settings(**options), check_run_id(run_id)))
+    storage = settings or load_settings(**options)
+    return list(await followups().turns(storage, check_run_id(run_id)))
 
 
 def thread(run_id: str, **kwargs: Any) -> list[Any]:

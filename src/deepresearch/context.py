@@ -3,9 +3,9 @@ event bus and the settings groups. Built by the runner and handed to every stage
 LangGraph's Runtime.
 
 Stages read the typed groups (``ctx.limits``, ``ctx.policy``, ``ctx.fetch_policy``,
-``ctx.models``, ``ctx.storage``: ``deepresearch.settings_groups``), derived once when the
-context is built; ``settings`` is what they were derived from, for the code that builds
-ports, and no stage reads it (``tests/test_settings_groups.py``)."""
+``ctx.models``, ``ctx.storage``: ``deepresearch.settings_groups``), taken from the
+``SettingsGroups`` the composition root derived once from ``Settings``; no stage reads a
+setting by its name (``tests/test_settings_groups.py``)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ from deepresearch.llm.gateway import Gateway
 from deepresearch.models.plan import PlanDraft
 from deepresearch.models.thread import ParentTurn, Turn
 from deepresearch.search.base import SearchProvider
-from deepresearch.settings import Settings
 from deepresearch.settings_groups import (
     FetchPolicy,
     ModelSettings,
@@ -47,6 +46,11 @@ class ThreadStore(Protocol):
     async def record_turn(self, root: str, turn: Turn) -> None: ...
 
 
+def utc_now() -> datetime:
+    """The time now, in UTC: a run's clock unless its tape replays the recorded one."""
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True)
 class PlannedAhead:
     """The planner's draft, asked for by intake at the same time as its own call (both
@@ -58,8 +62,27 @@ class PlannedAhead:
 
 
 @dataclass
+class RunLedger:
+    """What changes while a run runs, beside the gateway's usage: held by the (immutable)
+    context by reference, written into every node's state update and restored from a
+    checkpoint on resume (``deepresearch.ledger``)."""
+
+    #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
+    fetches: int = 0
+    #: search providers that failed while others answered, "provider: problem" (the
+    #: report's limitations name them; restored on resume)
+    search_errors: list[str] = field(default_factory=list)
+    #: the plan drafted during intake (never checkpointed: a resumed run plans again)
+    planned_ahead: PlannedAhead | None = None
+
+
+@dataclass(frozen=True)
 class RunContext:
-    settings: Settings
+    """The run's dependencies: its ports, the event bus and its settings' groups, fixed
+    when the run starts; what changes during the run is its ``ledger``."""
+
+    #: the run's settings, in their groups (``SettingsGroups.of(settings)``)
+    groups: SettingsGroups
     gateway: Gateway
     search: SearchProvider
     fetcher: Fetcher
@@ -68,14 +91,14 @@ class RunContext:
     #: ``--council-models``: each member's spec and model (``llm.council``)
     council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
     #: the time a stage stamps a report with or ranks by (a replay's is the recorded run's)
-    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    clock: Callable[[], datetime] = utc_now
     #: a follow-up's thread (None: the checkpoint store's, ``threads.StoredThreads``)
     threads: ThreadStore | None = None
-    #: pages asked of the fetcher, this run (restored on resume: ``ledger.restore``)
-    fetches: int = 0
-    #: search providers that failed while others answered, "provider: problem" (the
-    #: report's limitations name them; restored on resume)
-    search_errors: list[str] = field(default_factory=list)
+    #: every configured secret, for redacting an error before it is shown
+    secrets: tuple[str, ...] = ()
+    #: the run's changing counts (fetches, failed search providers, the plan drafted
+    #: ahead), one object shared by reference
+    ledger: RunLedger = field(default_factory=RunLedger)
     #: how far the run goes, every limit resolved from ``depth`` once
     limits: RunLimits = field(init=False)
     #: which stages run and how strict they are (clarify, plan review, audit, council...)
@@ -86,26 +109,25 @@ class RunContext:
     models: ModelSettings = field(init=False)
     #: where checkpoints live (a follow-up reads the run it follows there)
     storage: StorageSettings = field(init=False)
-    #: every configured secret, for redacting an error before it is shown
-    secrets: tuple[str, ...] = field(init=False)
-    #: the plan drafted during intake (never checkpointed: a resumed run plans again)
-    planned_ahead: PlannedAhead | None = None
     fetch_semaphore: asyncio.Semaphore = field(init=False)
     domain_rules: DomainRules = field(init=False)
     summarizer_semaphore: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
-        groups = SettingsGroups.of(self.settings)
-        self.limits = groups.limits
-        self.policy = groups.policy
-        self.fetch_policy = groups.fetch
-        self.models = groups.models
-        self.storage = groups.storage
-        self.secrets = tuple(self.settings.secrets())
-        self.fetch_semaphore = asyncio.Semaphore(self.fetch_policy.fetch_concurrency)
-        self.summarizer_semaphore = asyncio.Semaphore(self.limits.summarizer_concurrency)
-        rules = load_domain_rules(self.fetch_policy.domain_rules_file)
-        self.domain_rules = with_local_hosts(rules, self.fetch_policy.allow_hosts)
+        groups = self.groups
+        rules = load_domain_rules(groups.fetch.domain_rules_file)
+        derived = {
+            "limits": groups.limits,
+            "policy": groups.policy,
+            "fetch_policy": groups.fetch,
+            "models": groups.models,
+            "storage": groups.storage,
+            "fetch_semaphore": asyncio.Semaphore(groups.fetch.fetch_concurrency),
+            "summarizer_semaphore": asyncio.Semaphore(groups.limits.summarizer_concurrency),
+            "domain_rules": with_local_hosts(rules, groups.fetch.allow_hosts),
+        }
+        for name, value in derived.items():  # frozen: set once, here
+            object.__setattr__(self, name, value)
 
     @cached_property
     def embedder(self) -> Embedder | None:

@@ -4,17 +4,14 @@ from its checkpoint, evaluated (``stages.evaluate.evaluate_report``) and the eva
 stored with the run, in its checkpoint, so the report renders with it from then on.
 
 It reads no Settings: its callers (the CLI, the library, the service's composition root)
-hand it what answers ``JudgeSettings``, which ``Settings`` does."""
+hand it where the run is stored and the models' settings group."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Protocol
+from collections.abc import Mapping, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
-from pydantic import SecretStr
 
 from deepresearch.checkpoints import describe, open_checkpointer
 from deepresearch.core.ids import check_run_id
@@ -26,45 +23,19 @@ from deepresearch.llm.providers import build_chat_model
 from deepresearch.models import EvalResult, Report
 from deepresearch.models.report import REPLY_KINDS
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types
+from deepresearch.settings_groups import ModelSettings, Storage
 from deepresearch.settings_values import Role
 from deepresearch.stages.evaluate import evaluate_report
 
 NODE = "evaluate"
 
 
-class JudgeSettings(Protocol):
-    """What an evaluation reads: where the run's checkpoint and the response cache are,
-    and how the judge model is built and called."""
-
-    @property
-    def data_dir(self) -> Path: ...
-
-    @property
-    def database_url(self) -> str | None: ...
-
-    @property
-    def model_base_url(self) -> str | None: ...
-
-    @property
-    def model_api_key(self) -> SecretStr | None: ...
-
-    @property
-    def model_timeout_s(self) -> float: ...
-
-    @property
-    def model_max_retries(self) -> int: ...
-
-    def model_for(self, role: Role) -> str: ...
-
-    def temperature_for(self, role: Role) -> float: ...
-
-    def secrets(self) -> list[str]: ...
-
-
 async def evaluate_run(
-    settings: JudgeSettings,
+    storage: Storage,
+    model_settings: ModelSettings,
     run_id: str,
     *,
+    secrets: Sequence[str] = (),
     judge_model: str | None = None,
     models: Mapping[Role, BaseChatModel | None] | None = None,
 ) -> EvalResult:
@@ -74,26 +45,26 @@ async def evaluate_run(
     else ``judge_model`` (a ``provider:model`` spec, ``none`` for no judge scores), else
     the settings' judge model."""
     check_run_id(run_id)
-    model, name = _judge(settings, judge_model, models)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    cache = ResponseCache(settings.data_dir / "model-cache.sqlite3")
+    model, name = _judge(model_settings, judge_model, models)
+    storage.data_dir.mkdir(parents=True, exist_ok=True)
+    cache = ResponseCache(storage.data_dir / "model-cache.sqlite3")
     gateway = Gateway(
         {"judge": model},
         model_names={"judge": name},
-        timeout_s=settings.model_timeout_s,
-        max_retries=settings.model_max_retries,
-        secrets=settings.secrets(),
+        timeout_s=model_settings.model_timeout_s,
+        max_retries=model_settings.model_max_retries,
+        secrets=list(secrets),
         cache=cache,  # an evaluation asked again is not paid twice
     )
     try:
-        async with open_checkpointer(settings, checkpoint_types()) as saver:
+        async with open_checkpointer(storage, checkpoint_types()) as saver:
             graph = build_graph(saver)
             config: RunnableConfig = {"configurable": {"thread_id": run_id}}
             snapshot = await graph.aget_state(config)
             values = snapshot.values
             if not values:
                 raise RunNotFound(
-                    f"no run {run_id!r} in {describe(settings)}",
+                    f"no run {run_id!r} in {describe(storage)}",
                     hint="check the run id, and that DEEPRESEARCH_DATA_DIR is the one it used",
                 )
             recipe = values.get("recipe") or DEFAULT_RECIPE
@@ -127,7 +98,7 @@ async def evaluate_run(
 
 
 def _judge(
-    settings: JudgeSettings,
+    settings: ModelSettings,
     judge_model: str | None,
     models: Mapping[Role, BaseChatModel | None] | None,
 ) -> tuple[BaseChatModel | None, str]:

@@ -8,7 +8,7 @@ its own work, so a resumed run reports the same numbers as one that never stoppe
 - ``search_errors``: the search providers that failed while others answered (the
   report's limitations name them).
 
-The gateway and the run context keep the live counts while a process runs. ``recorded``
+The gateway and the run context's ``RunLedger`` keep the live counts while a process runs. ``recorded``
 wraps each node: after the node returns, the counts go into its state update (one place,
 instead of every node copying them). ``restore`` puts a checkpoint's counts back into a
 new process's gateway and context, once, when the runner resumes a run."""
@@ -46,9 +46,9 @@ def entries(run: RunContext) -> dict[str, Any]:
     """The ledger as a state update: copies, so later calls do not change a checkpoint."""
     return {
         "usage": run.gateway.usage.model_copy(deep=True),
-        "fetches": run.fetches,
+        "fetches": run.ledger.fetches,
         "model_errors": list(run.gateway.errors),
-        "search_errors": list(run.search_errors),
+        "search_errors": list(run.ledger.search_errors),
     }
 
 
@@ -57,10 +57,10 @@ def restore(run: RunContext, values: Mapping[str, Any]) -> None:
     usage = values.get("usage")
     if isinstance(usage, Usage):
         run.gateway.usage.merge(usage)
-    run.fetches += int(values.get("fetches") or 0)
+    run.ledger.fetches += int(values.get("fetches") or 0)
     known = run.gateway.errors
     known.extend(message for message in values.get("model_errors") or () if message not in known)
-    failed = run.search_errors
+    failed = run.ledger.search_errors
     failed.extend(problem for problem in values.get("search_errors") or () if problem not in failed)
 
 

@@ -1,6 +1,8 @@
-"""Starting and resuming runs of any recipe. The runner builds the ports from Settings
-(or takes the ones it is given), opens the checkpoint store, streams the recipe's graph,
-and turns failures into our error tree. Checkpoints are written synchronously after every
+"""Starting and resuming runs of any recipe, in named steps: the id checked, the run
+announced, the checkpoint store and graph opened, a reply checked, the run's tape chosen,
+the ports built from Settings (or taken as given: ``compose.ports``), the run resumed or
+begun, the recipe's graph streamed with failures turned into our error tree, and the
+outcome told. Checkpoints are written synchronously after every
 node, so a run killed at any point resumes from its last completed node with
 ``resume=True``. Recipes come from the registry; the runner knows them only through
 ``recipes/base.py``'s protocol.
@@ -15,6 +17,7 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,6 +41,7 @@ from deepresearch.models.event_payloads import RunFailed, RunPausedWarning, RunR
 from deepresearch.models.pause import INPUT_KINDS, InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:
@@ -45,9 +49,10 @@ if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
+    from deepresearch.context import RunContext
     from deepresearch.fetch.base import Fetcher
     from deepresearch.recipes.base import Recipe
-    from deepresearch.replay.ports import Player, Recorder
+    from deepresearch.replay.base import RunTape
     from deepresearch.search.base import SearchProvider
 
 RECURSION_LIMIT = 200
@@ -116,14 +121,14 @@ async def run_recipe(
     stop_after: str | None = None,
     reply: Any = None,
     reply_to: str | None = None,
-    tape: Recorder | Player | None = None,
+    tape: RunTape | None = None,
 ) -> R | InputRequest | None:
     """Run ``recipe`` on ``request`` (from ``recipe.request``), or resume run ``run_id``
     (``request`` None), and return its document; None when ``stop_after`` paused it.
     ``resources`` are the recipe's own (``recipe.resources``); the recipe's per-role
     temperatures apply unless ``settings`` set a temperature. ``tape`` records the run
     (by default, with ``settings.record_runs``, into ``data_dir/recordings/<run id>``) or
-    replays one (``replay.play``).
+    replays one (``compose.replay``).
 
     A run that needs a person (a LangGraph interrupt: a clarifying question, a plan to
     review) is checkpointed where it stands and returns an ``InputRequest``, after an
@@ -132,159 +137,252 @@ async def run_recipe(
     that is not waiting refuses a reply, unless ``reply_to`` names the pause it answers
     and the run is already past it (a service worker taking the job over again): then
     it just resumes."""
-    if resume and not run_id:
-        raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
-    # checked before anything is opened or written: a bad id starts nothing (the
-    # request's question was normalised when the recipe built it)
-    run_id = check_run_id(run_id) if run_id is not None else new_run_id()
-    if not resume and request is None:
-        raise RunError("nothing to run", hint="pass the question to research")
+    run_id = _checked_id(run_id, request, resume=resume)
     began = time.monotonic()
     settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
     if not resume:
         assert request is not None
-        # the provider the ports will build: its name is the canonical list in settings
-        search_name = search.name if search is not None else settings.search
-        message, started = recipe.started(request, settings, search_name)
-        bus.emit(started, message=message)
-    from deepresearch.checkpoints import describe, open_checkpointer
-    from deepresearch.ports import open_context
+        _announce(recipe, request, settings, search, bus)
+    from deepresearch.compose.ports import open_context
 
     async with AsyncExitStack() as stack:
         if not resume:  # announced: a setup failure from here on ends it as run_failed
             stack.push(_failed_on_error(bus, settings))
-        saver = await stack.enter_async_context(open_checkpointer(settings, checkpoint_types()))
-        graph = recipe.build_graph(saver)
-        config: RunnableConfig = {
-            "configurable": {"thread_id": run_id},
-            "recursion_limit": RECURSION_LIMIT,
-        }
-        snapshot = await graph.aget_state(config)
-        values: Mapping[str, Any] = snapshot.values
-        if resume and not values:
-            raise RunNotFound(
-                f"no run {run_id!r} in {describe(settings)}",
-                hint="check the id, and that DEEPRESEARCH_DATA_DIR is the one the run used",
-            )
-        if not resume and values:
-            raise ConfigError(
-                f"a run with id {run_id!r} already exists",
-                hint=f"choose another --run-id, or continue it with --resume {run_id}",
-            )
-        if values:
-            _check_owner(recipe, values, run_id)
-        start: Any
-        waiting = _waiting(run_id, snapshot.interrupts)
-        if reply is not None:
-            if not resume:
-                raise RunError("a reply continues a waiting run", hint="pass resume=True")
-            if waiting is None and reply_to is None:
-                raise ConfigError(
-                    f"run {run_id!r} is not waiting for input",
-                    hint=f"see how it stands with: deepresearch report {run_id}",
-                )
-        # an answer to another pause (the run went past it, or asked again since a worker
-        # stored it) is not applied: the run resumes and asks what it asks now
-        answer: Any = None
-        if reply is not None and waiting is not None and reply_to in (None, waiting.id):
-            answer = check_reply(waiting, reply)  # a bad answer changes nothing
-        if tape is None and settings.record_runs:  # loads LangChain: after run_started
-            from deepresearch.replay.ports import Recorder
-            from deepresearch.replay.tape import Tape, recording_folder
-
-            tape = Recorder(Tape(recording_folder(settings, run_id), secrets=settings.secrets()))
-        ctx = await open_context(stack, settings, bus, models, search, fetcher, tape)
-        gateway = ctx.gateway
-        gateway.budget.started = began  # --max-time counts from the run's start
-
+        run = await _open_run(stack, recipe, settings, run_id, resume=resume)
+        waiting, answer = _reply(run_id, run.snapshot, reply, reply_to, resume=resume)
+        tape = tape or _tape_for(settings, run_id)  # loads LangChain: after run_started
+        ctx = await open_context(
+            stack, settings, bus, models, search, fetcher, tape, followups=recipe.followups
+        )
+        ctx.gateway.budget.started = began  # --max-time counts from the run's start
         if resume:
-            from deepresearch.ledger import restore  # LangGraph: loaded only to run
-
-            restore(ctx, values)  # usage, fetches and model errors so far
-            gateway.boundary = values.get("boundary") or gateway.boundary
-            done = recipe.result(values)
-            if not snapshot.next and done is not None:
-                completion = recipe.completion(done, fetches=ctx.fetches)
-                bus.emit(completion.completed_event, message="Run was already complete")
+            start, done = _resume(recipe, ctx, run.snapshot, waiting, answer, tape)
+            if done is not None:
                 return done
-            bus.emit(
-                RunResumed(question=values.get("question", ""), next=list(snapshot.next)),
-                message=f"Resuming at {', '.join(snapshot.next)}",
-            )
-            start = None
-            if answer is not None:
-                from langgraph.types import Command
-
-                assert waiting is not None
-                if tape is not None:  # so that a replay resumes with it, with no person
-                    tape.answered(waiting.id, waiting.kind, answer)
-                start = Command(resume=answer)
         else:
             assert request is not None
-            start = recipe.initial_state(request, run_id)
-            if tape is not None:  # a recording's manifest, or a replay's recorded boundary
-                tape.begin(
-                    run_id=run_id,
-                    recipe=recipe.name,
-                    request=request,
-                    settings=settings,
-                    gateway=gateway,
-                    search=ctx.search,
-                    council=ctx.council_models,
-                )
-            start["boundary"] = gateway.boundary  # the fence of untrusted text, kept on resume
+            start = _begin(recipe, request, run_id, settings, ctx, tape)
+        await _stream(run, start, recipe.context(ctx, resources or {}), stop_after, bus)
+        return await _outcome(run, recipe, ctx, tape, stop_after)
 
-        try:
-            async for _ in graph.astream(
-                start,
-                config,
-                context=recipe.context(ctx, resources or {}),
-                durability="sync",
-                stream_mode="updates",
-                interrupt_after=[stop_after] if stop_after else None,
-            ):
-                pass
-        except DeepResearchError as exc:
-            bus.emit(
-                RunFailed(error=type(exc).__name__), message=redact(str(exc), settings.secrets())
-            )
-            raise
-        except Exception as exc:
-            message = f"the run failed unexpectedly ({type(exc).__name__})"
-            bus.emit(RunFailed(error=type(exc).__name__), message=message)
-            raise RunError(message, hint=f"resume it with --resume {run_id}") from exc
 
-        final = await graph.aget_state(config)
-        request_ = _waiting(run_id, final.interrupts)
-        if request_ is not None:  # a person's turn: checkpointed, not failed
-            if tape is not None:
-                tape.waited()
-            bus.emit(
-                InputRequested.model_validate(request_.event_data()),
-                stage=next(iter(final.next), None),
-                message=_asking(request_),
+def _checked_id(run_id: str | None, request: BaseModel | None, *, resume: bool) -> str:
+    """The run's id, checked before anything is opened or written: a bad id starts nothing
+    (the request's question was normalised when the recipe built it)."""
+    if resume and not run_id:
+        raise RunNotFound("resuming needs the id of the run", hint="pass --resume RUN_ID")
+    checked = check_run_id(run_id) if run_id is not None else new_run_id()
+    if not resume and request is None:
+        raise RunError("nothing to run", hint="pass the question to research")
+    return checked
+
+
+def _announce(
+    recipe: Recipe[Q, R],
+    request: Q,
+    settings: Settings,
+    search: SearchProvider | None,
+    bus: EventBus,
+) -> None:
+    """``run_started``, before the ports and the graph are built."""
+    # the provider the ports will build: its name is the canonical list in settings
+    search_name = search.name if search is not None else settings.search
+    message, started = recipe.started(request, SettingsGroups.of(settings), search_name)
+    bus.emit(started, message=message)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A run's compiled graph, its checkpoint config and the state it stands in."""
+
+    graph: Any
+    config: RunnableConfig
+    snapshot: Any
+    run_id: str
+    secrets: tuple[str, ...]
+
+
+async def _open_run(
+    stack: AsyncExitStack,
+    recipe: Recipe[Any, Any],
+    settings: Settings,
+    run_id: str,
+    *,
+    resume: bool,
+) -> _Run:
+    """The checkpoint store and the recipe's graph on it; the run's checkpoint, which must
+    exist to resume and must not to start."""
+    from deepresearch.checkpoints import describe, open_checkpointer
+
+    saver = await stack.enter_async_context(open_checkpointer(settings, checkpoint_types()))
+    graph = recipe.build_graph(saver)
+    config: RunnableConfig = {
+        "configurable": {"thread_id": run_id},
+        "recursion_limit": RECURSION_LIMIT,
+    }
+    snapshot = await graph.aget_state(config)
+    values: Mapping[str, Any] = snapshot.values
+    if resume and not values:
+        raise RunNotFound(
+            f"no run {run_id!r} in {describe(settings)}",
+            hint="check the id, and that DEEPRESEARCH_DATA_DIR is the one the run used",
+        )
+    if not resume and values:
+        raise ConfigError(
+            f"a run with id {run_id!r} already exists",
+            hint=f"choose another --run-id, or continue it with --resume {run_id}",
+        )
+    if values:
+        _check_owner(recipe, values, run_id)
+    return _Run(graph, config, snapshot, run_id, tuple(settings.secrets()))
+
+
+def _reply(
+    run_id: str, snapshot: Any, reply: Any, reply_to: str | None, *, resume: bool
+) -> tuple[InputRequest | None, Any]:
+    """What the run waits for, and the checked answer to apply (None: none)."""
+    waiting = _waiting(run_id, snapshot.interrupts)
+    if reply is not None:
+        if not resume:
+            raise RunError("a reply continues a waiting run", hint="pass resume=True")
+        if waiting is None and reply_to is None:
+            raise ConfigError(
+                f"run {run_id!r} is not waiting for input",
+                hint=f"see how it stands with: deepresearch report {run_id}",
             )
-            return request_
-        document = recipe.result(final.values)
-        if document is None or final.next:
-            bus.emit(
-                RunPausedWarning(code="run_paused", next=list(final.next)),
-                message=f"Run paused after {stop_after}",
-            )
-            return None
-        if tape is not None:
-            tape.finish(document)
-        completion = recipe.completion(document, fetches=ctx.fetches)
-        budget = gateway.budget  # which budget ended the run (None: none did), and spend
-        completed = completion.completed_event
-        if budget.limits.any:
-            completed = completed.model_copy(
-                update={"budget": budget.ended_by, "spend": budget.view(gateway.usage)}
-            )
-        bus.emit(completed, message=completion.message)
-        return document
+    # an answer to another pause (the run went past it, or asked again since a worker
+    # stored it) is not applied: the run resumes and asks what it asks now
+    if reply is not None and waiting is not None and reply_to in (None, waiting.id):
+        return waiting, check_reply(waiting, reply)  # a bad answer changes nothing
+    return waiting, None
+
+
+def _tape_for(settings: Settings, run_id: str) -> RunTape:
+    """The run's recording (``record_runs``), else no tape."""
+    if not settings.record_runs:
+        from deepresearch.replay.base import NoTape
+
+        return NoTape()
+    from deepresearch.replay.ports import Recorder
+    from deepresearch.replay.tape import Tape, recording_folder
+
+    return Recorder(Tape(recording_folder(settings, run_id), secrets=settings.secrets()))
+
+
+def _resume(
+    recipe: Recipe[Q, R],
+    ctx: RunContext,
+    snapshot: Any,
+    waiting: InputRequest | None,
+    answer: Any,
+    tape: RunTape,
+) -> tuple[Any, R | None]:
+    """Where a resumed run starts (its ledger restored), or its document when it was
+    already complete."""
+    from deepresearch.ledger import restore  # LangGraph: loaded only to run
+
+    values: Mapping[str, Any] = snapshot.values
+    restore(ctx, values)  # usage, fetches and model errors so far
+    ctx.gateway.boundary = values.get("boundary") or ctx.gateway.boundary
+    done = recipe.result(values)
+    if not snapshot.next and done is not None:
+        completion = recipe.completion(done, fetches=ctx.ledger.fetches)
+        ctx.bus.emit(completion.completed_event, message="Run was already complete")
+        return None, done
+    ctx.bus.emit(
+        RunResumed(question=values.get("question", ""), next=list(snapshot.next)),
+        message=f"Resuming at {', '.join(snapshot.next)}",
+    )
+    if answer is None:
+        return None, None
+    from langgraph.types import Command
+
+    assert waiting is not None
+    tape.answered(waiting.id, waiting.kind, answer)  # a replay resumes with it, no person
+    return Command(resume=answer), None
+
+
+def _begin(
+    recipe: Recipe[Q, R],
+    request: Q,
+    run_id: str,
+    settings: Settings,
+    ctx: RunContext,
+    tape: RunTape,
+) -> dict[str, Any]:
+    """A new run's first state; its tape told what the run is (a recording's manifest, a
+    replay's recorded boundary)."""
+    start = recipe.initial_state(request, run_id)
+    tape.begin(
+        run_id=run_id,
+        recipe=recipe.name,
+        request=request,
+        settings=settings,
+        gateway=ctx.gateway,
+        search=ctx.search,
+        council=ctx.council_models,
+    )
+    start["boundary"] = ctx.gateway.boundary  # the fence of untrusted text, kept on resume
+    return start
+
+
+async def _stream(
+    run: _Run, start: Any, context: Any, stop_after: str | None, bus: EventBus
+) -> None:
+    """The graph, run from ``start`` until it ends, pauses or fails (as our error tree)."""
+    try:
+        async for _ in run.graph.astream(
+            start,
+            run.config,
+            context=context,
+            durability="sync",
+            stream_mode="updates",
+            interrupt_after=[stop_after] if stop_after else None,
+        ):
+            pass
+    except DeepResearchError as exc:
+        bus.emit(RunFailed(error=type(exc).__name__), message=redact(str(exc), run.secrets))
+        raise
+    except Exception as exc:
+        message = f"the run failed unexpectedly ({type(exc).__name__})"
+        bus.emit(RunFailed(error=type(exc).__name__), message=message)
+        raise RunError(message, hint=f"resume it with --resume {run.run_id}") from exc
+
+
+async def _outcome(
+    run: _Run, recipe: Recipe[Q, R], ctx: RunContext, tape: RunTape, stop_after: str | None
+) -> R | InputRequest | None:
+    """How the run stands after streaming: waiting for a person, paused, or complete."""
+    final = await run.graph.aget_state(run.config)
+    request_ = _waiting(run.run_id, final.interrupts)
+    if request_ is not None:  # a person's turn: checkpointed, not failed
+        tape.waited()
+        ctx.bus.emit(
+            InputRequested.model_validate(request_.event_data()),
+            stage=next(iter(final.next), None),
+            message=_asking(request_),
+        )
+        return request_
+    document = recipe.result(final.values)
+    if document is None or final.next:
+        ctx.bus.emit(
+            RunPausedWarning(code="run_paused", next=list(final.next)),
+            message=f"Run paused after {stop_after}",
+        )
+        return None
+    tape.finish(document)
+    completion = recipe.completion(document, fetches=ctx.ledger.fetches)
+    gateway = ctx.gateway
+    budget = gateway.budget  # which budget ended the run (None: none did), and spend
+    completed = completion.completed_event
+    if budget.limits.any:
+        completed = completed.model_copy(
+            update={"budget": budget.ended_by, "spend": budget.view(gateway.usage)}
+        )
+    ctx.bus.emit(completed, message=completion.message)
+    return document
 
 
 def _asking(request: InputRequest) -> str:

@@ -411,14 +411,6 @@ class Settings(BaseSettings):
             return self.council
         return self.depth == "deep" or bool(self.council_models)
 
-    def model_for(self, role: Role) -> str:
-        specific: str | None = getattr(self, f"{role}_model")
-        return specific or self.model
-
-    def temperature_for(self, role: Role) -> float:
-        specific: float | None = getattr(self, f"{role}_temperature")
-        return self.model_temperature if specific is None else specific
-
     def with_role_temperatures(self, defaults: Mapping[Role, float]) -> Settings:
         """These settings with a recipe's per-role temperatures (seed 000: synthesis 0.3,
         judging 0.1) for every role whose temperature the user left alone: neither the

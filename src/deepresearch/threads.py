@@ -72,6 +72,19 @@ async def read_parent(settings: Storage, run_id: str) -> ParentTurn:
     )
 
 
+class ResearchFollowups:
+    """The research recipe's follow-up turns (``recipes.base.Followups``)."""
+
+    def store(self, storage: Storage) -> StoredThreads:
+        return StoredThreads(storage)
+
+    async def check_parent(self, storage: Storage, run_id: str) -> None:
+        await load_parent(storage, run_id)
+
+    async def turns(self, storage: Storage, run_id: str) -> list[Turn]:
+        return await thread_turns(storage, run_id)
+
+
 class StoredThreads:
     """The checkpoint store's threads, as a follow-up reads and extends them."""
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from rich.console import Console
 
 from deepresearch.cli.live import Renderer, RunView
+from deepresearch.compose.signals import emit_queue_event
 from deepresearch.events import EventBus
 from deepresearch.llm.gateway import QueueEvent
 from deepresearch.models import RunEvent
-from deepresearch.ports import emit_queue_event
 
 SERVER = "127.0.0.1:8080"
 

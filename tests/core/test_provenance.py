@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 
-from deepresearch.context import RunContext
+from deepresearch.context import RunContext, RunLedger
 from deepresearch.core.provenance import REFUSED, Provenance, url_key, urls_in
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import FetchedPage
@@ -72,7 +72,7 @@ def reader(ledger: Provenance) -> tuple[SourceReader, RecordingFetcher, list[Run
         fetch_policy=SimpleNamespace(max_text_chars=8_000, extract_workers=0),
         fetcher=fetcher,
         fetch_semaphore=asyncio.Semaphore(2),
-        fetches=0,
+        ledger=RunLedger(),
         bus=EventBus("run-test", [events.append]),
         gateway=Gateway.disabled(),  # no budget: every fetch may start
     )

@@ -69,7 +69,7 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
 
     import pytest_socket
 
-    from deepresearch.replay.play import replay_run
+    from deepresearch.compose.replay import replay_run
     from deepresearch.runner import load_result
     from deepresearch.settings import load_settings
 

@@ -100,8 +100,8 @@ async def test_clarification_pauses_and_the_answer_continues_the_same_run(
     assert await pending_input(settings, "clarify-1") is None
     # the recording holds the answer: the replay resumes with it, with no person and no
     # model call, to the same report (``test_replay_pauses.py`` replays with no socket)
+    from deepresearch.compose.replay import replay_run
     from deepresearch.export.report_render import to_json
-    from deepresearch.replay.play import replay_run
 
     calls = len(model.calls)
     _, replayed = await replay_run(settings, run_id="clarify-1")

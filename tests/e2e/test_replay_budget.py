@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 import pytest_socket
 
+from deepresearch.compose.replay import export_recording, replay_run
 from deepresearch.errors import RunError
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import BudgetExhausted
 from deepresearch.models.pause import InputRequest
-from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.replay.tape import recording_folder
 from deepresearch.runner import run_research
 from deepresearch.settings_values import ROLES

@@ -16,13 +16,13 @@ import pytest
 import pytest_socket
 from langchain_core.messages import BaseMessage
 
+from deepresearch.compose.replay import export_recording, replay_run
 from deepresearch.errors import RunError
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe
-from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.runner import run_recipe, run_research
 from deepresearch.settings import Settings
 from deepresearch.settings_values import ROLES

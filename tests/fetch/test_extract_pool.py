@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import pytest
 
-from deepresearch.context import RunContext
+from deepresearch.context import RunContext, RunLedger
 from deepresearch.errors import FetchError
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import FetchedPage
@@ -183,7 +183,7 @@ async def test_the_reading_stage_extracts_in_the_shared_pool(shared_data: Path) 
                         fetch_policy=SimpleNamespace(max_text_chars=8_000, extract_workers=workers),
                         fetcher=fetcher,
                         fetch_semaphore=asyncio.Semaphore(3),
-                        fetches=0,
+                        ledger=RunLedger(),
                         bus=EventBus("run-test", []),
                         gateway=Gateway.disabled(),  # no budget: every fetch may start
                     )

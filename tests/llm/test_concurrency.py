@@ -31,6 +31,7 @@ from deepresearch.llm.gateway import QueueEvent
 from deepresearch.llm.providers import build_chat_model
 from deepresearch.models.usage import ModelCall
 from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES, Role
 from deepresearch.testing.scripted import ScriptedChatModel
 
@@ -56,7 +57,9 @@ def gateway_for(
     settings: Settings, queue: list[QueueEvent], calls: list[ModelCall] | None = None
 ) -> Gateway:
     return Gateway.from_settings(
-        settings, on_queue=queue.append, on_call=None if calls is None else calls.append
+        ModelSettings.of(settings),
+        on_queue=queue.append,
+        on_call=None if calls is None else calls.append,
     )
 
 
@@ -159,20 +162,24 @@ def test_endpoint_defaults_and_labels(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
     local = load_settings(model="openai:m", model_base_url="http://user:pw@10.0.0.5:8080/v1")
-    endpoint = endpoint_for("openai:m", local)
+    endpoint = endpoint_for("openai:m", ModelSettings.of(local))
     assert endpoint is not None and endpoint.limit == LOCAL_CONCURRENCY == 1
     assert endpoint.label == "10.0.0.5:8080" and "pw" not in endpoint.key
-    ollama = endpoint_for("ollama:llama3.2", load_settings(model="ollama:llama3.2"))
+    ollama = endpoint_for(
+        "ollama:llama3.2", ModelSettings.of(load_settings(model="ollama:llama3.2"))
+    )
     assert ollama is not None and (ollama.label, ollama.limit) == ("127.0.0.1:11434", 1)
-    hosted = endpoint_for("anthropic:claude", load_settings(model="anthropic:claude"))
+    hosted = endpoint_for(
+        "anthropic:claude", ModelSettings.of(load_settings(model="anthropic:claude"))
+    )
     assert hosted is not None and (hosted.label, hosted.limit) == ("anthropic", HOSTED_CONCURRENCY)
     assert hosted.url is None
     more = load_settings(model="openai:m", model_base_url="http://h:1/v1", model_concurrency=4)
-    raised = endpoint_for("openai:m", more)
+    raised = endpoint_for("openai:m", ModelSettings.of(more))
     assert raised is not None and raised.limit == 4
-    assert endpoint_for("none", local) is None
+    assert endpoint_for("none", ModelSettings.of(local)) is None
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box")
-    remote = endpoint_for("ollama:x", load_settings(model="ollama:x"))
+    remote = endpoint_for("ollama:x", ModelSettings.of(load_settings(model="ollama:x")))
     assert remote is not None and remote.label == "gpu-box:11434"
 
 
@@ -185,8 +192,11 @@ def test_labels_never_carry_credentials_or_queries() -> None:
 def test_ready_made_models_get_an_endpoint_of_their_own() -> None:
     settings = load_settings(model="none")
     one, two = ScriptedChatModel(["a"]), ScriptedChatModel(["b"])
-    assert endpoint_of_model(one, settings).key != endpoint_of_model(two, settings).key
-    assert endpoint_of_model(one, settings).limit == HOSTED_CONCURRENCY
+    assert (
+        endpoint_of_model(one, ModelSettings.of(settings)).key
+        != endpoint_of_model(two, ModelSettings.of(settings)).key
+    )
+    assert endpoint_of_model(one, ModelSettings.of(settings)).limit == HOSTED_CONCURRENCY
 
 
 def test_roles_without_a_model_have_no_endpoint() -> None:

@@ -14,6 +14,7 @@ from deepresearch.llm import Gateway, build_chat_model
 from deepresearch.llm.providers import DUMMY_API_KEY
 from deepresearch.models.usage import ModelCall
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES
 
 from .conftest import FakeServer
@@ -163,7 +164,7 @@ async def test_env_key_is_redacted_via_settings(
     settings = Settings(
         model="openai:local-model", model_base_url=f"{fake_server.url}/v1", model_max_retries=0
     )
-    gateway = Gateway.from_settings(settings)
+    gateway = Gateway.from_settings(ModelSettings.of(settings), secrets=settings.secrets())
     caplog.set_level(logging.DEBUG, logger="deepresearch")
     assert await gateway.text("writer", system="s", user="u", stage="write") is None
     assert fake_server.requests[0].headers["authorization"] == f"Bearer {key}"

@@ -22,6 +22,7 @@ from deepresearch.llm import Gateway
 from deepresearch.llm import preflight as preflight_module
 from deepresearch.llm.preflight import HOSTED_CHECKS, preflight, require_models
 from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES
 
 from ..cli.chat_server import SECRET, ChatServer, chat_server  # noqa: F401 (fixture)
@@ -87,7 +88,10 @@ async def test_nothing_listening_stops_the_run(tmp_path: Path) -> None:
     port = closed_port()
     settings = compatible(f"http://127.0.0.1:{port}/v1", tmp_path)
     with pytest.raises(ConfigError) as caught:
-        await require_models(settings, Gateway.from_settings(settings))
+        await require_models(
+            ModelSettings.of(settings),
+            Gateway.from_settings(ModelSettings.of(settings), secrets=settings.secrets()),
+        )
     error = caught.value
     assert f"127.0.0.1:{port}" in error.message and "cannot be reached" in error.message
     assert "planner" in error.message and "judge" in error.message  # who needed it
@@ -97,7 +101,7 @@ async def test_nothing_listening_stops_the_run(tmp_path: Path) -> None:
 
 async def test_a_server_that_answers_passes(chat_server: ChatServer, tmp_path: Path) -> None:  # noqa: F811
     settings = compatible(f"{url_of(chat_server)}/v1", tmp_path)
-    assert await preflight(settings) == []
+    assert await preflight(ModelSettings.of(settings)) == []
     assert chat_server.model_lists == 1  # one cheap GET /v1/models for all five roles
     assert chat_server.authorizations == [f"Bearer {SECRET}"]
     assert chat_server.prompts == []  # no chat call was spent on it
@@ -110,7 +114,10 @@ async def test_a_refused_key_is_found_and_never_shown(
     chat_server.refuse = True  # 401, and the body echoes the key
     settings = compatible(f"{url_of(chat_server)}/v1", tmp_path)
     with pytest.raises(ConfigError) as caught:
-        await require_models(settings, Gateway.from_settings(settings))
+        await require_models(
+            ModelSettings.of(settings),
+            Gateway.from_settings(ModelSettings.of(settings), secrets=settings.secrets()),
+        )
     assert "refused the API key (HTTP 401)" in caught.value.message
     assert SECRET not in str(caught.value)
 
@@ -120,8 +127,8 @@ async def test_fallback_only_when_asked(tmp_path: Path) -> None:
     settings = compatible(
         f"http://127.0.0.1:{port}/v1", tmp_path, on_model_unavailable="extractive"
     )
-    gateway = Gateway.from_settings(settings)
-    problems = await require_models(settings, gateway)
+    gateway = Gateway.from_settings(ModelSettings.of(settings), secrets=settings.secrets())
+    problems = await require_models(ModelSettings.of(settings), gateway)
     assert [problem.endpoint.label for problem in problems] == [f"127.0.0.1:{port}"]
     assert not any(gateway.has_model(role) for role in ROLES)
     assert any("cannot be reached" in e and "deterministic fallbacks" in e for e in gateway.errors)
@@ -133,7 +140,7 @@ async def test_a_slow_but_listening_server_counts_as_there(
     """A local server busy with another client's request is still there."""
     monkeypatch.setattr(preflight_module, "ANSWER_TIMEOUT_S", 0.2)
     site.delay_s = 1.0
-    assert await preflight(compatible(f"{url_of(site)}/v1", tmp_path)) == []
+    assert await preflight(ModelSettings.of(compatible(f"{url_of(site)}/v1", tmp_path))) == []
 
 
 async def test_ollama_lists_the_pulled_models(
@@ -145,9 +152,9 @@ async def test_ollama_lists_the_pulled_models(
     )
     monkeypatch.setenv("OLLAMA_HOST", url_of(site).removeprefix("http://"))
     ok = load_settings(model="ollama:llama3.2", judge_model="ollama:qwen2.5:7b", data_dir=tmp_path)
-    assert await preflight(ok) == []
+    assert await preflight(ModelSettings.of(ok)) == []
     missing = load_settings(model="ollama:llama3.1", data_dir=tmp_path)
-    (problem,) = await preflight(missing)
+    (problem,) = await preflight(ModelSettings.of(missing))
     assert "has no model llama3.1" in problem.reason and "ollama pull llama3.1" in problem.reason
     assert [path for path, _ in site.seen] == ["/api/tags", "/api/tags"]
 
@@ -156,7 +163,10 @@ async def test_ollama_not_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
     settings = load_settings(model="ollama:llama3.2", data_dir=tmp_path)
     with pytest.raises(ConfigError, match="cannot be reached"):
-        await require_models(settings, Gateway.from_settings(settings))
+        await require_models(
+            ModelSettings.of(settings),
+            Gateway.from_settings(ModelSettings.of(settings), secrets=settings.secrets()),
+        )
 
 
 @pytest.mark.parametrize(("status", "refused"), [(200, False), (401, True), (403, False)])
@@ -173,14 +183,16 @@ async def test_hosted_api_key_check(
     loopback = replace(HOSTED_CHECKS["openai"], url=f"{url_of(site)}/v1/models")
     monkeypatch.setitem(HOSTED_CHECKS, "openai", loopback)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    problems = await preflight(load_settings(model="openai:gpt-4.1-mini", data_dir=tmp_path))
+    problems = await preflight(
+        ModelSettings.of(load_settings(model="openai:gpt-4.1-mini", data_dir=tmp_path))
+    )
     assert bool(problems) is refused
     assert site.seen[0][1].get("Authorization") == f"Bearer {SECRET}"
     assert all(SECRET not in problem.describe() for problem in problems)
 
 
 async def test_no_model_means_nothing_to_check(tmp_path: Path) -> None:
-    assert await preflight(load_settings(model="none", data_dir=tmp_path)) == []
+    assert await preflight(ModelSettings.of(load_settings(model="none", data_dir=tmp_path))) == []
 
 
 async def test_the_library_checks_before_it_researches(tmp_path: Path) -> None:

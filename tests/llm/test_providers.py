@@ -16,6 +16,7 @@ from deepresearch.llm import build_chat_model, build_role_models
 from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.providers import DUMMY_API_KEY, key_env_vars, parse_spec
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES
 
 
@@ -146,7 +147,7 @@ def test_parse_spec_aliases() -> None:
 
 def test_role_models_share_one_instance_per_spec() -> None:
     settings = Settings(model="ollama:llama3.2", writer_model="ollama:qwen2.5", judge_model="none")
-    models = build_role_models(settings)
+    models = build_role_models(ModelSettings.of(settings))
     assert set(models) == set(ROLES)
     assert models["planner"] is models["researcher"] is models["summarizer"]
     assert models["writer"] is not models["planner"]
@@ -155,5 +156,5 @@ def test_role_models_share_one_instance_per_spec() -> None:
 
 
 def test_gateway_from_settings_without_models() -> None:
-    gateway = Gateway.from_settings(Settings(model="none"))
+    gateway = Gateway.from_settings(ModelSettings.of(Settings(model="none")))
     assert not any(gateway.has_model(role) for role in ROLES)

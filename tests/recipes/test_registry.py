@@ -20,6 +20,7 @@ from deepresearch.recipes.registry import (
     recipe_names,
 )
 from deepresearch.settings import load_settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "deepresearch"
@@ -62,7 +63,7 @@ def test_a_recipe_rejects_what_is_not_its_own() -> None:
 def _temperatures(**overrides: object) -> dict[str, float]:
     settings = load_settings(model="none", **overrides)
     chosen = settings.with_role_temperatures(get_recipe("employer").role_temperatures)
-    return {role: chosen.temperature_for(role) for role in ROLES}
+    return {role: ModelSettings.of(chosen).temperature_for(role) for role in ROLES}
 
 
 def test_the_employer_recipe_asks_for_seed_000s_temperatures(
@@ -79,7 +80,7 @@ def test_the_employer_recipe_asks_for_seed_000s_temperatures(
     research = load_settings(model="none").with_role_temperatures(
         get_recipe("research").role_temperatures
     )
-    assert {research.temperature_for(role) for role in ROLES} == {0.0}
+    assert {ModelSettings.of(research).temperature_for(role) for role in ROLES} == {0.0}
     # what the user sets wins: one role's own temperature, or one for every role
     assert _temperatures(judge_temperature=0.5)["judge"] == 0.5
     assert _temperatures(judge_temperature=0.5)["researcher"] == 0.3
@@ -92,7 +93,7 @@ def test_each_role_gets_a_model_with_its_temperature() -> None:
     settings = load_settings(
         model="openai:gpt-4.1-mini", model_api_key="sk-test-unused"
     ).with_role_temperatures(get_recipe("employer").role_temperatures)
-    models = build_role_models(settings)
+    models = build_role_models(ModelSettings.of(settings))
     assert {role: getattr(models[role], "temperature", None) for role in ROLES} == {
         "planner": 0.0,
         "researcher": 0.3,

@@ -168,7 +168,7 @@ async def test_the_result_is_json_and_renders(web: OfflineWeb, tmp_path: Path) -
     with pytest.raises(ValueError):
         render_employer(result, "pdf")
     # the run was recorded: its replay gives the same profile, byte for byte (issue 19)
-    from deepresearch.replay.play import replay_run
+    from deepresearch.compose.replay import replay_run
 
     _, replayed = await replay_run(
         web_settings(web, tmp_path / "elsewhere"),

@@ -6,6 +6,7 @@ import hashlib
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -28,6 +29,11 @@ from deepresearch.search.serper import SerperSearch
 from deepresearch.search.tavily import TavilySearch
 from deepresearch.search.wikipedia import WikipediaSearch
 from deepresearch.settings import Settings
+
+
+def _provider(settings: Settings, client: httpx.AsyncClient, **kw: Any) -> SearchProvider:
+    """The registry's provider for ``settings``, a local index in their data folder."""
+    return build_search_provider(settings, client, data_dir=settings.data_dir, **kw)
 
 
 @pytest.fixture
@@ -65,7 +71,7 @@ class FakeLocal:
     ],
 )
 def test_builds_each_provider(http, overrides, expected) -> None:
-    provider = build_search_provider(Settings(**overrides, search_timeout_s=3.5), http)
+    provider = _provider(Settings(**overrides, search_timeout_s=3.5), http)
     assert type(provider) is expected
     assert isinstance(provider, SearchProvider)
     assert provider.name == overrides["search"]
@@ -74,13 +80,13 @@ def test_builds_each_provider(http, overrides, expected) -> None:
 
 
 def test_default_is_duckduckgo(http) -> None:
-    assert isinstance(build_search_provider(Settings(), http), DuckDuckGoSearch)
+    assert isinstance(_provider(Settings(), http), DuckDuckGoSearch)
 
 
 def test_keys_come_from_the_environment(http, monkeypatch) -> None:
     monkeypatch.setenv("DEEPRESEARCH_SEARCH", "tavily")
     monkeypatch.setenv("DEEPRESEARCH_TAVILY_API_KEY", "tvly-env")
-    provider = build_search_provider(Settings(), http)
+    provider = _provider(Settings(), http)
     assert isinstance(provider, TavilySearch)
     assert provider._key == SecretStr("tvly-env")
 
@@ -90,7 +96,7 @@ def test_keys_come_from_the_environment(http, monkeypatch) -> None:
 def test_missing_key_names_the_variable_and_the_keyless_option(http, name, key) -> None:
     overrides = {"search": name, f"{name}_api_key": key, "google_cse_id": "cx"}
     with pytest.raises(MissingKeyError) as caught:
-        build_search_provider(Settings(**overrides), http)
+        _provider(Settings(**overrides), http)
     assert f"DEEPRESEARCH_{name.upper()}_API_KEY" in caught.value.hint
     assert "--search duckduckgo" in caught.value.hint
     assert name in caught.value.message
@@ -98,40 +104,40 @@ def test_missing_key_names_the_variable_and_the_keyless_option(http, name, key) 
 
 def test_google_needs_a_search_engine_id(http) -> None:
     with pytest.raises(MissingKeyError) as caught:
-        build_search_provider(Settings(search="google", google_api_key="g-1"), http)
+        _provider(Settings(search="google", google_api_key="g-1"), http)
     assert "DEEPRESEARCH_GOOGLE_CSE_ID" in caught.value.hint
 
 
 def test_searxng_needs_a_url(http) -> None:
     with pytest.raises(ConfigError) as caught:
-        build_search_provider(Settings(search="searxng"), http)
+        _provider(Settings(search="searxng"), http)
     assert "--searxng-url" in caught.value.hint
 
 
 @pytest.mark.parametrize("url", ["127.0.0.1:8888", "ftp://host/", "http://"])
 def test_searxng_url_must_be_http(http, url) -> None:
     with pytest.raises(ConfigError) as caught:
-        build_search_provider(Settings(search="searxng", searxng_url=url), http)
+        _provider(Settings(search="searxng", searxng_url=url), http)
     assert "--searxng-url" in caught.value.hint
 
 
 def test_unknown_provider(http) -> None:
     with pytest.raises(ConfigError) as caught:
-        build_search_provider(Settings.model_construct(search="altavista"), http)
+        _provider(Settings.model_construct(search="altavista"), http)
     assert "altavista" in caught.value.message
     assert "duckduckgo" in caught.value.hint
 
 
 def test_local_needs_a_corpus(http) -> None:
     with pytest.raises(ConfigError) as caught:
-        build_search_provider(Settings(search="local"), http)
+        _provider(Settings(search="local"), http)
     assert "--corpus DIR" in caught.value.hint
 
 
 def test_local_corpus_must_exist(http, tmp_path) -> None:
     missing = tmp_path / "nowhere"
     with pytest.raises(ConfigError) as caught:
-        build_search_provider(Settings(search="local", corpus_dir=missing), http)
+        _provider(Settings(search="local", corpus_dir=missing), http)
     assert str(missing) in caught.value.message
 
 
@@ -145,9 +151,7 @@ def test_local_factory_gets_the_resolved_corpus(http, tmp_path) -> None:
         return FakeLocal(path)
 
     relative = Path("docs")  # the autouse fixture made tmp_path the working directory
-    provider = build_search_provider(
-        Settings(search="local", corpus_dir=relative), http, local_factory=factory
-    )
+    provider = _provider(Settings(search="local", corpus_dir=relative), http, local_factory=factory)
     assert isinstance(provider, FakeLocal)
     assert seen == [corpus.resolve()]
 
@@ -162,9 +166,7 @@ def test_local_default_uses_local_search_with_a_per_corpus_index(
     monkeypatch.setitem(sys.modules, "deepresearch.search.local", module)
     data_dir = tmp_path / "data"
 
-    provider = build_search_provider(
-        Settings(search="local", corpus_dir=corpus, data_dir=data_dir), http
-    )
+    provider = _provider(Settings(search="local", corpus_dir=corpus, data_dir=data_dir), http)
     assert isinstance(provider, FakeLocal)
     digest = hashlib.sha1(str(corpus.resolve()).encode()).hexdigest()
     assert provider.corpus_dir == corpus.resolve()

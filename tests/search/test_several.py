@@ -5,13 +5,16 @@ provider names everything else derives from."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
 from deepresearch.cli.app import app
 from deepresearch.errors import ConfigError
 from deepresearch.search.arxiv import ArxivSearch
+from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import FanOutSearch
 from deepresearch.search.registry import (
     PROVIDER_NAMES,
@@ -26,6 +29,16 @@ from deepresearch.search.serper import SerperSearch
 from deepresearch.service.schemas import ResearchOptions, ResearchRequest
 from deepresearch.settings import Settings, load_settings
 from tests.search.conftest import results_body
+
+
+def _provider(settings: Settings, client: httpx.AsyncClient, **kw: Any) -> SearchProvider:
+    """The registry's provider for ``settings``, a local index in their data folder."""
+    return build_search_provider(settings, client, data_dir=settings.data_dir, **kw)
+
+
+def _providers(settings: Settings, client: httpx.AsyncClient) -> list[SearchProvider]:
+    return build_search_providers(settings, client, data_dir=settings.data_dir)
+
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -71,12 +84,12 @@ def test_the_registry_builds_a_fan_out_in_the_order_given(client, provider_serve
         search_rrf_k=20,
     )
     heard: list[object] = []
-    provider = build_search_provider(settings, client, on_failure=heard.append)
+    provider = _provider(settings, client, on_failure=heard.append)
     assert isinstance(provider, FanOutSearch)
     assert provider.name == "serper,searxng,arxiv"
     assert [type(p) for p in provider.providers] == [SerperSearch, SearxngSearch, ArxivSearch]
     assert provider._k == 20 and provider._on_failure == heard.append
-    assert [p.name for p in build_search_providers(settings, client)] == [
+    assert [p.name for p in _providers(settings, client)] == [
         "serper",
         "searxng",
         "arxiv",
@@ -85,7 +98,7 @@ def test_the_registry_builds_a_fan_out_in_the_order_given(client, provider_serve
 
 def test_a_misconfigured_member_stops_the_build(client) -> None:
     with pytest.raises(ConfigError) as caught:
-        build_search_provider(Settings(search="arxiv,local"), client)
+        _provider(Settings(search="arxiv,local"), client)
     assert "--corpus DIR" in caught.value.hint
 
 
@@ -94,7 +107,7 @@ async def test_search_urls_point_a_provider_elsewhere(client, provider_server) -
     settings = Settings(
         search="serper", serper_api_key="serp-1", search_urls={"serper": provider_server.base_url}
     )
-    hits = await build_search_provider(settings, client).search("q", limit=3)
+    hits = await _provider(settings, client).search("q", limit=3)
     assert [hit.url for hit in hits] == ["https://a.example/"]
     assert provider_server.last.path == "/search"
 
@@ -115,9 +128,9 @@ def test_bad_search_urls(urls, says) -> None:
 
 
 def test_polite_defaults_come_from_the_settings(client) -> None:
-    (arxiv,) = build_search_providers(Settings(search="arxiv"), client)
+    (arxiv,) = _providers(Settings(search="arxiv"), client)
     assert isinstance(arxiv, ArxivSearch) and arxiv.min_interval_s == 3.0
-    (faster,) = build_search_providers(Settings(search="arxiv", arxiv_interval_s=5), client)
+    (faster,) = _providers(Settings(search="arxiv", arxiv_interval_s=5), client)
     assert isinstance(faster, ArxivSearch) and faster.min_interval_s == 5.0
 
 

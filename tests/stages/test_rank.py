@@ -28,6 +28,7 @@ from deepresearch.llm import Gateway
 from deepresearch.models import RunEvent, SearchHit, SubQuestion
 from deepresearch.models.event_payloads import JudgeUnusableWarning
 from deepresearch.settings import load_settings
+from deepresearch.settings_groups import SettingsGroups
 from deepresearch.stages.rank import rank_candidates
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.static_search import StaticSearch
@@ -93,7 +94,7 @@ def context(
         max_retries=0,
     )
     ctx = RunContext(
-        settings=settings,
+        groups=SettingsGroups.of(settings),
         gateway=gateway,
         search=StaticSearch(HITS),
         fetcher=HttpFetcher(),

@@ -80,10 +80,10 @@ def _check_parent(settings: Settings, parent: str) -> None:
     a finished research run."""
     import asyncio
 
-    from deepresearch.threads import load_parent
+    from deepresearch.recipes.registry import followups
 
     try:
-        asyncio.run(load_parent(settings, parent))
+        asyncio.run(followups().check_parent(settings, parent))
     except DeepResearchError as exc:
         common.fail(exc)
 

@@ -25,6 +25,7 @@ from deepresearch.errors import DeepResearchError
 from deepresearch.llm.redact import redact
 from deepresearch.search.registry import PROVIDERS, index_path, parse_search
 from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES, env_names
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ async def model_checks(settings: Settings, *, timeout_s: float) -> list[Check]:
     """One call to each distinct model the roles use (roles sharing one are one row)."""
     by_spec: dict[str, list[str]] = {}
     for role in ROLES:
-        by_spec.setdefault(settings.model_for(role), []).append(role)
+        by_spec.setdefault(ModelSettings.of(settings).model_for(role), []).append(role)
     return list(
         await asyncio.gather(
             *(
@@ -306,7 +307,9 @@ async def _probe_search(
     key = "; ".join(f"key from {o}" for o in origins if o)
     suffix = f" ({key})" if key else ""
     try:
-        (provider,) = build_search_providers(settings.model_copy(update={"search": name}), client)
+        (provider,) = build_search_providers(
+            settings.model_copy(update={"search": name}), client, data_dir=settings.data_dir
+        )
     except DeepResearchError as exc:
         return Check("search", name, False, redact(exc.message, settings.secrets()), exc.hint)
     if name == "none":

@@ -39,8 +39,9 @@ def evaluate(
     """Evaluate the report of finished run RUN_ID and store the evaluation with it."""
     import asyncio
 
-    from deepresearch.evaluation import evaluate_run
+    from deepresearch.recipes.registry import evaluator
     from deepresearch.runner import load_run_record
+    from deepresearch.settings_groups import ModelSettings
 
     use_config_file(config)
     run_id = run_id_or_exit(run_id)
@@ -53,7 +54,15 @@ def evaluate(
         given["model_base_url"] = model_base_url
     settings = settings_from(given)
     try:
-        result = asyncio.run(evaluate_run(settings, run_id, judge_model=judge_model))
+        result = asyncio.run(
+            evaluator()(
+                settings,
+                ModelSettings.of(settings),
+                run_id,
+                secrets=settings.secrets(),
+                judge_model=judge_model,
+            )
+        )
     except DeepResearchError as exc:
         fail(exc)
     if fmt is EvalFormat.json:

@@ -28,8 +28,8 @@ def replay(
     """Reproduce a finished run's report from its recording, offline and byte for byte."""
     import asyncio
 
+    from deepresearch.compose.replay import replay_run
     from deepresearch.export.formats import render_bytes
-    from deepresearch.replay.play import replay_run
 
     if (run_id is None) == (source is None):
         common.error("give a RUN_ID or --from DIR (one of them)", "deepresearch replay RUN_ID")
@@ -55,7 +55,7 @@ def record(
 ) -> None:
     """Copy a run's recording (model replies, search results, pages; keys scrubbed) to a
     folder that `deepresearch replay --from` replays anywhere."""
-    from deepresearch.replay.play import export_recording
+    from deepresearch.compose.replay import export_recording
 
     run_id = common.run_id_or_exit(run_id)
     settings = common.settings_from({})

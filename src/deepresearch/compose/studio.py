@@ -3,7 +3,7 @@
 The server calls :func:`make_graph` with the run's config. The graph's nodes need a
 :class:`~deepresearch.context.RunContext` (the ports: search, fetcher, model gateway, event
 bus), which JSON cannot carry, so the factory builds it the way the runner does
-(``ports.open_context``) from Settings: the environment, ``.env`` and ``deepresearch.toml``
+(``compose.ports.open_context``) from Settings: the environment, ``.env`` and ``deepresearch.toml``
 as everywhere, overridden by the Settings fields named in the config's ``configurable``
 (``model``, ``search``, ``depth``, ``corpus_dir``...; API keys are refused there, they
 belong in the environment). The graph it hands out is the research graph itself, bound to
@@ -28,11 +28,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import SecretStr
 
+from deepresearch.compose.ports import open_context
 from deepresearch.core.ids import check_run_id, new_run_id, run_id_problem
 from deepresearch.errors import ConfigError
 from deepresearch.events import EventBus
 from deepresearch.models import RunEvent
-from deepresearch.ports import open_context
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.settings import Settings, load_settings
 from deepresearch.state import RunState
@@ -135,7 +135,7 @@ async def make_graph(config: RunnableConfig) -> AsyncIterator[ResearchGraph]:
     await asyncio.to_thread(settings.data_dir.mkdir, parents=True, exist_ok=True)
     bus = EventBus(_thread_run_id(config), [_to_stream])
     async with AsyncExitStack() as stack:
-        run = await open_context(stack, settings, bus, None, None, None)
+        run = await open_context(stack, settings, bus, None, None, None, followups=recipe.followups)
         graph = recipe.build_graph(None)
         bound = type("ResearchGraph", (_BoundGraph,), {"run_context": recipe.context(run, {})})
         attrs = {k: v for k, v in graph.__dict__.items() if k != "__orig_class__"}

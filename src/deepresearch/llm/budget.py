@@ -48,7 +48,7 @@ from deepresearch.core.budget import (
 from deepresearch.errors import ConfigError
 from deepresearch.llm.endpoints import Endpoint
 from deepresearch.models.usage import Usage
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import BudgetSettings
 
 #: called once, when a budget ends the run: (which budget, the message, spend vs limits)
 OnExhausted = Callable[[BudgetName, str, dict[str, float | int | None]], None]
@@ -131,7 +131,7 @@ class BudgetGuard:
         self.recorded: Callable[[str], Verdict | None] | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> BudgetGuard:
+    def from_settings(cls, settings: BudgetSettings) -> BudgetGuard:
         return cls(
             Limits(settings.max_tokens, settings.max_cost, settings.max_time),
             price_table(settings.prices),

@@ -7,13 +7,16 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.llm.providers import build_chat_model
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 
 
-def build_council_models(settings: Settings) -> dict[str, BaseChatModel | None]:
-    """Spec -> chat model for each council member (none when the council is off or names
-    no members: the planner then speaks in several personas)."""
-    if not settings.council_on:
+def build_council_models(
+    settings: ModelSettings, *, council: bool
+) -> dict[str, BaseChatModel | None]:
+    """Spec -> chat model for each council member (none when the council is off, ``council``
+    being ``RunPolicy.council``, or names no members: the planner then speaks in several
+    personas)."""
+    if not council:
         return {}
     return {
         spec: build_chat_model(

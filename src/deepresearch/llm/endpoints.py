@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.llm.providers import parse_spec
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 
 LOCAL_CONCURRENCY = 1
 """Default calls in flight to a ``--model-base-url`` server or Ollama: they serve one."""
@@ -107,7 +107,7 @@ def ollama_url(base_url: str | None) -> str:
     return host if has_port else f"{host.rstrip('/')}:{_OLLAMA_PORT}"
 
 
-def endpoint_for(spec: str, settings: Settings) -> Endpoint | None:
+def endpoint_for(spec: str, settings: ModelSettings) -> Endpoint | None:
     """The endpoint a ``provider:model`` spec reaches with ``settings`` (None for none)."""
     parsed = parse_spec(spec)
     if parsed is None:
@@ -133,7 +133,7 @@ def endpoint_for(spec: str, settings: Settings) -> Endpoint | None:
     )
 
 
-def endpoint_of_model(model: BaseChatModel, settings: Settings) -> Endpoint:
+def endpoint_of_model(model: BaseChatModel, settings: ModelSettings) -> Endpoint:
     """The endpoint of a ready-made chat model (library users, tests, benchmarks): its
     base URL when it has one that is not a hosted API's, else the model object itself."""
     url = _base_url_of(model)

@@ -53,7 +53,7 @@ from deepresearch.llm.structured import (
 from deepresearch.llm.tokens import estimate_messages, token_usage
 from deepresearch.models.usage import ModelCall, Usage
 from deepresearch.resilience import retry_delay
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES, Role
 
 __all__ = ["Gateway", "QueueEvent"]
@@ -143,16 +143,20 @@ class Gateway:
     @classmethod
     def from_settings(
         cls,
-        settings: Settings,
+        settings: ModelSettings,
         *,
+        secrets: Collection[str] = (),
+        budget: BudgetGuard | None = None,
         on_call: Callable[[ModelCall], None] | None = None,
         cache: ResponseCache | None = None,
         on_queue: Callable[[QueueEvent], None] | None = None,
     ) -> Gateway:
-        """A gateway with every role's model built from ``settings`` (may raise ConfigError)."""
+        """A gateway with every role's model built from ``settings`` (may raise ConfigError);
+        ``secrets`` (every configured key) are redacted from what it keeps, with the keys
+        the models' SDKs read from the environment."""
         models = build_role_models(settings)
         names = {role: settings.model_for(role) for role in ROLES}
-        secrets = list(settings.secrets())
+        secrets = list(secrets)
         for spec in set(names.values()):
             secrets += [os.environ[var] for var in key_env_vars(spec) if os.environ.get(var)]
         return cls(
@@ -166,7 +170,7 @@ class Gateway:
             endpoints={role: endpoint_for(names[role], settings) for role in ROLES},
             wait_timeout_s=settings.model_wait_timeout_s,
             on_queue=on_queue,
-            budget=BudgetGuard.from_settings(settings),
+            budget=budget,
         )
 
     @property
@@ -396,66 +400,107 @@ class Gateway:
                     timeout = self.budget.timeout(timeout_s or self.timeout_s)
                     message = await invoke(model, messages, timeout)
                 except Exception as exc:
-                    if isinstance(exc, CallTimedOut) and self.on_timeout is not None:
-                        self.on_timeout(name, messages)
-                    failure = classify(exc)
-                    logger.debug(
-                        "model call %s (%s/%s) attempt %d: %s",
-                        name,
-                        role,
-                        stage,
-                        attempts,
-                        self._log.redact(f"{type(exc).__name__}: {exc}")[:500],
-                    )
+                    failure = self._failed_attempt(exc, name, role, stage, attempts, messages)
                     # once a budget is used up nothing is retried; a call cut at the
                     # time budget is not the model's failure
                     over = self.budget.check(self.usage, at=f"retry {call}")
                     retry = self._retry(failure, endpoint) and attempts <= self.max_retries
+                    slots.release()
                     if retry and over is None:
-                        slots.release()
                         await asyncio.sleep(self.budget.timeout(self._backoff(attempts, failure)))
                         continue
-                    slots.release()
-                    self._record(
-                        ModelCall(
-                            role=role,
-                            stage=stage,
-                            model=name,
-                            latency_s=time.monotonic() - started,
-                            ok=False,
-                            attempts=attempts,
-                            usage_source="estimated",
-                        )
+                    return None, self._gave_up_after(
+                        failure, type(exc).__name__, over, role, stage, name, started, attempts
                     )
-                    if over == "time" and failure.kind is FailureKind.TIMEOUT:
-                        return None, self._over_budget(over)
-                    self._log.failed(name, failure, attempts, type(exc).__name__)
-                    what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
-                    tries = f" after {attempts} attempts" if attempts > 1 else ""
-                    return None, f"the call {what}{tries}"
                 except BaseException:  # cancelled: give the slot back before leaving
                     slots.release()
                     raise
                 slots.release()
-                self._log.succeeded(name)
-                reply = message.text
-                input_tokens, output_tokens, source = token_usage(message, messages, reply)
-                self._record(
-                    ModelCall(
-                        role=role,
-                        stage=stage,
-                        model=name,
-                        input_tokens=input_tokens,
-                        output_tokens=output_tokens,
-                        latency_s=time.monotonic() - started,
-                        ok=True,
-                        attempts=attempts,
-                        usage_source=source,
-                    )
-                )
-                return reply, ""
+                return self._succeeded(message, messages, role, stage, name, started, attempts), ""
             finally:
                 self.budget.release(model=name, endpoint=endpoint, input_tokens=inputs)
+
+    def _failed_attempt(
+        self,
+        exc: Exception,
+        name: str,
+        role: Role,
+        stage: str,
+        attempts: int,
+        messages: Sequence[BaseMessage],
+    ) -> Failure:
+        """What an attempt's exception was (a cut attempt told to ``on_timeout``), logged."""
+        if isinstance(exc, CallTimedOut) and self.on_timeout is not None:
+            self.on_timeout(name, messages)
+        failure = classify(exc)
+        logger.debug(
+            "model call %s (%s/%s) attempt %d: %s",
+            name,
+            role,
+            stage,
+            attempts,
+            self._log.redact(f"{type(exc).__name__}: {exc}")[:500],
+        )
+        return failure
+
+    def _gave_up_after(
+        self,
+        failure: Failure,
+        error: str,
+        over: BudgetName | None,
+        role: Role,
+        stage: str,
+        name: str,
+        started: float,
+        attempts: int,
+    ) -> str:
+        """A call given up after its last attempt: counted, and why (for ``errors``)."""
+        self._record(
+            ModelCall(
+                role=role,
+                stage=stage,
+                model=name,
+                latency_s=time.monotonic() - started,
+                ok=False,
+                attempts=attempts,
+                usage_source="estimated",
+            )
+        )
+        if over == "time" and failure.kind is FailureKind.TIMEOUT:
+            return self._over_budget(over)
+        self._log.failed(name, failure, attempts, error)
+        what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        return f"the call {what}{tries}"
+
+    def _succeeded(
+        self,
+        message: AIMessage,
+        messages: Sequence[BaseMessage],
+        role: Role,
+        stage: str,
+        name: str,
+        started: float,
+        attempts: int,
+    ) -> str:
+        """A call answered: counted with its token usage; its reply's text."""
+        self._log.succeeded(name)
+        reply = message.text
+        input_tokens, output_tokens, source = token_usage(message, messages, reply)
+        self._record(
+            ModelCall(
+                role=role,
+                stage=stage,
+                model=name,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                latency_s=time.monotonic() - started,
+                ok=True,
+                attempts=attempts,
+                usage_source=source,
+            )
+        )
+        return reply
 
     async def _take_slot(self, slots: Slots, endpoint: Endpoint, role: Role, stage: str) -> None:
         """A slot at ``endpoint``, reporting the wait when there is one."""

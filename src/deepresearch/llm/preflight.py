@@ -29,7 +29,7 @@ from deepresearch.errors import ConfigError
 from deepresearch.llm.endpoints import Endpoint, endpoint_for
 from deepresearch.llm.gateway import Gateway
 from deepresearch.llm.providers import parse_spec
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES, Role
 
 CONNECT_TIMEOUT_S = 5.0
@@ -86,7 +86,7 @@ class Unavailable:
         return f"{where} ({who}) {self.reason}"
 
 
-async def preflight(settings: Settings) -> list[Unavailable]:
+async def preflight(settings: ModelSettings) -> list[Unavailable]:
     """Check every endpoint the configured roles use, concurrently; the ones that fail."""
     roles_at: dict[str, list[Role]] = {}
     models_at: dict[str, set[str]] = {}
@@ -118,7 +118,7 @@ async def preflight(settings: Settings) -> list[Unavailable]:
 
 
 async def _check(
-    client: httpx.AsyncClient, endpoint: Endpoint, models: list[str], settings: Settings
+    client: httpx.AsyncClient, endpoint: Endpoint, models: list[str], settings: ModelSettings
 ) -> str:
     """Why ``endpoint`` cannot be used, or "" when it can (or is not checked)."""
     if endpoint.url is None:
@@ -140,7 +140,7 @@ async def _check(
 
 
 async def _check_ollama(
-    client: httpx.AsyncClient, base: str, models: list[str], settings: Settings
+    client: httpx.AsyncClient, base: str, models: list[str], settings: ModelSettings
 ) -> str:
     headers = {}
     if settings.model_api_key is not None and settings.model_api_key.get_secret_value():
@@ -169,7 +169,9 @@ def _pulled(model: str, names: set[str]) -> bool:
     return model in names or (":" not in model and f"{model}:latest" in names)
 
 
-async def _check_hosted(client: httpx.AsyncClient, endpoint: Endpoint, settings: Settings) -> str:
+async def _check_hosted(
+    client: httpx.AsyncClient, endpoint: Endpoint, settings: ModelSettings
+) -> str:
     check = HOSTED_CHECKS.get(endpoint.provider)
     if check is None:
         return ""
@@ -188,7 +190,7 @@ async def _check_hosted(client: httpx.AsyncClient, endpoint: Endpoint, settings:
     return ""
 
 
-def _local_key(endpoint: Endpoint, settings: Settings) -> str:
+def _local_key(endpoint: Endpoint, settings: ModelSettings) -> str:
     if settings.model_api_key is not None and settings.model_api_key.get_secret_value():
         return settings.model_api_key.get_secret_value()
     if endpoint.provider == "openai":
@@ -216,7 +218,7 @@ async def _get(
         return f"cannot be reached ({type(exc).__name__})"
 
 
-async def require_models(settings: Settings, gateway: Gateway) -> list[Unavailable]:
+async def require_models(settings: ModelSettings, gateway: Gateway) -> list[Unavailable]:
     """Run the preflight for a gateway built from ``settings``. An unreachable endpoint
     raises ConfigError, unless ``on_model_unavailable = "extractive"``: then its roles run
     on their deterministic fallbacks, the gateway's errors say so (the report's

@@ -25,7 +25,7 @@ from pydantic import SecretStr, ValidationError
 
 from deepresearch.errors import ConfigError, MissingKeyError
 from deepresearch.llm.redact import redact
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES, Role
 
 NO_MODEL = "none"
@@ -247,7 +247,7 @@ def _short(exc: BaseException, key: str) -> str:
     return redact(first_line[:200], [key])
 
 
-def build_role_models(settings: Settings) -> dict[Role, BaseChatModel | None]:
+def build_role_models(settings: ModelSettings) -> dict[Role, BaseChatModel | None]:
     """One model per role, sharing one instance between roles with the same spec and
     temperature (``settings.temperature_for(role)``).
 

@@ -31,7 +31,7 @@ from deepresearch.mcp.server import EventHandler, RunInfo, RunResult, not_found,
 from deepresearch.models import RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.base import Recipe
-from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
+from deepresearch.recipes.registry import DEFAULT_RECIPE, followups, get_recipe
 from deepresearch.records import (
     CANCELLED,
     cancel_waiting,
@@ -49,7 +49,6 @@ from deepresearch.runner import (
 from deepresearch.service.schemas import InputReply
 from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_values import Role
-from deepresearch.threads import load_parent
 
 try:
     from mcp.server.mcpserver import Context
@@ -95,7 +94,7 @@ class LocalBackend:
         # the thread goes on with the options its run was started with, as ``ask`` does
         given = {**self._options_of(run_id), **options}
         try:
-            await load_parent(load_settings(**given), run_id)
+            await followups().check_parent(load_settings(**given), run_id)
         except RunNotFound:
             raise not_found(run_id) from None
         except DeepResearchError as exc:

@@ -33,15 +33,19 @@ from pydantic import BaseModel
 
 from deepresearch.models import Evidence, Report
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is looked up
+    from langchain_core.language_models import BaseChatModel
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.graph.state import CompiledStateGraph
 
-    from deepresearch.context import RunContext
+    from deepresearch.context import RunContext, ThreadStore
+    from deepresearch.models import EvalResult
     from deepresearch.models.document import Document
+    from deepresearch.models.thread import Turn
+    from deepresearch.settings_groups import ModelSettings, Storage
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -70,6 +74,40 @@ class Completion:
     report: Report | None = None  # the research report, for the service's sources table
 
 
+class Followups(Protocol):
+    """What a recipe whose runs a question can follow up (a thread of runs) offers: the
+    composition root a thread store for the run, the front ends a check of the followed
+    run and the thread's turns. Front ends reach it through the registry
+    (``registry.followups()``), never by importing the recipe."""
+
+    def store(self, storage: Storage) -> ThreadStore:
+        """The checkpoint store's threads, which a follow-up reads and extends."""
+        ...
+
+    async def check_parent(self, storage: Storage, run_id: str) -> None:
+        """A clear error when run ``run_id`` cannot be followed up."""
+        ...
+
+    async def turns(self, storage: Storage, run_id: str) -> list[Turn]:
+        """Every turn of the thread run ``run_id`` belongs to, first to last."""
+        ...
+
+
+class Evaluator(Protocol):
+    """A finished run evaluated and the evaluation stored with it (``deepresearch eval``)."""
+
+    async def __call__(
+        self,
+        storage: Storage,
+        model_settings: ModelSettings,
+        run_id: str,
+        *,
+        secrets: Sequence[str] = (),
+        judge_model: str | None = None,
+        models: Mapping[Role, BaseChatModel | None] | None = None,
+    ) -> EvalResult: ...
+
+
 class Recipe(Protocol[Q, R]):
     """A research flow on the shared runner; see the module docstring."""
 
@@ -89,6 +127,16 @@ class Recipe(Protocol[Q, R]):
     def checkpoint_types(self) -> Sequence[tuple[str, str]]: ...
     @property
     def role_temperatures(self) -> Mapping[Role, float]: ...
+    @property
+    def followups(self) -> Followups | None:
+        """Follow-up turns, for a recipe whose runs have them (else None)."""
+        ...
+
+    @property
+    def evaluator(self) -> Evaluator | None:
+        """How a finished run is evaluated, for a recipe that evaluates (else None)."""
+        ...
+
     @property
     def multiline_question(self) -> bool:
         """Whether the question keeps its line breaks (a pasted document) when normalised."""
@@ -113,7 +161,7 @@ class Recipe(Protocol[Q, R]):
         """What the graph's nodes get as ``runtime.context``."""
         ...
 
-    def started(self, request: Q, settings: Settings, search: str) -> tuple[str, RunStarted]:
+    def started(self, request: Q, settings: SettingsGroups, search: str) -> tuple[str, RunStarted]:
         """The ``run_started`` event's message and payload (emitted before the ports and
         the graph are built, so it must not need them; ``search`` names the provider(s))."""
         ...

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from deepresearch.errors import ConfigError
 
 if TYPE_CHECKING:  # the names are known without loading any recipe (the CLI's --help)
-    from deepresearch.recipes.base import Recipe
+    from deepresearch.recipes.base import Evaluator, Followups, Recipe
 
 #: name -> "module:attribute" of the recipe object; the first is the default
 _RECIPES: dict[str, str] = {
@@ -60,3 +60,27 @@ def checkpoint_types() -> list[tuple[str, str]]:
     for recipe in all_recipes():
         seen.update(dict.fromkeys(recipe.checkpoint_types))
     return list(seen)
+
+
+def followups(name: str | None = None) -> Followups:
+    """The follow-up turns of recipe ``name`` (the default when None); ConfigError when
+    its runs cannot be followed up."""
+    found = get_recipe(name).followups
+    if found is None:
+        raise ConfigError(
+            f"runs of recipe {name!r} cannot be followed up",
+            hint=f"follow up a {DEFAULT_RECIPE} run",
+        )
+    return found
+
+
+def evaluator(name: str | None = None) -> Evaluator:
+    """How recipe ``name`` (the default when None) evaluates a finished run; ConfigError
+    when it does not."""
+    found = get_recipe(name).evaluator
+    if found is None:
+        raise ConfigError(
+            f"runs of recipe {name!r} are not evaluated",
+            hint=f"evaluate a {DEFAULT_RECIPE} run",
+        )
+    return found

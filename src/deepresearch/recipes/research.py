@@ -18,8 +18,8 @@ from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.models.report import REPLY_KINDS
 from deepresearch.models.thread import Thread
-from deepresearch.recipes.base import Completion, Recipe
-from deepresearch.settings import Settings
+from deepresearch.recipes.base import Completion, Evaluator, Followups, Recipe
+from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes first)
@@ -101,21 +101,29 @@ class ResearchRecipe:
         return state
 
     def context(self, run: RunContext, resources: Mapping[str, Any]) -> RunContext:
-        if run.threads is None:  # a follow-up reads its parent from the checkpoint store
-            from deepresearch.threads import StoredThreads  # with the graph, to run
-
-            run.threads = StoredThreads(run.storage)
         return run
 
+    @property
+    def followups(self) -> Followups:
+        from deepresearch.threads import ResearchFollowups  # with the graph, to run
+
+        return ResearchFollowups()
+
+    @property
+    def evaluator(self) -> Evaluator:
+        from deepresearch.evaluation import evaluate_run  # with the graph, to run
+
+        return evaluate_run
+
     def started(
-        self, request: ResearchQuestion, settings: Settings, search: str
+        self, request: ResearchQuestion, settings: SettingsGroups, search: str
     ) -> tuple[str, RunStarted]:
         return "Research started", RunStarted(
             question=request.question,
             followup_of=request.followup_of or None,
-            model=settings.model,
+            model=settings.models.model,
             search=search,
-            depth=settings.depth,
+            depth=settings.limits.depth,
         )
 
     def result(self, values: Mapping[str, Any]) -> Report | None:

@@ -1,6 +1,7 @@
-"""Replaying a recorded run, and copying a recording to a folder of its own.
+"""What a replay checks and answers, and copying a recording to a folder of its own
+(``compose.replay`` runs the replay with the recorded settings).
 
-``replay_run`` loads a recording (a run's own in ``data_dir/recordings``, or a folder from
+``compose.replay.replay_run`` loads a recording (a run's own in ``data_dir/recordings``, or a folder from
 ``deepresearch record``), runs the same recipe on the same request with the same settings in
 a throwaway data folder (so nothing it stores mixes with real runs), on ports that answer
 only from the recording, and checks the document it gets is the recorded one. A run that
@@ -14,23 +15,19 @@ holds its budget's decisions, which the replay's budget guard follows."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from deepresearch.errors import DeepResearchError, InvalidInput, RunError, RunNotFound
-from deepresearch.events import Sink
+from deepresearch.errors import InvalidInput, RunError, RunNotFound
 from deepresearch.llm.redact import redact
 from deepresearch.models.pause import InputRequest
-from deepresearch.recipes.base import Recipe
-from deepresearch.recipes.registry import get_recipe
 from deepresearch.replay.ports import Player
-from deepresearch.replay.tape import MANIFEST, Tape, document_digest, recording_folder
-from deepresearch.settings import Settings
+from deepresearch.replay.tape import MANIFEST, Tape, recording_folder
+from deepresearch.settings_groups import Storage
 
 
-def open_recording(settings: Settings, run_id: str | None, folder: Path | None) -> Tape:
+def open_recording(settings: Storage, run_id: str | None, folder: Path | None) -> Tape:
     """The recording of run ``run_id`` in ``settings.data_dir``, or the one in ``folder``;
     RunNotFound when there is none."""
     if folder is None:
@@ -51,86 +48,13 @@ def open_recording(settings: Settings, run_id: str | None, folder: Path | None) 
     return tape
 
 
-async def replay_run(
-    settings: Settings,
-    run_id: str | None = None,
-    *,
-    folder: Path | None = None,
-    sinks: Sequence[Sink] = (),
-) -> tuple[Recipe[Any, Any], Any]:
-    """Replay a recorded run; its recipe and document, equal to the recorded one.
-    ``settings`` only says where to find the run (``data_dir``); the replay uses the
-    recorded settings."""
-    from deepresearch.runner import run_recipe
-
-    player = Player(open_recording(settings, run_id, folder))
-    manifest = player.manifest
-    if not manifest.get("finished") or not manifest.get("result_sha256"):
-        raise RunError(
-            f"run {manifest.get('run_id')!r} did not finish while it was recorded: "
-            "there is no report to reproduce",
-            hint="resume it first (deepresearch run --resume RUN_ID), then replay it",
-        )
-    refuse_inexact(manifest)
-    recipe: Recipe[Any, Any] = get_recipe(str(manifest.get("recipe")))
-    request = recipe.request_model.model_validate(manifest["request"])
-    with tempfile.TemporaryDirectory(prefix="deepresearch-replay-") as scratch:
-        replay_settings = Settings.model_validate(
-            {**manifest["settings"], "data_dir": Path(scratch), "record_runs": False}
-        )
-        answers = iter(player.answers)
-        try:
-            document = await run_recipe(
-                recipe,
-                request,
-                replay_settings,
-                run_id=str(manifest["run_id"]),
-                sinks=sinks,
-                models=player.models(),  # type: ignore[arg-type]
-                search=player.search_provider(),
-                fetcher=player.fetcher(),
-                tape=player,
-            )
-            # each pause resumed as the person did: a new part of the run, with the
-            # answer it got (the recorded run's parts ran the same way)
-            while isinstance(document, InputRequest):
-                document = await run_recipe(
-                    recipe,
-                    None,
-                    replay_settings,
-                    run_id=str(manifest["run_id"]),
-                    resume=True,
-                    reply=_answer(player, document, next(answers, None)),
-                    sinks=sinks,
-                    models=player.models(),  # type: ignore[arg-type]
-                    search=player.search_provider(),
-                    fetcher=player.fetcher(),
-                    tape=player,
-                )
-        except DeepResearchError:
-            if player.misses:
-                raise _missing(player) from None
-            raise
-    if player.misses:
-        raise _missing(player)
-    if document is None or document_digest(document) != manifest["result_sha256"]:
-        raise RunError(
-            f"the replay of run {manifest.get('run_id')!r} gave a different report than "
-            "the recorded run",
-            hint="the recording was made by another version ("
-            + ", ".join(f"{k} {v}" for k, v in manifest.get("versions", {}).items())
-            + "); replay it with that version",
-        )
-    return recipe, document
-
-
-def _answer(player: Player, request: InputRequest, entry: dict[str, Any] | None) -> Any:
+def recorded_answer(player: Player, request: InputRequest, entry: dict[str, Any] | None) -> Any:
     """The recorded answer to the pause the replay reached; a miss when the recording
     holds none for it (fewer answers, or one to another kind of question)."""
     if entry is None or entry.get("kind") != request.kind:
         what = "clarifying question" if request.kind == "clarification" else "plan to review"
         player.miss(f"answer to the {what} the run asked")
-        raise _missing(player)
+        raise missing(player)
     return entry["answer"]
 
 
@@ -169,7 +93,7 @@ def refuse_inexact(manifest: dict[str, Any]) -> None:
         )
 
 
-def _missing(player: Player) -> RunError:
+def missing(player: Player) -> RunError:
     first = player.misses[0]
     more = f" (and {len(player.misses) - 1} more)" if len(player.misses) > 1 else ""
     return RunError(
@@ -179,15 +103,14 @@ def _missing(player: Player) -> RunError:
     )
 
 
-def export_recording(settings: Settings, run_id: str, target: Path) -> Path:
-    """Copy run ``run_id``'s recording to ``target`` (a new or empty folder), its manifest
-    also passed through ``redact`` (credential-shaped strings too, not only the configured
-    secrets the recording already left out)."""
-    tape = open_recording(settings, run_id, None)
+def copy_recording(tape: Tape, target: Path, secrets: Sequence[str]) -> Path:
+    """Copy ``tape``'s recording to ``target`` (a new or empty folder), its manifest also
+    passed through ``redact`` (credential-shaped strings too, not only the configured
+    ``secrets`` the recording already left out)."""
     if target.exists() and any(target.iterdir()):
         raise InvalidInput(f"{target} is not empty", hint="choose a new folder")
     shutil.copytree(tape.folder, target, dirs_exist_ok=True)
     manifest = target / MANIFEST
     text = manifest.read_text(encoding="utf-8")
-    manifest.write_text(redact(text, settings.secrets()), encoding="utf-8")
+    manifest.write_text(redact(text, secrets), encoding="utf-8")
     return target

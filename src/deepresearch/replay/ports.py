@@ -11,7 +11,8 @@ replay's attempt is cut there too). ``Player`` is the other side: ports that ans
 from a recording, a budget guard that decides as the recorded one did, and a note of every
 question the recording has no answer for (a miss), so the replay fails saying what is
 missing instead of making a call. Keys never depend on the order of calls, so concurrent
-stages replay whatever order they ask in."""
+stages replay whatever order they ask in. Both answer ``replay.base.RunTape``, the one
+protocol the composition root hands every port to."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, mes
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from deepresearch import errors
+import deepresearch.errors as error_tree
 from deepresearch.context import ThreadStore
 from deepresearch.errors import FetchError, ProviderError, RunError
 from deepresearch.fetch.base import FetchedPage, Fetcher
@@ -48,10 +49,10 @@ from deepresearch.replay.answers import (
     recorded_answers,
     recorded_parents,
 )
+from deepresearch.replay.base import CouncilBuilder
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
-from deepresearch.settings import Settings
 from deepresearch.settings_values import ROLES, Role
 
 #: the failures of single providers reported during the search being recorded (a fan-out
@@ -128,7 +129,7 @@ def _error_entry(exc: Exception) -> dict[str, Any]:
 def _raise_recorded(entry: Mapping[str, Any], fallback: type[RunError]) -> None:
     """Raise the error a port raised while the run was recorded (the same class of our
     error tree, the same message)."""
-    cls = getattr(errors, str(entry.get("error")), None)
+    cls = getattr(error_tree, str(entry.get("error")), None)
     if not (isinstance(cls, type) and issubclass(cls, RunError)):
         cls = fallback
     message = str(entry.get("message", ""))
@@ -275,7 +276,7 @@ class Recorder:
         run_id: str,
         recipe: str,
         request: BaseModel,
-        settings: Settings,
+        settings: BaseModel,
         gateway: Gateway,
         search: SearchProvider,
         council: Iterable[str],
@@ -311,8 +312,8 @@ class Recorder:
         resumes with)."""
         self.tape.append("answers", {"pause": pause, "kind": kind, "answer": answer})
 
-    def threads(self, threads: ThreadStore) -> ThreadStore:
-        return RecordingThreads(threads, self.tape)
+    def threads(self, stored: Callable[[], ThreadStore]) -> ThreadStore | None:
+        return RecordingThreads(stored(), self.tape)
 
     def finish(self, document: BaseModel) -> None:
         """The run finished: its document's digest, so a replay can prove it is equal."""
@@ -333,6 +334,12 @@ class Recorder:
 
     def fetcher(self, fetcher: Fetcher) -> Fetcher:
         return RecordingFetcher(fetcher, self.tape)
+
+    def endpoints(self, endpoints: Mapping[Role, Endpoint]) -> Mapping[Role, Endpoint]:
+        return endpoints
+
+    def council(self, build: CouncilBuilder) -> dict[str, BaseChatModel | None]:
+        return {spec: m and self.model(m, spec) for spec, m in build().items()}
 
     def search_failures(self, on_failure: OnFailure) -> OnFailure:
         """``on_failure``, also noting each failure in the search that reported it."""
@@ -362,7 +369,7 @@ class Recorder:
         failure = failure_entry(CallTimedOut("cut at its timeout"))
         self.tape.append("replies", {"key": reply_key(model, messages), "failure": failure})
 
-    def clock(self) -> Callable[[], datetime]:
+    def clock(self, clock: Callable[[], datetime]) -> Callable[[], datetime]:
         def now() -> datetime:
             moment = datetime.now(UTC)
             self.tape.append("clock", {"at": moment.isoformat()})
@@ -429,7 +436,7 @@ class ReplaySearch:
         self._player = player
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        return self._player.search(self.name, query, limit)
+        return self._player.results(self.name, query, limit)
 
 
 class ReplayFetcher:
@@ -476,7 +483,7 @@ class Player:
 
     replaying = True
 
-    def begin(self, *, gateway: Gateway, **_: object) -> None:
+    def begin(self, *, gateway: Gateway, **_: Any) -> None:
         """The replay starts: the recorded run's fence boundary, so every prompt (and so
         every reply's key) is the recorded one."""
         gateway.boundary = str(self.manifest.get("boundary", gateway.boundary))
@@ -533,7 +540,7 @@ class Player:
         assert isinstance(message, AIMessage)
         return message
 
-    def search(self, provider: str, query: str, limit: int) -> list[SearchHit]:
+    def results(self, provider: str, query: str, limit: int) -> list[SearchHit]:
         entry = self._searches.get(search_key(provider, query, limit))
         if entry is None:
             raise self.miss(f"search results from {provider} for {query!r}")
@@ -592,7 +599,7 @@ class Player:
             for role, name in names.items()
         }
 
-    def endpoints(self) -> dict[Role, Endpoint] | None:
+    def recorded_endpoints(self) -> dict[Role, Endpoint] | None:
         """The recorded run's endpoints by role (None from a recording made before they
         were kept): a replay shares and limits its calls' slots as the run did, so a stage
         that sizes its work by them (the audit's batches) asks the recorded prompts."""
@@ -601,22 +608,42 @@ class Player:
             return None
         return {role: endpoint_from_record(records[role]) for role in ROLES if role in records}
 
-    def council_models(self) -> dict[str, BaseChatModel | None]:
-        specs: Sequence[str] = self.manifest.get("council_models", [])
-        return {spec: ReplayChatModel(spec, self) for spec in specs}
-
     def search_provider(self) -> SearchProvider:
         search = self.manifest.get("search", {})
         return ReplaySearch(str(search.get("name", "")), bool(search.get("operators")), self)
 
-    def fetcher(self) -> Fetcher:
+    def replay_fetcher(self) -> Fetcher:
         return ReplayFetcher(self)
+
+    # the ``RunTape`` protocol: the given ports are this recording's own (``models``,
+    # ``search_provider``, ``replay_fetcher``, handed in by ``compose.replay``), the rest
+    # are answered from the recording
+    def search_failures(self, on_failure: OnFailure) -> OnFailure:
+        """The recorded failures, told again as the run told them."""
+        self.on_search_failure = on_failure
+        return on_failure
+
+    def search(self, search: SearchProvider) -> SearchProvider:
+        return search
+
+    def fetcher(self, fetcher: Fetcher) -> Fetcher:
+        return fetcher
+
+    def model(self, model: BaseChatModel, name: str) -> BaseChatModel:
+        return model
+
+    def endpoints(self, endpoints: Mapping[Role, Endpoint]) -> Mapping[Role, Endpoint]:
+        return self.recorded_endpoints() or endpoints
+
+    def council(self, build: CouncilBuilder) -> dict[str, BaseChatModel | None]:
+        specs: Sequence[str] = self.manifest.get("council_models", [])
+        return {spec: ReplayChatModel(spec, self) for spec in specs}
 
     def cache(self, cache: ResponseCache) -> ResponseCache:
         return self._cache
 
-    def threads(self, threads: ThreadStore) -> ThreadStore:
+    def threads(self, stored: Callable[[], ThreadStore]) -> ThreadStore | None:
         return ReplayThreads(self._parents, self.miss)
 
-    def clock(self) -> Callable[[], datetime]:
+    def clock(self, clock: Callable[[], datetime]) -> Callable[[], datetime]:
         return self.now

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
@@ -32,9 +32,7 @@ from pydantic import BaseModel, SecretStr
 from deepresearch.core.ids import check_run_id
 from deepresearch.errors import InvalidInput
 from deepresearch.llm.redact import MIN_SECRET_LENGTH, REDACTED
-
-if TYPE_CHECKING:
-    from deepresearch.settings import Settings
+from deepresearch.settings_groups import Storage
 
 #: the recording format; a replay refuses another
 FORMAT = 1
@@ -119,7 +117,7 @@ class Tape:
         return text
 
 
-def recording_folder(settings: Settings, run_id: str) -> Path:
+def recording_folder(settings: Storage, run_id: str) -> Path:
     """``data_dir/recordings/<run id>`` (a valid run id only)."""
     return settings.data_dir / "recordings" / check_run_id(run_id)
 
@@ -128,8 +126,8 @@ def recording_folder(settings: Settings, run_id: str) -> Path:
 LOCAL_SETTINGS = ("data_dir", "database_url", "debug_log", "record_runs", "config_file")
 
 
-def settings_snapshot(settings: Settings) -> dict[str, Any]:
-    """The run's settings as JSON, without any secret (a key field is left out, not
+def settings_snapshot(settings: BaseModel) -> dict[str, Any]:
+    """The run's settings (``Settings``) as JSON, without any secret (a key field is left out, not
     masked) and without the ones that only say where this machine keeps things."""
     secret = {
         name

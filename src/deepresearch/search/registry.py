@@ -1,4 +1,4 @@
-"""Turn ``Settings.search`` into a ready ``SearchProvider``, or say what the user must fix.
+"""Turn the ``search`` setting into a ready ``SearchProvider``, or say what the user must fix.
 
 This is the one place that knows every provider: ``PROVIDERS`` maps each name to how it is
 built, and ``PROVIDER_NAMES``, ``URL_PROVIDERS`` and ``parse_search`` derive from it for
@@ -10,16 +10,19 @@ the flag or environment variable to set.
 
 Adapters are imported by their builders, when a run needs them: the settings and the
 CLI's ``--help`` read the names here without loading httpx, lxml or pydantic (issue 19).
+The settings import this module for the names, so it imports neither ``settings`` nor
+``settings_groups``: a builder reads a ``SearchConfig``, which ``SearchSettings`` (the
+search group) answers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from deepresearch.errors import ConfigError, MissingKeyError
@@ -31,11 +34,46 @@ if TYPE_CHECKING:  # settings imports this module for the provider names
 
     from deepresearch.search.base import SearchProvider
     from deepresearch.search.fanout import OnFailure
-    from deepresearch.settings import Settings
-    from deepresearch.settings_groups import SearchSettings
 
 LocalFactory = Callable[[Path], "SearchProvider"]
 _NO_KEY = "or use --search duckduckgo, which needs no key"
+
+
+class SearchConfig(Protocol):
+    """The settings the providers are built from (``settings_groups.SearchSettings``)."""
+
+    @property
+    def search(self) -> str: ...
+    @property
+    def searxng_url(self) -> str | None: ...
+    @property
+    def tavily_api_key(self) -> SecretStr | None: ...
+    @property
+    def exa_api_key(self) -> SecretStr | None: ...
+    @property
+    def brave_api_key(self) -> SecretStr | None: ...
+    @property
+    def google_api_key(self) -> SecretStr | None: ...
+    @property
+    def google_cse_id(self) -> str | None: ...
+    @property
+    def serper_api_key(self) -> SecretStr | None: ...
+    @property
+    def semantic_scholar_api_key(self) -> SecretStr | None: ...
+    @property
+    def ncbi_api_key(self) -> SecretStr | None: ...
+    @property
+    def ncbi_email(self) -> str | None: ...
+    @property
+    def arxiv_interval_s(self) -> float: ...
+    @property
+    def search_urls(self) -> Mapping[str, str]: ...
+    @property
+    def search_rrf_k(self) -> float: ...
+    @property
+    def corpus_dir(self) -> Path | None: ...
+    @property
+    def search_timeout_s(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -43,7 +81,7 @@ class _Build:
     """What a provider is built from: the search group of the settings (not all of them),
     the data folder (the local index lives there) and the run's HTTP client."""
 
-    settings: SearchSettings
+    settings: SearchConfig
     data_dir: Path
     client: httpx.AsyncClient
     local_factory: LocalFactory | None
@@ -267,35 +305,38 @@ def parse_search(value: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def build_search_providers(
-    settings: Settings,
+    settings: SearchConfig,
     client: httpx.AsyncClient,
     *,
+    data_dir: Path,
     local_factory: LocalFactory | None = None,
 ) -> list[SearchProvider]:
-    """Every provider ``settings.search`` names, each configured from ``settings``."""
+    """Every provider ``settings.search`` names, each configured from ``settings`` (a local
+    corpus's index lives in ``data_dir``)."""
     try:
         names = parse_search(settings.search)
     except ValueError as exc:
         raise ConfigError(
             str(exc), hint=f"check --search; providers: {', '.join(PROVIDER_NAMES)}"
         ) from None
-    from deepresearch.settings_groups import SearchSettings  # it imports this module
-
-    build = _Build(SearchSettings.of(settings), settings.data_dir, client, local_factory)
+    build = _Build(settings, data_dir, client, local_factory)
     return [PROVIDERS[name].build(build) for name in names]
 
 
 def build_search_provider(
-    settings: Settings,
+    settings: SearchConfig,
     client: httpx.AsyncClient,
     *,
+    data_dir: Path,
     local_factory: LocalFactory | None = None,
     on_failure: OnFailure | None = None,
 ) -> SearchProvider:
     """The provider ``settings.search`` names, or a ``FanOutSearch`` over several.
 
     ``on_failure`` hears about a provider that failed while the others answered."""
-    providers = build_search_providers(settings, client, local_factory=local_factory)
+    providers = build_search_providers(
+        settings, client, data_dir=data_dir, local_factory=local_factory
+    )
     if len(providers) == 1:
         return providers[0]
     from deepresearch.search.fanout import FanOutSearch

@@ -78,7 +78,7 @@ async def intake(
         if plan_ahead(screened=screened, model_intake=model_intake, council=ctx.policy.council):
             prompt = plan_prompt(ctx, state)
             decision, draft = await asyncio.gather(ask, draft_plan(ctx, *prompt))
-            ctx.planned_ahead = PlannedAhead(prompt=prompt, draft=draft)
+            ctx.ledger.planned_ahead = PlannedAhead(prompt=prompt, draft=draft)
         else:
             decision = await ask
         if decision is not None:

@@ -64,8 +64,8 @@ async def plan(
         else question
     )
     system, user = plan_prompt(ctx, state)
-    ahead = ctx.planned_ahead
-    ctx.planned_ahead = None
+    ahead = ctx.ledger.planned_ahead
+    ctx.ledger.planned_ahead = None
     if ctx.policy.council:
         draft, council = await convene(ctx, system=system, user=user, question=asked)
     if council is None and ahead is not None and ahead.prompt == (system, user):

@@ -85,7 +85,7 @@ class SourceReader:
                     return Reading(
                         self._snippet(base, hit, "not fetched: the run's budget was used up")
                     )
-                self.ctx.fetches += 1
+                self.ctx.ledger.fetches += 1
                 page = await self.ctx.fetcher.fetch(hit.url)
             doc = await extract_page(
                 page, max_chars=policy.max_text_chars, workers=policy.extract_workers

@@ -112,7 +112,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         gate=state.get("gate"),
         sub_questions=state["sub_questions"],
         model_errors=ctx.gateway.errors,
-        search_errors=ctx.search_errors,
+        search_errors=ctx.ledger.search_errors,
         open_leads=state.get("open_leads", []),
         created_at=ctx.clock(),
         extracted=state.get("extracted_claims"),

@@ -17,7 +17,7 @@ from deepresearch.recipes.employer import events as _events  # noqa: F401  (regi
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
 from deepresearch.recipes.employer.render import render_employer
-from deepresearch.settings import Settings
+from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes first)
@@ -43,6 +43,8 @@ class EmployerRecipe:
     #: RERANKER_TEMPERATURE 0.1 (the judge); classification keeps the engine's default
     role_temperatures: Mapping[Role, float] = {"researcher": 0.3, "judge": 0.1}
     multiline_question = True  # the question may be a pasted job posting
+    followups = None  # a profile is not followed up
+    evaluator = None  # nor evaluated: the firewall's checks are its own
 
     def request(self, question: str | None, options: Mapping[str, Any]) -> EmployerRequest:
         try:
@@ -101,10 +103,13 @@ class EmployerRecipe:
         return EmployerContext(run=run, lists=lists)
 
     def started(
-        self, request: EmployerRequest, settings: Settings, search: str
+        self, request: EmployerRequest, settings: SettingsGroups, search: str
     ) -> tuple[str, RunStarted]:
         return "Employer research started", RunStarted(
-            question=_describe(request), model=settings.model, search=search, recipe=self.name
+            question=_describe(request),
+            model=settings.models.model,
+            search=search,
+            recipe=self.name,
         )
 
     def result(self, values: Mapping[str, Any]) -> EmployerResult | None:

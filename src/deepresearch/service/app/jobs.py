@@ -17,14 +17,13 @@ import httpx
 from langchain_core.language_models import BaseChatModel
 
 from deepresearch.errors import RunNotFound
-from deepresearch.evaluation import evaluate_run
 from deepresearch.events import Sink
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.providers import build_role_models
 from deepresearch.models import EvalResult
 from deepresearch.models.pause import InputRequest
 from deepresearch.models.thread import Turn
-from deepresearch.recipes.registry import get_recipe
+from deepresearch.recipes.registry import evaluator, followups, get_recipe
 from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.none import NoSearch
@@ -35,9 +34,8 @@ from deepresearch.service.preflight import Check, Preflight
 from deepresearch.service.store import JobStore
 from deepresearch.service.worker import Resume, WorkerPool
 from deepresearch.settings import Settings
-from deepresearch.settings_groups import ServiceSettings
+from deepresearch.settings_groups import ModelSettings, ServiceSettings
 from deepresearch.settings_values import Role
-from deepresearch.threads import load_parent, thread_turns
 
 
 @dataclass
@@ -129,9 +127,14 @@ class ServerJobChecks:
         client = httpx.AsyncClient()
 
         def search(job: Settings) -> object:
-            return build_search_provider(job, client, local_factory=_no_index)
+            return build_search_provider(
+                job, client, data_dir=job.data_dir, local_factory=_no_index
+            )
 
-        models: Check[Settings] | None = build_role_models if self.runtime.models is None else None
+        def role_models(job: Settings) -> object:
+            return build_role_models(ModelSettings.of(job))
+
+        models: Check[Settings] | None = role_models if self.runtime.models is None else None
         self.preflight = Preflight(models, search if self.runtime.search is None else None)
 
     def refuse(self, recipe: str, options: Mapping[str, Any]) -> None:
@@ -139,13 +142,19 @@ class ServerJobChecks:
 
     async def evaluate(self, job: Job) -> EvalResult:
         settings = job_settings(self.settings, job.recipe, job.options)
-        return await evaluate_run(settings, job.id, models=self.runtime.models)
+        return await evaluator(job.recipe)(
+            settings,
+            ModelSettings.of(settings),
+            job.id,
+            secrets=settings.secrets(),
+            models=self.runtime.models,
+        )
 
     async def check_parent(self, run_id: str) -> None:
-        await load_parent(self.settings, run_id)
+        await followups().check_parent(self.settings, run_id)
 
     async def turns(self, run_id: str) -> list[Turn]:
-        return await thread_turns(self.settings, run_id)
+        return await followups().turns(self.settings, run_id)
 
 
 def _no_index(corpus: Path) -> SearchProvider:
