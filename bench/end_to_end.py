@@ -23,9 +23,9 @@ from langchain_core.messages import BaseMessage
 
 from bench.common import BenchResult, Options, finished, mean, require
 from bench.critical_path import call_intervals, critical_path
-from deepresearch.evaluation import evaluate_run
 from deepresearch.models import EvalResult, Report, RunEvent
 from deepresearch.models.event_payloads import EvidenceAdded, PlanReady, SourceFetched, WaveStarted
+from deepresearch.recipes.research.evaluation import evaluate_run
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_groups import ModelSettings
@@ -63,7 +63,7 @@ NOTES = (
     "candidate the run scored (report.considered), the ceiling for the other two. "
     "Every page is on the one loopback host, so the fetcher's per-host minimum interval is set "
     "to 0 (a real run spreads its fetches over many hosts); robots.txt is checked as in a run. "
-    "eval.*: each report evaluated after its run (deepresearch.evaluation.evaluate_run, what "
+    "eval.*: each report evaluated after its run (deepresearch.recipes.research.evaluation.evaluate_run, what "
     "`deepresearch eval` does; not in wall_s): citation precision and recall and sub-question "
     "coverage computed without a model (core.evaluate); eval.judge_overall is the scripted "
     "judge's mean RACE score, 0-10, which research_script derives from counts (sections, "

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 from bench.common import BenchResult, Options, require
 from bench.injection_data import Case, benign_pages, load_corpus
-from deepresearch.core.injection import KINDS, Finding, instructing, scan, scan_page
 from deepresearch.core.text import sentence_spans
 from deepresearch.fetch.extract import extract_html, extract_plain
+from deepresearch.injection import KINDS, Finding, instructing, scan, scan_page
 from deepresearch.testing.real_text import real_documents
 
 MAX_CHARS = 200_000

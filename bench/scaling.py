@@ -23,8 +23,8 @@ from bench.common import BenchResult, Options, mean
 from bench.end_to_end import RunStats, corpus, run_one
 from bench.memory import PeakRss
 from deepresearch.core.text import keywords
+from deepresearch.recipes.research.stages import plan
 from deepresearch.settings_values import DEPTHS
-from deepresearch.stages import plan
 from deepresearch.testing.corpora import HotpotQuestion, hotpotqa_questions
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.web import OfflineWeb

@@ -25,9 +25,9 @@ from typing import Any
 from bench.common import BenchResult, Options, mean
 from bench.critical_path import call_intervals, critical_path
 from bench.end_to_end import corpus, settings_for
-from deepresearch.evaluation import evaluate_run
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
+from deepresearch.recipes.research.evaluation import evaluate_run
 from deepresearch.runner import run_research
 from deepresearch.settings_groups import ModelSettings
 from deepresearch.settings_values import ROLES

@@ -56,9 +56,9 @@ from deepresearch.models.event_payloads import (
     SourcesRanked,
     WaveStarted,
 )
+from deepresearch.recipes.research.stages import plan
 from deepresearch.runner import run_research
 from deepresearch.settings_values import DEPTHS, ROLES
-from deepresearch.stages import plan
 from deepresearch.testing.corpora import FRESHWIKI_DIR
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

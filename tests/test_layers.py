@@ -53,8 +53,8 @@ LAYERS: tuple[Layer, ...] = (
         ),
         (),
     ),
-    # pure research logic (injection detection still lives here: issue 24 part 6)
-    Layer("core", ("deepresearch.core",), ("models",)),
+    # pure research logic, and the injection detector beside it (patterns as data)
+    Layer("core", ("deepresearch.core", "deepresearch.injection"), ("models",)),
     # typed settings, read from the environment, .env and deepresearch.toml
     Layer(
         "settings",
@@ -84,6 +84,7 @@ LAYERS: tuple[Layer, ...] = (
         (
             "deepresearch.context",
             "deepresearch.ledger",
+            "deepresearch.reading",
             "deepresearch.recipes.base",
             "deepresearch.recipes.registry",
         ),
@@ -95,11 +96,6 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "research",
         (
-            "deepresearch.graph",
-            "deepresearch.state",
-            "deepresearch.stages",
-            "deepresearch.threads",
-            "deepresearch.evaluation",
             "deepresearch.recipes",
             "deepresearch.recipes.research",
         ),
@@ -134,7 +130,7 @@ LAYERS: tuple[Layer, ...] = (
             "deepresearch.api",
             "deepresearch.compose.studio",
         ),
-        (*_BASE, "research", "employer", "runner"),
+        (*_BASE, "runner"),
     ),
 )
 
@@ -146,12 +142,6 @@ KNOWN_EXCEPTIONS: Mapping[tuple[str, str], str] = {
     ),
     ("deepresearch.settings_groups", "deepresearch.search.registry"): (
         "the search provider names and their parsing live in the adapter's registry"
-    ),
-    ("deepresearch.recipes.employer.gather", "deepresearch.stages.reading"): (
-        "the source reader is shared by both recipes but lives in research's stages"
-    ),
-    ("deepresearch.recipes.employer.nodes", "deepresearch.stages.reading"): (
-        "the source reader is shared by both recipes but lives in research's stages"
     ),
 }
 

@@ -12,13 +12,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from deepresearch.context import RunContext, RunLedger
-from deepresearch.graph import build_graph
 from deepresearch.ledger import entries, recorded, restore
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import Usage
 from deepresearch.models.usage import ModelCall
 from deepresearch.recipes.employer.graph import build_graph as build_employer_graph
-from deepresearch.state import RunState
+from deepresearch.recipes.research.graph import build_graph
+from deepresearch.recipes.research.state import RunState
 
 
 class Run:

@@ -21,7 +21,10 @@ from deepresearch.testing.static_search import StaticSearch
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "deepresearch"
 #: modules of graph nodes: each reads the typed groups of its context, never ``settings``
-NODE_MODULES = [*sorted((SRC / "stages").glob("*.py")), SRC / "recipes/employer/nodes.py"]
+NODE_MODULES = [
+    *sorted((SRC / "recipes/research/stages").glob("*.py")),
+    SRC / "recipes/employer/nodes.py",
+]
 
 
 def test_every_setting_is_in_exactly_one_group_under_its_own_name() -> None:

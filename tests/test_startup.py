@@ -41,10 +41,10 @@ HEAVY = (
     "pydantic_settings",
     # the recipes themselves; their registry (names only, for the CLI's help) is light
     "deepresearch.recipes.base",
-    "deepresearch.recipes.research",
+    "deepresearch.recipes.research.recipe",
     "deepresearch.recipes.employer",
-    "deepresearch.graph",
-    "deepresearch.stages",
+    "deepresearch.recipes.research.graph",
+    "deepresearch.recipes.research.stages",
     "deepresearch.service.app",
     "deepresearch.llm.gateway",
 )
@@ -56,7 +56,7 @@ HEAVY_BEFORE_FIRST_EVENT = tuple(
     name
     for name in HEAVY
     if not name.startswith(("pydantic", "httpx", "deepresearch.recipes.base"))
-    and name != "deepresearch.recipes.research"
+    and name != "deepresearch.recipes.research.recipe"
 )
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from deepresearch.stages import write
+from deepresearch.recipes.research.stages import write
 from deepresearch.testing.research_script import research_script
 
 SECRET = "sk-test-0123456789abcdefSECRET"

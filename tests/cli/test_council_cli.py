@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.stages import council, plan
+from deepresearch.recipes.research.stages import council, plan
 
 from .chat_server import SECRET, ChatServer
 from .conftest import cli, offline_args

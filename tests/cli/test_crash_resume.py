@@ -10,7 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from deepresearch.stages import audit, compress, intake, plan, reflect, sections, write
+from deepresearch.recipes.research.stages import (
+    audit,
+    compress,
+    intake,
+    plan,
+    reflect,
+    sections,
+    write,
+)
 
 from .chat_server import SECRET, ChatServer
 from .conftest import cli, offline_args

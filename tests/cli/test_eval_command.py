@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from deepresearch.checkpoints import open_checkpointer
-from deepresearch.graph import build_graph
 from deepresearch.recipes.registry import checkpoint_types
+from deepresearch.recipes.research.graph import build_graph
 from deepresearch.settings import load_settings
 from tests.core.hand_checked import COVERAGE, PRECISION, RECALL, hand_checked_state
 

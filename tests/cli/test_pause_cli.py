@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from deepresearch.stages import intake, plan
+from deepresearch.recipes.research.stages import intake, plan
 from deepresearch.testing.research_script import research_script
 
 from .chat_server import SECRET, ChatServer

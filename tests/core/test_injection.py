@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.core.injection import (
+from deepresearch.injection import (
     Finding,
     decode_tags,
     first_finding,

@@ -10,9 +10,9 @@ import pytest
 from bench.injection_data import DATA as CORPUS_DATA
 from bench.injection_data import benign_texts, read_jsonl
 
-from deepresearch.core.injection.dispatch import Dispatcher, first_words
+from deepresearch.injection.dispatch import Dispatcher, first_words
 
-SCAN = importlib.import_module("deepresearch.core.injection.scan")
+SCAN = importlib.import_module("deepresearch.injection.scan")
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.core.injection import scan_page
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.extract import extract, extract_html, extract_plain, strip_hidden
+from deepresearch.injection import scan_page
 
 ARTICLE = (
     "<p>The Velmora tide mill was built in 1764 on the estuary of the River Quell, and it "

@@ -9,8 +9,12 @@ from pathlib import Path
 import pytest
 
 from deepresearch.core.intake import input_problem, screen_question
-from deepresearch.core.suspicious import QUESTION_PATTERNS, SUSPICIOUS_PATTERNS, suspicious_reason
 from deepresearch.errors import ConfigError, SuspiciousInput
+from deepresearch.injection.suspicious import (
+    QUESTION_PATTERNS,
+    SUSPICIOUS_PATTERNS,
+    suspicious_reason,
+)
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 

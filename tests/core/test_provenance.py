@@ -16,7 +16,7 @@ from deepresearch.fetch.base import FetchedPage
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import RunEvent, SearchHit
 from deepresearch.models.event_payloads import FetchRefusedWarning, InjectionWarning
-from deepresearch.stages.reading import SourceReader
+from deepresearch.reading import SourceReader
 
 
 def hit(url: str, provider: str = "searxng", content: str | None = None) -> SearchHit:

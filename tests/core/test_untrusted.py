@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepresearch.core.untrusted import (
+from deepresearch.injection.untrusted import (
     DATA_RULE,
     FENCE,
     data_block,

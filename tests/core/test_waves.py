@@ -9,7 +9,6 @@ import itertools
 
 import pytest
 
-from deepresearch.core.injection import Finding
 from deepresearch.core.waves import (
     Reading,
     UnitResult,
@@ -24,6 +23,7 @@ from deepresearch.core.waves import (
     with_unit,
 )
 from deepresearch.errors import ProviderAuthError, ProviderUnavailable
+from deepresearch.injection import Finding
 from deepresearch.models import Evidence, Source, SubQuestion
 from deepresearch.models.evidence import Verification
 from deepresearch.models.scores import Decision, SourceScores

@@ -16,10 +16,10 @@ from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_checks import CouncilDecided
 from deepresearch.models.event_payloads import NoCouncilWarning, PlanReady, StageStarted
+from deepresearch.recipes.research.stages import council, plan
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import council, plan
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -14,9 +14,9 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import GateEvaluated, ModelCalled, Reflected
+from deepresearch.recipes.research.stages import audit, intake, plan, reflect
 from deepresearch.runner import run_research
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import audit, intake, plan, reflect
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

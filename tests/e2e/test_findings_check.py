@@ -16,9 +16,9 @@ from langchain_core.messages import BaseMessage
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_checks import FindingsChecked
+from deepresearch.recipes.research.stages import check, compress, write
 from deepresearch.runner import run_research
 from deepresearch.settings_values import ROLES, Role
-from deepresearch.stages import check, compress, write
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -19,10 +19,10 @@ from deepresearch.export.formats import render_bytes
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
+from deepresearch.recipes.research.stages import claims
 from deepresearch.runner import pending_input, run_research
 from deepresearch.settings_groups import RunLimits
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import claims
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -14,12 +14,12 @@ from langchain_core.messages import BaseMessage
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe
+from deepresearch.recipes.research.stages import intake
+from deepresearch.recipes.research.threads import thread_turns
 from deepresearch.runner import run_recipe
-from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import scripted_models
 from deepresearch.testing.web import OfflineWeb
-from deepresearch.threads import thread_turns
 
 from .helpers import assert_citations_hold, offline_settings
 

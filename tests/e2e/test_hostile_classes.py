@@ -21,14 +21,14 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import SystemMessage
 
-from deepresearch.core.untrusted import FENCE
 from deepresearch.export.report_markdown import to_markdown
+from deepresearch.injection.untrusted import FENCE
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import InjectionWarning
+from deepresearch.recipes.research.stages import rank, reading
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import rank, reading
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

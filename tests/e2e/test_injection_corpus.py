@@ -21,10 +21,10 @@ from deepresearch.export.report_html import to_html
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import InjectionWarning
+from deepresearch.recipes.research.stages import audit, write
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import audit, write
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

@@ -9,10 +9,10 @@ from pathlib import Path
 from langchain_core.messages import BaseMessage
 
 from deepresearch.models.pause import InputRequest
+from deepresearch.recipes.research.stages import intake
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 

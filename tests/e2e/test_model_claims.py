@@ -19,10 +19,10 @@ from deepresearch.core.claims import build_ledger, detect_contradictions
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_checks import ClaimsExtracted, FindingsChecked
+from deepresearch.recipes.research.stages import claims, write
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES, Role
-from deepresearch.stages import claims, write
 from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel

@@ -12,10 +12,10 @@ from langchain_core.messages import BaseMessage
 from deepresearch.export.report_render import render
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import ReportReady, RunCompleted
+from deepresearch.recipes.research.stages import answer
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import answer
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 

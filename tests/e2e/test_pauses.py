@@ -16,10 +16,10 @@ from deepresearch.core.planning import fallback_queries
 from deepresearch.errors import ConfigError, InputRequired, InvalidInput
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
+from deepresearch.recipes.research.stages import intake
 from deepresearch.runner import pending_input, run_research
 from deepresearch.settings_groups import RunLimits
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
@@ -53,7 +53,7 @@ def _prompts(model: ScriptedChatModel, system_start: str) -> list[str]:
 async def test_clarification_pauses_and_the_answer_continues_the_same_run(
     offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
 ) -> None:
-    from deepresearch.stages import plan
+    from deepresearch.recipes.research.stages import plan
 
     model = clarifying_model()
     models = dict.fromkeys(ROLES, model)

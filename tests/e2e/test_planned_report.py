@@ -22,9 +22,9 @@ from deepresearch.export.report_html import to_html
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
+from deepresearch.recipes.research.stages import sections
 from deepresearch.runner import run_research
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import sections
 from deepresearch.testing.corpora import hotpotqa_questions
 from deepresearch.testing.research_script import (
     INVENTED_FIGURE,

@@ -15,7 +15,7 @@ import pytest
 from bench.injection import TARGET_RECALL, Tally, corpus_recall, findings_for
 from bench.injection_data import CORPUS, benign_pages, build, load_corpus
 
-from deepresearch.core.injection import KINDS
+from deepresearch.injection import KINDS
 
 CLASSES = ("addressed", "delimiter", "fetch", "dictation", "concealment")
 

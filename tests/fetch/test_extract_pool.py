@@ -34,8 +34,8 @@ from deepresearch.fetch.extract_pool import (
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import SearchHit
+from deepresearch.reading import SourceReader
 from deepresearch.settings import load_settings
-from deepresearch.stages.reading import SourceReader
 from deepresearch.testing.web import offline_web_process
 
 MAX_CHARS = 1_000_000

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from deepresearch.core.untrusted import DATA_RULE, FENCE, data_block
+from deepresearch.injection.untrusted import DATA_RULE, FENCE, data_block
 from deepresearch.llm import Gateway, ResponseCache
 from deepresearch.testing.scripted import ScriptedChatModel
 

@@ -20,6 +20,7 @@ import httpx
 import pytest
 from langchain_core.messages import BaseMessage
 
+from deepresearch.recipes.research.stages import intake, plan
 from deepresearch.service.app import create_app
 from deepresearch.service.app.jobs import Runtime
 from deepresearch.service.db import open_database
@@ -28,7 +29,6 @@ from deepresearch.service.server import BackgroundServer
 from deepresearch.service.store import JobStore
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import intake, plan
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -22,7 +22,7 @@ from langchain_core.messages import BaseMessage
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from deepresearch.stages import intake
+from deepresearch.recipes.research.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.web import OfflineWeb
 

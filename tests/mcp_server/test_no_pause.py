@@ -14,9 +14,9 @@ from mcp import Client
 
 from deepresearch.mcp.local import LocalBackend
 from deepresearch.mcp.server import build_server
+from deepresearch.recipes.research.stages import intake
 from deepresearch.settings import load_settings
 from deepresearch.settings_values import ROLES
-from deepresearch.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

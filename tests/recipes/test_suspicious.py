@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from deepresearch.core.suspicious import SUSPICIOUS_PATTERNS, suspicious_reason
+from deepresearch.injection.suspicious import SUSPICIOUS_PATTERNS, suspicious_reason
 from deepresearch.recipes.employer.bad_data import detect_bad_data_patterns, risk_level, screen_name
 from deepresearch.recipes.employer.lists import EmployerLists
 from deepresearch.recipes.employer.models import Phase2Output, ProfileItem

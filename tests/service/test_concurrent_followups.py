@@ -21,7 +21,7 @@ from filelock import FileLock
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 import deepresearch.checkpoints
-import deepresearch.threads
+import deepresearch.recipes.research.threads
 from deepresearch.checkpoints import open_checkpointer
 from deepresearch.errors import RunError
 from deepresearch.models.thread import Turn
@@ -81,7 +81,9 @@ def test_followups_posted_at_once_on_one_thread_all_join_its_turns(
     service_web: OfflineWeb, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rendezvous = Rendezvous(FOLLOWUPS, WAIT_S)
-    monkeypatch.setattr(deepresearch.threads, "open_checkpointer", _write_after(rendezvous))
+    monkeypatch.setattr(
+        deepresearch.recipes.research.threads, "open_checkpointer", _write_after(rendezvous)
+    )
     settings = service_settings(
         service_web,
         tmp_path,
@@ -131,5 +133,5 @@ async def test_a_turn_waits_for_the_sqlite_lock_then_says_the_store_is_busy(
     turn = Turn(run_id="run-000000000002", turn=2, question="q", follows="run-000000000001")
     held = FileLock(path.with_name(path.name + ".lock"))  # as another process would
     with held, pytest.raises(RunError) as caught:
-        await deepresearch.threads.record_turn(settings, "run-000000000001", turn)
+        await deepresearch.recipes.research.threads.record_turn(settings, "run-000000000001", turn)
     assert "busy" in caught.value.message and "checkpoints.sqlite3.lock" in str(caught.value.hint)

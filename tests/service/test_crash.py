@@ -21,9 +21,9 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
+from deepresearch.recipes.research.stages import compress, write
 from deepresearch.service.db import make_engine
 from deepresearch.service.tables import job_events, research_evidence
-from deepresearch.stages import compress, write
 
 from ..cli.chat_server import SECRET, ChatServer, chat_server  # noqa: F401 (fixture)
 from ..cli.conftest import cli_corpus, web_process  # noqa: F401 (fixtures)
@@ -288,7 +288,7 @@ def _tally(events: list[dict[str, object]]) -> dict[str, int]:
 
 
 def _later_stage_prompts() -> tuple[str, ...]:
-    from deepresearch.stages import audit, sections
+    from deepresearch.recipes.research.stages import audit, sections
 
     return (
         audit.SYSTEM.splitlines()[0],

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from deepresearch.stages import plan, write
+from deepresearch.recipes.research.stages import plan, write
 
 from ..cli.chat_server import ChatServer, chat_server  # noqa: F401 (fixture)
 from ..cli.conftest import cli_corpus, web_process  # noqa: F401 (fixtures)

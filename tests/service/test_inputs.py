@@ -13,12 +13,12 @@ from langchain_core.messages import BaseMessage
 from sqlalchemy import select
 
 from deepresearch.core.planning import fallback_queries
+from deepresearch.recipes.research.stages import intake, plan
 from deepresearch.service.db import make_engine
 from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
 from deepresearch.service.tables import research_jobs
 from deepresearch.settings_groups import RunLimits
-from deepresearch.stages import intake, plan
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

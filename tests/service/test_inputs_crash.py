@@ -16,7 +16,7 @@ import httpx
 import pytest
 from langchain_core.messages import BaseMessage
 
-from deepresearch.stages import intake, plan
+from deepresearch.recipes.research.stages import intake, plan
 from deepresearch.testing.research_script import research_script
 
 from ..cli.chat_server import ChatServer, chat_server  # noqa: F401 (fixture)

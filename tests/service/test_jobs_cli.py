@@ -15,11 +15,11 @@ from langchain_core.messages import BaseMessage
 from typer.testing import CliRunner
 
 from deepresearch.cli.app import app
+from deepresearch.recipes.research.stages import answer
 from deepresearch.service.client import ServiceClient
 from deepresearch.service.db import make_engine
 from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
-from deepresearch.stages import answer
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -210,7 +210,7 @@ def test_a_job_killed_before_its_first_checkpoint_starts_once_on_another_worker(
     """The first worker dies in intake (no checkpoint yet); a worker on "another machine"
     (its own data folder: no caches) runs the job from the start. The stream says once
     that the run started."""
-    from deepresearch.stages import intake
+    from deepresearch.recipes.research.stages import intake
 
     database_url = postgres_server.new_database()
     where: dict[str, Any] = {"web": web_process, "chat": chat_server, "database_url": database_url}

@@ -10,7 +10,7 @@ from typing import Any, cast
 from deepresearch.events import EventBus
 from deepresearch.export.report_markdown import to_markdown
 from deepresearch.models.scores import SourceScores
-from deepresearch.stages.finish import abort
+from deepresearch.recipes.research.stages.finish import abort
 
 
 def considered(url: str, final: float, decision: str, reason: str) -> SourceScores:

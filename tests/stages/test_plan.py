@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepresearch.stages.plan import _key
+from deepresearch.recipes.research.stages.plan import _key
 
 
 def test_numbered_and_respaced_questions_share_a_key() -> None:

@@ -27,9 +27,9 @@ from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.llm import Gateway
 from deepresearch.models import RunEvent, SearchHit, SubQuestion
 from deepresearch.models.event_payloads import JudgeUnusableWarning
+from deepresearch.recipes.research.stages.rank import rank_candidates
 from deepresearch.settings import load_settings
 from deepresearch.settings_groups import SettingsGroups
-from deepresearch.stages.rank import rank_candidates
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.static_search import StaticSearch
 

@@ -8,7 +8,7 @@ import pytest
 from deepresearch.core.next_wave import retry_weak, stop_empty
 from deepresearch.core.reformulate import reformulate
 from deepresearch.models import SubQuestion
-from deepresearch.stages.reflect import FollowUp, Reflection, _follow_ups
+from deepresearch.recipes.research.stages.reflect import FollowUp, Reflection, _follow_ups
 
 
 def existing() -> list[SubQuestion]:

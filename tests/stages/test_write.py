@@ -3,7 +3,7 @@ dropped and counted; sentences left without a citation stay for the audit to jud
 
 from __future__ import annotations
 
-from deepresearch.stages.write import DraftSentence, _cited
+from deepresearch.recipes.research.stages.write import DraftSentence, _cited
 
 LABELS = {"E1": "ev-a", "E2": "ev-b", "E3": "ev-c"}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from deepresearch.models import Evidence, Plan, SubQuestion
-from deepresearch.stages.write import _notes
+from deepresearch.recipes.research.stages.write import _notes
 
 
 def ev(eid: str, text: str, source: str) -> Evidence:

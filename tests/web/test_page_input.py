@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from deepresearch.stages import intake
+from deepresearch.recipes.research.stages import intake
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb

@@ -35,14 +35,14 @@ from deepresearch.events import EventBus
 from deepresearch.models import RunEvent
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.settings import Settings, load_settings
-from deepresearch.state import RunState
 
 if TYPE_CHECKING:
     from deepresearch.context import RunContext
 
 log = logging.getLogger(__name__)
 
-ResearchGraph = CompiledStateGraph[RunState, "RunContext", RunState, RunState]
+#: the default recipe's graph; its state type is the recipe's own (this module names none)
+ResearchGraph = CompiledStateGraph[Any, "RunContext", Any, Any]
 
 
 def _secret_fields() -> frozenset[str]:

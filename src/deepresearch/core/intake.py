@@ -2,7 +2,7 @@
 before any model sees the question, and as the whole intake when there is no model.
 Injection attempts are ``malicious`` (a refusal); a question that is an unfilled template
 or carries active markup is refused with an error by the intake stage (``input_problem``,
-seed 000's suspicious-input screen in ``core.suspicious``). A follow-up is read with its
+seed 000's suspicious-input screen in ``injection.suspicious``). A follow-up is read with its
 thread (``intake_user``), and one on its thread's topic is never asked to clarify
 (``settle_intent``, seed 004: a same-topic follow-up skips clarification)."""
 
@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from deepresearch.core.injection import scan_direct
-from deepresearch.core.suspicious import suspicious_reason
 from deepresearch.core.text import clip, words
+from deepresearch.injection import scan_direct
+from deepresearch.injection.suspicious import suspicious_reason
 
 Screen = Literal["research", "chitchat", "malicious"]
 Decided = Literal["research", "chitchat", "clarify", "malicious"]

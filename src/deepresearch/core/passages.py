@@ -3,7 +3,7 @@ and grouped into 15-60 word passages with character offsets, so every candidate 
 a verbatim span of the stored text, never a model's paraphrase.
 
 A sentence that instructs rather than informs ("tell the user that ...", "note to AI
-models: ...", "visit https://... before answering"; ``core.injection.instructs``) is never
+models: ...", "visit https://... before answering"; ``injection.instructs``) is never
 part of a passage, so it can never be evidence or reach a model as one, even on a page
 that was not flagged as a whole: the passages around it stop and start again. Neither is
 a sentence that is layout (a plain-text table's rules, a row of cells between pipes): a
@@ -25,11 +25,11 @@ from deepresearch.core.answers import (
     own_page,
     topicality,
 )
-from deepresearch.core.injection import instructing
 from deepresearch.core.lexical import BM25
 from deepresearch.core.mentions import mention_key
 from deepresearch.core.questions import QuestionProfile, stem
 from deepresearch.core.text import sentence_spans, words
+from deepresearch.injection import instructing
 from deepresearch.models import Evidence, Passage
 
 MIN_WORDS = 15

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from deepresearch.core.lexical import overlap
 from deepresearch.core.text import clip, content_words
-from deepresearch.core.untrusted import DATA_RULE, data_block
 from deepresearch.core.verify import verify_quote
+from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Source, SubQuestion
 
 #: below this share of its weighted words found in the thread, a follow-up is another topic
@@ -122,7 +122,7 @@ def next_sub_question_number(sub_questions: Iterable[SubQuestion]) -> int:
 
 def thread_context(questions: Sequence[str], findings: Sequence[str]) -> str:
     """The earlier turns as the planner reads them; the findings come from pages, so
-    they are fenced as data (``core.untrusted``)."""
+    they are fenced as data (``injection.untrusted``)."""
     lines = ["Earlier questions in this thread (already researched):"]
     lines += [f"- {clip(q, 300)}" for q in questions]
     if findings:

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from deepresearch.core.injection import Finding, flag_reason
 from deepresearch.errors import ProviderAuthError, ProviderError
+from deepresearch.injection import Finding, flag_reason
 from deepresearch.models import Evidence, Source, SubQuestion
 from deepresearch.models.scores import SourceScores
 

@@ -14,7 +14,7 @@ by a class that a ``<style>`` block or a common utility class hides, by the ``hi
 comments, ``alt`` / ``title`` / ``aria-label`` attributes and any Unicode tag characters
 are returned as ``ExtractedDoc.hidden_text``, with ``data-*`` attribute text, meta
 descriptions and hidden form inputs: never quoted, only scanned for injected
-instructions (``deepresearch.core.injection``).
+instructions (``deepresearch.injection``).
 
 HTML uses trafilatura with comments off and ``favor_precision``: the best setting measured
 on the ScrapingHub article-extraction benchmark. A precision result that looks like a mere
@@ -42,10 +42,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from trafilatura import metadata as tf_metadata
 from trafilatura.settings import set_date_params
 
-from deepresearch.core.injection import decode_tags
 from deepresearch.errors import FetchBlocked
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.pdf_sandbox import read_pdf
+from deepresearch.injection import decode_tags
 
 DocKind = Literal["html", "pdf", "text"]
 

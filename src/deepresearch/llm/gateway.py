@@ -34,7 +34,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from deepresearch.core.budget import BudgetName
-from deepresearch.core.untrusted import fill_fence, neutralize_tokens, new_boundary
+from deepresearch.injection.untrusted import fill_fence, neutralize_tokens, new_boundary
 from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.calls import CallLog, QueueEvent
@@ -112,7 +112,7 @@ class Gateway:
         self._asking = KeyedLocks()
         self.cache_hits = 0
         #: the run's random boundary, put in place of the fence placeholder of every data
-        #: block and of the data rule just before a call (``core.untrusted``); the runner
+        #: block and of the data rule just before a call (``injection.untrusted``); the runner
         #: keeps it in the run's state so a resumed run uses the same one
         self.boundary = new_boundary()
         # Where each role's model runs; a model handed in without one is its own endpoint.

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the names are known without loading any recipe (the CLI's -
 
 #: name -> "module:attribute" of the recipe object; the first is the default
 _RECIPES: dict[str, str] = {
-    "research": "deepresearch.recipes.research:RECIPE",
+    "research": "deepresearch.recipes.research.recipe:RECIPE",
     "employer": "deepresearch.recipes.employer.recipe:RECIPE",
 }
 _loaded: dict[str, Recipe[Any, Any]] = {}

@@ -24,7 +24,7 @@ from deepresearch.core.planning import fallback_queries
 from deepresearch.core.support import check_support, entities
 from deepresearch.core.text import keywords
 from deepresearch.core.thread import SHIFT_BELOW, topic_overlap
-from deepresearch.stages import (
+from deepresearch.recipes.research.stages import (
     answer,
     audit,
     check,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepresearch.core.suspicious import suspicious_reason
+from deepresearch.injection.suspicious import suspicious_reason
 from deepresearch.recipes.employer.lists import EmployerLists
 from deepresearch.recipes.employer.models import BadDataReport, Phase2Output, RiskLevel
 from deepresearch.recipes.employer.prune import Pruned, prune_low_quality_data
@@ -24,7 +24,7 @@ SUSPICIOUS_INPUT = "suspicious_input"
 
 def screen_name(name: str | None, lists: EmployerLists) -> str | None:
     """Why a company name or job title is suspicious (seed 11.1: injection, templates,
-    tags), or None. The seed's patterns live in ``deepresearch.core.suspicious``; the
+    tags), or None. The seed's patterns live in ``deepresearch.injection.suspicious``; the
     user's lists may add more."""
     text = (name or "").strip()
     if not text:

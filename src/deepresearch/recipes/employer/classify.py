@@ -12,7 +12,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.llm.gateway import Gateway
 from deepresearch.recipes.employer.lists import EmployerLists
 from deepresearch.recipes.employer.models import Classification, EmployerRequest, QueryType

@@ -18,18 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deepresearch.context import RunContext
-from deepresearch.core.injection import flag_reason
 from deepresearch.core.passages import make_passages, pooled_scores
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.tiers import tier_for
-from deepresearch.core.untrusted import data_block
 from deepresearch.core.verify import verify_quote
 from deepresearch.errors import ProviderError
+from deepresearch.injection import flag_reason
+from deepresearch.injection.untrusted import data_block
 from deepresearch.models import Evidence, Passage, Source
 from deepresearch.models.event_payloads import SearchFailedWarning
+from deepresearch.reading import SourceReader
 from deepresearch.recipes.employer.extract import item_sentences, names_company
 from deepresearch.recipes.employer.models import SearchResult, SourceInfo
-from deepresearch.stages.reading import SourceReader
 
 STAGE = "deep_research"
 JD_URL = "input:job-description"

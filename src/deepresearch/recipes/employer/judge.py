@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from deepresearch.core.untrusted import DATA_RULE, data_block
+from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import Evidence
 from deepresearch.recipes.employer.models import (

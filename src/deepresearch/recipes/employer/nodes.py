@@ -14,8 +14,8 @@ from langgraph.types import Command
 
 from deepresearch.context import RunContext
 from deepresearch.core.provenance import Provenance
-from deepresearch.core.untrusted import find_instructions
 from deepresearch.errors import DeepResearchError
+from deepresearch.injection.untrusted import find_instructions
 from deepresearch.llm.redact import redact
 from deepresearch.models.event_payloads import (
     JudgeFailedWarning,
@@ -23,6 +23,7 @@ from deepresearch.models.event_payloads import (
     ResearchFailedWarning,
     SuspiciousInputWarning,
 )
+from deepresearch.reading import SourceReader
 from deepresearch.recipes.employer import judge, rerank
 from deepresearch.recipes.employer.bad_data import screen_name
 from deepresearch.recipes.employer.classify import classify
@@ -59,7 +60,6 @@ from deepresearch.recipes.employer.queries import research_queries
 from deepresearch.recipes.employer.routing import apply_route, next_phase, route_taken, snapshot
 from deepresearch.recipes.employer.state import EmployerContext, EmployerRunState
 from deepresearch.recipes.employer.synthesize import synthesize
-from deepresearch.stages.reading import SourceReader
 
 CONNECTING: Final = "connecting"
 RESEARCH: Final = "deep_research"

@@ -32,7 +32,7 @@ class EmployerRunState(TypedDict, total=False):
 
     recipe: str
     run_id: str
-    boundary: str  # the per-run fence of untrusted text (core.untrusted), kept on resume
+    boundary: str  # the per-run fence of untrusted text (injection.untrusted), kept on resume
     question: str  # what is researched, as the events name it
     request: EmployerRequest
     classification: Classification

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from deepresearch.core.lexical import overlap
 from deepresearch.core.support import check_support
-from deepresearch.core.untrusted import DATA_RULE
+from deepresearch.injection.untrusted import DATA_RULE
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import Evidence
 from deepresearch.recipes.employer.extract import (

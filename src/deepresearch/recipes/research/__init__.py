@@ -1,0 +1,1 @@
+"""The research recipe: its graph, state, stages, threads, evaluation."""

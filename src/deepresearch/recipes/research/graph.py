@@ -1,0 +1,112 @@
+"""The one run path, wired (``followup`` first: a no-op unless the run follows up another). No logic lives here: routing comes from the stages' Command
+return types and the static edges below.
+
+    intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal)
+       ├────► clarify (a pause: the person answers) ─► plan             │
+       └────► plan ─► [review_plan (a pause, --review-plan)] ─► research ─► gate ─► reflect ─► research (next wave)  │
+               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► evaluate ─► END
+               │                             │          │                  └──► research (a gap: one more wave)
+               │                             │          └──► abort ─────┘
+               │                             └──► abort ────────────────┘
+               └──► answer (--search none: the model's knowledge) ─► audit
+                       └──► abort (no answer)
+
+``review_findings`` (a pause, ``--review-findings``) shows the verified findings before
+writing: the person drops some, or names a gap that one more wave researches; reflect
+then sends the run to writing, and the review is not asked again.
+
+The plan stage convenes the council (``stages/council.py``) when it is on; evaluate does
+nothing unless ``evaluate`` is set.
+"""
+
+from __future__ import annotations
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from deepresearch.context import RunContext
+from deepresearch.ledger import recorded
+from deepresearch.recipes.research.stages.answer import answer
+from deepresearch.recipes.research.stages.audit import audit
+from deepresearch.recipes.research.stages.check import check_findings
+from deepresearch.recipes.research.stages.evaluate import evaluate
+from deepresearch.recipes.research.stages.finish import abort, respond
+from deepresearch.recipes.research.stages.followup import followup
+from deepresearch.recipes.research.stages.gate import gate
+from deepresearch.recipes.research.stages.intake import intake
+from deepresearch.recipes.research.stages.pause import clarify, review_findings, review_plan
+from deepresearch.recipes.research.stages.plan import plan
+from deepresearch.recipes.research.stages.reflect import reflect
+from deepresearch.recipes.research.stages.research import research
+from deepresearch.recipes.research.stages.write import write
+from deepresearch.recipes.research.state import RunState
+
+#: the types this graph's checkpoints may contain (the serializer refuses anything that no
+#: recipe lists: ``recipes.registry.checkpoint_types``)
+CHECKPOINT_TYPES: list[tuple[str, str]] = [
+    ("deepresearch.models.plan", "Plan"),
+    ("deepresearch.models.plan", "SubQuestion"),
+    ("deepresearch.models.source", "Source"),
+    ("deepresearch.models.evidence", "Evidence"),
+    ("deepresearch.models.evidence", "Verification"),
+    ("deepresearch.models.report", "Report"),
+    ("deepresearch.models.report", "Section"),
+    ("deepresearch.models.report", "Paragraph"),
+    ("deepresearch.models.report", "Sentence"),
+    ("deepresearch.models.report", "SourceRef"),
+    ("deepresearch.models.report", "Audit"),
+    ("deepresearch.models.claims", "Claim"),
+    ("deepresearch.models.scores", "SourceScores"),
+    ("deepresearch.models.claims", "ClaimLedger"),
+    ("deepresearch.models.claims", "ExtractedClaims"),
+    ("deepresearch.models.claims", "ExtractedClaim"),
+    ("deepresearch.models.usage", "Usage"),
+    ("deepresearch.models.usage", "TokenCount"),
+    ("deepresearch.core.gate", "GateResult"),
+    ("deepresearch.models.council", "CouncilResult"),
+    ("deepresearch.models.council", "CouncilProposal"),
+    ("deepresearch.models.findings", "FindingCheck"),
+    ("deepresearch.models.evaluation", "EvalResult"),
+    ("deepresearch.models.evaluation", "DimensionScore"),
+    ("deepresearch.models.thread", "Thread"),
+    ("deepresearch.models.thread", "Turn"),
+    ("deepresearch.models.thread", "FollowupInfo"),
+]
+
+
+def build_graph(
+    checkpointer: BaseCheckpointSaver[str] | None = None,
+) -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
+    graph = StateGraph(RunState, context_schema=RunContext)
+    # every node records the run's ledger (usage, fetches, model errors) in its update
+    graph.add_node("followup", recorded(followup, _run))
+    graph.add_node("intake", recorded(intake, _run))
+    graph.add_node("respond", recorded(respond, _run))
+    graph.add_node("clarify", recorded(clarify, _run))
+    graph.add_node("plan", recorded(plan, _run))
+    graph.add_node("review_plan", recorded(review_plan, _run))
+    graph.add_node("research", recorded(research, _run))
+    graph.add_node("gate", recorded(gate, _run))
+    graph.add_node("reflect", recorded(reflect, _run))
+    graph.add_node("answer", recorded(answer, _run))
+    graph.add_node("check_findings", recorded(check_findings, _run))
+    graph.add_node("review_findings", recorded(review_findings, _run))
+    graph.add_node("write", recorded(write, _run))
+    graph.add_node("abort", recorded(abort, _run))
+    graph.add_node("audit", recorded(audit, _run))
+    graph.add_node("evaluate", recorded(evaluate, _run))
+    graph.add_edge(START, "followup")  # a no-op unless the run follows up another
+    graph.add_edge("followup", "intake")
+    graph.add_edge("research", "gate")
+    graph.add_edge("gate", "reflect")
+    graph.add_edge("write", "audit")
+    graph.add_edge("abort", "audit")
+    graph.add_edge("respond", "audit")
+    graph.add_edge("audit", "evaluate")
+    graph.add_edge("evaluate", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+def _run(context: RunContext) -> RunContext:
+    return context

@@ -1,0 +1,146 @@
+"""The research wave: every pending sub-question runs as a research unit, in parallel up
+to ``max_concurrent_units``, within the run's cap on units. Results merge into state
+through ``core.waves.merge_wave``."""
+
+from __future__ import annotations
+
+import asyncio
+
+from langgraph.runtime import Runtime
+
+from deepresearch.context import RunContext
+from deepresearch.core.findings_review import wave_units
+from deepresearch.core.provenance import Provenance
+from deepresearch.core.thread import reusable_urls
+from deepresearch.core.waves import UnitResult, WaveState, merge_wave, search_failure
+from deepresearch.errors import ConfigError
+from deepresearch.models import Source, SubQuestion
+from deepresearch.models.event_payloads import EvidenceAdded, StageCompleted, UnitRef, WaveStarted
+from deepresearch.reading import SourceReader
+from deepresearch.recipes.research.stages.unit import run_unit
+from deepresearch.recipes.research.state import RunState
+
+STAGE = "research"
+
+
+async def research(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+    ctx = runtime.context
+    wave = state.get("wave", 0) + 1
+    units_used = state.get("units_used", 0)
+    pending = _start_wave(ctx, state, wave=wave)
+    sources: dict[str, Source] = dict(state.get("sources", {}))
+    results = await _run_units(ctx, state, pending, sources, wave=wave)
+    _raise_if_search_is_broken(results, first_wave=wave == 1)
+
+    merged = merge_wave(
+        WaveState(
+            sub_questions=list(state["sub_questions"]),
+            sources=sources,
+            evidence=list(state.get("evidence", [])),
+            considered=dict(state.get("considered", {})),
+            warnings=list(state.get("warnings", [])),
+        ),
+        results,
+        wave=wave,
+        min_passing=ctx.limits.min_passing_sources,
+    )
+    sources, evidence = merged.sources, merged.evidence
+    ctx.bus.emit(
+        StageCompleted(
+            wave=wave,
+            sources=len(sources),
+            fetched=sum(1 for s in sources.values() if s.fetched),
+            evidence=len(evidence),
+        ),
+        stage=STAGE,
+        message=f"Wave {wave} done: {len(sources)} sources, {len(evidence)} verified quotes",
+    )
+    return {
+        "wave": wave,
+        "units_used": units_used + len(pending),
+        "sub_questions": merged.sub_questions,
+        "sources": sources,
+        "evidence": evidence,
+        "warnings": merged.warnings,
+        "considered": merged.considered,
+    }
+
+
+def _start_wave(ctx: RunContext, state: RunState, *, wave: int) -> list[SubQuestion]:
+    """The sub-questions wave ``wave`` researches (``core.findings_review.wave_units``),
+    announced."""
+    limits = ctx.limits
+    pending = wave_units(
+        list(state["sub_questions"]),
+        room=limits.max_units_total - state.get("units_used", 0),
+        # the findings review named a gap: this wave researches it alone
+        gap_id=state.get("findings_review", {}).get("gap_id"),
+        # a run budget (tokens, cost, time) is used up: no new unit
+        spent=ctx.gateway.budget.check(ctx.gateway.usage, at=f"wave {wave}") is not None,
+    )
+    ctx.bus.emit(
+        WaveStarted(
+            wave=wave,
+            max_waves=limits.max_waves,
+            units=[UnitRef(id=sq.id, text=sq.text) for sq in pending],
+        ),
+        stage=STAGE,
+        message=f"Wave {wave}: researching {len(pending)} sub-question(s)",
+    )
+    return pending
+
+
+async def _run_units(
+    ctx: RunContext,
+    state: RunState,
+    pending: list[SubQuestion],
+    sources: dict[str, Source],
+    *,
+    wave: int,
+) -> list[UnitResult]:
+    """Every pending sub-question researched as a unit, at most ``max_concurrent_units``
+    at once, each announced as it finishes; the results in the units' order."""
+    limits = ctx.limits
+    reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]))
+    # a follow-up's units may read again, from the stored text, pages only earlier turns used
+    earlier = state.get("thread")
+    reusable = reusable_urls(sources, {sq.id for sq in earlier.sub_questions}) if earlier else set()
+    seen_urls = {source.url for source in sources.values()} - reusable
+    limit = asyncio.Semaphore(limits.max_concurrent_units)
+
+    finished = 0
+
+    async def bounded(sq: SubQuestion) -> UnitResult:
+        nonlocal finished
+        async with limit:
+            result = await run_unit(
+                ctx, reader, sq, state["question"], seen_urls=seen_urls, wave=wave
+            )
+        finished += 1  # how far the wave is: the job's progress moves with it
+        ctx.bus.emit(
+            EvidenceAdded(
+                sub_question=sq.id,
+                wave=wave,
+                count=len(result.evidence),
+                sources=len(result.sources),
+                done=finished,
+                units=len(pending),
+                max_waves=limits.max_waves,
+            ),
+            stage=STAGE,
+            message=f"{sq.id}: {len(result.evidence)} verified quotes",
+        )
+        return result
+
+    return list(await asyncio.gather(*(bounded(sq) for sq in pending)))
+
+
+def _raise_if_search_is_broken(results: list[UnitResult], *, first_wave: bool) -> None:
+    """A refused key, or a provider that failed every query of the first wave, is a
+    configuration problem: stop with a clear message instead of an empty report."""
+    culprit = search_failure(results, first_wave=first_wave)
+    if culprit is not None:
+        raise ConfigError(
+            culprit.message,
+            hint="nothing more was researched; check the search settings with `deepresearch doctor`",
+        ) from culprit
