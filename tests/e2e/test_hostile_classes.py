@@ -22,7 +22,7 @@ import pytest
 from langchain_core.messages import SystemMessage
 
 from deepresearch.core.untrusted import FENCE
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import InjectionWarning
 from deepresearch.runner import run_research

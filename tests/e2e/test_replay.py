@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import to_json
+from deepresearch.export.report_render import to_json, to_markdown
 from deepresearch.models import Report
 from deepresearch.replay.play import export_recording, replay_run
 from deepresearch.runner import run_research

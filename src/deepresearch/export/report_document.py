@@ -1,5 +1,5 @@
-"""A research Report as the page-neutral ``models.document.Document`` the PDF and DOCX
-exports draw (``report_document``). Pure.
+"""A research Report as the page-neutral ``models.document.Document`` every export draws
+(``report_document``): the markdown (``export.markdown``), the PDF and the DOCX. Pure.
 
 It carries what the markdown shows, in the same order and by the same rules (the
 report's words in ``export.report_text``): model and page text is neutralized (no images,
@@ -37,13 +37,15 @@ from deepresearch.models.document import (
     ItemList,
     Paragraph,
     ParagraphStyle,
+    Source,
+    SourceList,
     Span,
     Table,
 )
 
 
 def report_document(report: Report) -> Document:
-    """The report as a Document: what ``to_markdown`` shows, in the same order."""
+    """The report as a Document: its words, in the order every format shows them."""
     numbers = citation_numbers(report)
     allowed = frozenset(url_key(ref.url) for ref in report.sources)
     urls = {ref.number: ref.url for ref in report.sources}
@@ -54,7 +56,7 @@ def report_document(report: Report) -> Document:
     blocks: list[Block] = [Heading(1, clean(report.title))]
     if report.notice:
         blocks.append(Paragraph((Span(clean(report.notice)),), "notice"))
-    blocks += [Paragraph((Span(line),), "notice") for line in header_lines(report)]
+    blocks += [Paragraph((Span(line, own=True),), "notice") for line in header_lines(report)]
     if report.summary:
         blocks.append(Paragraph(_sentences(report.summary, numbers, urls, allowed)))
     for section in report.sections:
@@ -77,30 +79,27 @@ def report_document(report: Report) -> Document:
             blocks.append(Heading(2, heading))
             blocks.append(ItemList(tuple((Span(clean(item)),) for item in items)))
     if report.sources:
-        blocks.append(Heading(2, "Sources"))
         quotes = quotes_by_source(report)
-        for ref in report.sources:
-            blocks.append(
-                Paragraph(
-                    (
-                        Span(f"[{ref.number}] ", bold=True),
-                        Span(clean(ref.title or ref.url), url=ref.url),
-                        Span(f" — {clean(ref.domain)}"),
-                    )
-                )
+        listed = (
+            Source(
+                ref.number,
+                clean(ref.title or ref.url),
+                ref.url,
+                clean(ref.domain),
+                tuple(clean(item.quote) for item in quotes.get(ref.id, [])),
             )
-            blocks += [
-                Paragraph((Span(f"“{clean(item.quote)}”"),), "quote")
-                for item in quotes.get(ref.id, [])
-            ]
+            for ref in report.sources
+        )
+        blocks += [Heading(2, "Sources"), SourceList(tuple(listed))]
     if report.considered:
         blocks += _considered(report, allowed)
     summary = audit_line(report)
     if summary:
-        blocks.append(Paragraph((Span(summary, italic=True),), "note"))
+        blocks.append(Paragraph((Span(summary, italic=True, own=True),), "note"))
     if report.evaluation is not None:
         blocks += _evaluation(report.evaluation, clean)
-    blocks.append(Paragraph((Span(usage_line(report).strip("_"), italic=True),), "note"))
+    usage = Span(usage_line(report).strip("_"), italic=True, own=True)
+    blocks.append(Paragraph((usage,), "note"))
     return Document(
         title=clean(report.title),
         blocks=tuple(blocks),
@@ -123,7 +122,7 @@ def _sentences(
         marks = cite_marks(sentence, numbers)
         if marks:
             spans.append(Span(" "))
-        spans += [Span(f"[{n}]", url=urls.get(n)) for n in marks]
+        spans += [Span(f"[{n}]", url=urls.get(n), cite=n) for n in marks]
         flag = audit_flag(sentence)
         if flag:
             spans += [Span(" "), Span(flag, mark=True)]
@@ -137,7 +136,7 @@ def _considered(report: Report, allowed: Collection[str]) -> list[Block]:
     several = len(counts) > 1
     blocks: list[Block] = [Heading(2, "Sources considered")]
     if several:
-        blocks.append(Paragraph((Span(counts_line(counts)),), "note"))
+        blocks.append(Paragraph((Span(counts_line(counts), own=True),), "note"))
     header = ("source", *(("found by",) if several else ()), "tier", "signal", "model", "final")
     header += ("decision",)
     widths = (0.3, *((0.1,) if several else ()), 0.12, 0.07, 0.07, 0.07)
@@ -146,20 +145,22 @@ def _considered(report: Report, allowed: Collection[str]) -> list[Block]:
     for s in report.considered:
         name = flat(neutralize(considered_name(s), allowed))
         cited = url_key(s.url) in allowed
-        where = Span(name, url=s.url) if cited else Span(f"{name} {s.url}")
+        where = (
+            (Span(name, url=s.url),) if cited else (Span(name), Span(" "), Span(s.url, code=True))
+        )
         model = "–" if s.model_score is None else f"{s.model_score:.2f}"
         cells = [where]
         if several:
-            cells.append(Span(flat(neutralize(", ".join(s.providers), allowed))))
+            cells.append((Span(flat(neutralize(", ".join(s.providers), allowed))),))
         cells += [
-            Span(s.tier),
-            Span(f"{s.signal_score:.2f}"),
-            Span(model),
-            Span(f"{s.final:.2f}", bold=True),
-            Span(flat(neutralize(s.reason, allowed))),
+            (Span(s.tier, own=True),),
+            (Span(f"{s.signal_score:.2f}", own=True),),
+            (Span(model, own=True),),
+            (Span(f"{s.final:.2f}", bold=True, own=True),),
+            (Span(flat(neutralize(s.reason, allowed))),),
         ]
         rows.append(tuple(cells))
-    blocks.append(Table(header, tuple(rows), widths))
+    blocks.append(Table(header, tuple(rows), widths, "considered"))
     return blocks
 
 
@@ -169,7 +170,7 @@ def _evaluation(result: EvalResult, clean: Callable[[str], str]) -> list[Block]:
     reasons are a model's words, so ``clean`` neutralizes them)."""
     blocks: list[Block] = [
         Heading(2, HEADING),
-        ItemList(tuple((Span(line),) for line in figures(result))),
+        ItemList(tuple((Span(line, own=True),) for line in figures(result))),
     ]
     judged = judge_line(result)
     if judged:
@@ -177,13 +178,14 @@ def _evaluation(result: EvalResult, clean: Callable[[str], str]) -> list[Block]:
     if result.scores:
         rows = tuple(
             (
-                Span(DIMENSION_NAMES[score.dimension]),
-                Span(f"{score.score:.1f}", bold=True),
-                Span(clean(score.reason)),
+                (Span(DIMENSION_NAMES[score.dimension], own=True),),
+                (Span(f"{score.score:.1f}", bold=True, own=True),),
+                (Span(clean(score.reason)),),
             )
             for score in result.scores
         )
-        blocks.append(Table(("dimension", "score", "reason"), rows, (0.22, 0.1, 0.68)))
+        header = ("dimension", "score", "reason")
+        blocks.append(Table(header, rows, (0.22, 0.1, 0.68), "evaluation"))
     return blocks
 
 
@@ -192,18 +194,14 @@ def _table(
 ) -> Table:
     """A report's table (key facts, or a planned table, timeline or comparison) with a
     "Source" column of citation marks (and the audit's flag on a row), as the
-    markdown and HTML draw it. A cell holds one span, so a row citing one source links to
-    it; a row citing several shows their marks as text (the Sources list links them)."""
+    markdown and HTML draw it."""
     rows = []
     for row in table.rows:
         cited = row_sentence(row)
-        marks = cite_marks(cited, numbers)
         flag = audit_flag(cited)
-        source = Span(
-            "".join(f"[{n}]" for n in marks) + (f" {flag}" if flag else ""),
-            url=urls.get(marks[0]) if len(marks) == 1 else None,
-        )
-        rows.append((*(Span(clean(cell)) for cell in row.cells), source))
+        source = tuple(Span(f"[{n}]", url=urls.get(n), cite=n) for n in cite_marks(cited, numbers))
+        source += (Span(" "), Span(flag, mark=True)) if flag else ()
+        rows.append((*((Span(clean(cell)),) for cell in row.cells), source))
     share = 0.88 / max(1, len(table.columns))
     widths = (*(share for _ in table.columns), 0.12)
     return Table((*map(clean, table.columns), "Source"), tuple(rows), widths)

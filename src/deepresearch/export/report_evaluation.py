@@ -1,7 +1,7 @@
-"""The "Evaluation" section of a rendered report (markdown and HTML; its words for the
-page-neutral document too), when the report was evaluated. Pure. The judge's reasons are
-a model's words: each renderer passes its own escaping in, so they are neutralized like
-every other model text."""
+"""The "Evaluation" section of a rendered report (HTML; its words for the page-neutral
+document the other formats draw, too), when the report was evaluated. Pure. The judge's
+reasons are a model's words: the renderer passes its own escaping in, so they are
+neutralized like every other model text."""
 
 from __future__ import annotations
 
@@ -44,23 +44,6 @@ def judge_line(result: EvalResult) -> str:
         f"Judge ({result.judge_model}), DeepResearch Bench's RACE dimensions, 0-10: "
         f"overall {result.overall:.1f}."
     )
-
-
-def evaluation_markdown(result: EvalResult, text: Callable[[str], str]) -> list[str]:
-    """Markdown lines; ``text`` escapes a model's words for markdown."""
-    lines = [f"## {HEADING}", ""]
-    lines += [f"- {line}" for line in figures(result)]
-    lines.append("")
-    judged = judge_line(result)
-    if judged:
-        lines += [text(judged), ""]
-    if result.scores:
-        lines += ["| dimension | score | reason |", "|---|---|---|"]
-        for score in result.scores:
-            reason = text(score.reason).replace("|", "/")
-            lines.append(f"| {DIMENSION_NAMES[score.dimension]} | {score.score:.1f} | {reason} |")
-        lines.append("")
-    return lines
 
 
 def evaluation_html(result: EvalResult, text: Callable[[str], str]) -> str:
