@@ -8,8 +8,7 @@ from __future__ import annotations
 from deepresearch.core.assemble import number_sources, table_rows_citing
 from deepresearch.core.audit import apply_audit, checked_rows
 from deepresearch.export.report_document import report_document
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_render import to_markdown
+from deepresearch.export.report_render import to_html, to_markdown
 from deepresearch.models import Report, Source, Table, TableRow
 from deepresearch.models.document import Table as DocTable
 

@@ -108,9 +108,9 @@ def _wrap_in_link(paragraph: DocxParagraph, run_element: object, url: str) -> No
 
 
 def _table(out: docx.document.Document, block: Table) -> None:
-    table = out.add_table(rows=1, cols=len(block.header))
+    table = out.add_table(rows=1, cols=len(block.narrow_header()))
     table.style = "Table Grid"
-    for cell, name in zip(table.rows[0].cells, block.header, strict=True):
+    for cell, name in zip(table.rows[0].cells, block.narrow_header(), strict=True):
         _cell(cell, Span(name, bold=True))
     for cells in block.merged_rows():
         row = table.add_row().cells

@@ -96,10 +96,11 @@ def _table(table: Table) -> list[str]:
     def cell(spans: tuple[Span, ...]) -> str:
         return "".join(_cell_span(span, text) for span in spans)
 
+    header = table.narrow_header()
     return [
-        "| " + " | ".join(map(text, table.header)) + " |",
-        "|" + "---|" * len(table.header),
-        *("| " + " | ".join(map(cell, row)) + " |" for row in table.rows),
+        "| " + " | ".join(map(text, header)) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(map(cell, row)) + " |" for row in table.narrow_rows()),
     ]
 
 

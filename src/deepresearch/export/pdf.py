@@ -154,7 +154,7 @@ def _texts(blocks: Iterable[Block]) -> Iterable[str]:
         elif isinstance(block, SourceList):
             yield from _texts(block.paragraphs())
         else:
-            yield from block.header
+            yield from block.narrow_header()
             for row in block.merged_rows():
                 yield from (span.text for span in row)
 
@@ -244,7 +244,7 @@ def _table(pdf: FPDF, faces: _Faces, block: Table) -> None:
         padding=0.8,
     ) as table:
         header = table.row()
-        for name in block.header:
+        for name in block.narrow_header():
             header.cell(faces.fit(name))
         for cells in block.merged_rows():
             row = table.row()
