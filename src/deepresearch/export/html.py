@@ -26,7 +26,7 @@ from deepresearch.models.document import (
     TableKind,
 )
 
-#: how each kind of table opens; the evaluation's scores are shown without emphasis
+#: how each kind of table opens and closes, and its header cells
 _TABLE_OPEN: dict[TableKind, str] = {
     "data": '<table class="report-table">',
     "considered": '<div class="considered"><table>',
@@ -174,6 +174,8 @@ def _table(table: Table) -> str:
         for name, cell in zip(table.header, row, strict=True):
             css = _TD_CLASS.get((table.kind, name))
             opening = f'<td class="{css}">' if css else "<td>"
+            # the evaluation's scores are shown without emphasis (the considered table's
+            # final score is strong)
             cells.append(opening + _spans(cell, plain=table.kind == "evaluation") + "</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (

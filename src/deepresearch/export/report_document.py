@@ -236,9 +236,9 @@ def _considered_row(s: SourceScores, cites: _Cites, several: bool) -> tuple[Cell
 
 
 def _evaluation(result: EvalResult, cites: _Cites) -> list[Block]:
-    """The "Evaluation" section, as ``export.report_evaluation`` draws it in markdown and HTML:
-    the figures, the judge's overall line, and its scores with reasons as a table (the
-    reasons are a model's words, so they are neutralized)."""
+    """The "Evaluation" section in ``export.report_evaluation``'s words: the figures, the
+    judge's overall line, and its scores with reasons as a table (the reasons are a
+    model's words, so they are neutralized)."""
     blocks: list[Block] = [
         Heading(2, HEADING),
         ItemList(tuple((Span(line, own=True),) for line in figures(result)), role="figures"),
