@@ -25,8 +25,7 @@ from typing import Any
 from bench.common import BenchResult, Options, mean
 from bench.end_to_end import corpus, settings_for
 from deepresearch.compose.replay import replay_run
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import to_json
+from deepresearch.export.report_render import to_json, to_markdown
 from deepresearch.models import Report
 from deepresearch.replay.tape import recording_folder
 from deepresearch.runner import run_research

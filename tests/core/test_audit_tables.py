@@ -8,8 +8,7 @@ from __future__ import annotations
 from deepresearch.core.assemble import number_sources, table_rows_citing
 from deepresearch.core.audit import apply_audit, checked_rows
 from deepresearch.export.report_document import report_document
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_html, to_markdown
 from deepresearch.models import Report, Source, Table, TableRow
 from deepresearch.models.document import Table as DocTable
 
@@ -93,4 +92,4 @@ def test_mark_keeps_the_row_with_a_visible_flag_in_every_format() -> None:
     assert row.endswith("| [3] ⚠ \\[not supported: 9 metres is not said\\] |")
     assert '<mark class="audit">⚠ [not supported: 9 metres is not said]</mark>' in to_html(audited)
     drawn = next(b for b in report_document(audited).blocks if isinstance(b, DocTable))
-    assert "not supported" in drawn.rows[1][-1].text
+    assert "not supported" in drawn.merged_rows()[1][-1].text

@@ -7,8 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_html, to_markdown
 from deepresearch.export.report_text import IMAGE_REMOVED, LINK_REMOVED, neutralize
 from deepresearch.models import (
     Evidence,

@@ -10,9 +10,7 @@ from html.parser import HTMLParser
 import pytest
 
 from deepresearch.core.audit import apply_audit, numbered_sentences
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import render, to_json
+from deepresearch.export.report_render import render, to_html, to_json, to_markdown
 from deepresearch.export.report_text import citation_numbers, considered_name
 from deepresearch.models import (
     ClaimLedger,

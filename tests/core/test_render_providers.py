@@ -8,9 +8,7 @@ from datetime import UTC, datetime
 
 from deepresearch.core.scoring import score_hit
 from deepresearch.domain_rules import load_domain_rules
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import to_json
+from deepresearch.export.report_render import to_html, to_json, to_markdown
 from deepresearch.export.report_text import considered_by_provider
 from deepresearch.models import Report, SearchHit
 from deepresearch.models.scores import SourceScores

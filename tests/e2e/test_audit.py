@@ -8,8 +8,7 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_html, to_markdown
 from deepresearch.models import Report
 from deepresearch.runner import run_research
 from deepresearch.settings_values import ROLES, Role

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.models import SearchHit
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings

@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from deepresearch.errors import MissingKeyError
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_checks import CouncilDecided
 from deepresearch.models.event_payloads import NoCouncilWarning, PlanReady, StageStarted

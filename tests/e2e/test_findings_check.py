@@ -13,7 +13,7 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_checks import FindingsChecked
 from deepresearch.recipes.research.stages import check, compress, write

@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import SystemMessage
 
-from deepresearch.export.report_markdown import to_markdown
+import deepresearch.reading as reading
+from deepresearch.export.report_render import to_markdown
 from deepresearch.injection.untrusted import FENCE
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import InjectionWarning
-from deepresearch.recipes.research.stages import rank, reading
+from deepresearch.recipes.research.stages import rank
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_values import ROLES

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_html, to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import InjectionWarning
 from deepresearch.recipes.research.stages import audit, write

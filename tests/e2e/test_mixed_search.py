@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from deepresearch.core.verify import verify_quote
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import SearchCompleted, SearchProviderFailedWarning
 from deepresearch.runner import run_research

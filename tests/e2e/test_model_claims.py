@@ -16,7 +16,7 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.core.certainty import MODEL_ONLY
 from deepresearch.core.claims import build_ledger, detect_contradictions
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_checks import ClaimsExtracted, FindingsChecked
 from deepresearch.recipes.research.stages import claims, write

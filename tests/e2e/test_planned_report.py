@@ -18,8 +18,7 @@ from deepresearch.core.audit import is_quote
 from deepresearch.export.docx import to_docx
 from deepresearch.export.pdf import to_pdf
 from deepresearch.export.report_document import report_document
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_html, to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import ReportReady
 from deepresearch.recipes.research.stages import sections

@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import to_json
+from deepresearch.export.report_render import to_html, to_json, to_markdown
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import SourcesRanked
 from deepresearch.runner import run_research

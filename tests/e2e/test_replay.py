@@ -16,8 +16,7 @@ import pytest
 
 from deepresearch.compose.replay import export_recording, replay_run
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import to_json
+from deepresearch.export.report_render import to_json, to_markdown
 from deepresearch.models import Report
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings

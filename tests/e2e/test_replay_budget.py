@@ -19,8 +19,7 @@ import pytest_socket
 
 from deepresearch.compose.replay import export_recording, replay_run
 from deepresearch.errors import RunError
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import to_json
+from deepresearch.export.report_render import to_json, to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import BudgetExhausted
 from deepresearch.models.pause import InputRequest

@@ -18,8 +18,7 @@ from langchain_core.messages import BaseMessage
 
 from deepresearch.compose.replay import export_recording, replay_run
 from deepresearch.errors import RunError
-from deepresearch.export.report_markdown import to_markdown
-from deepresearch.export.report_render import to_json
+from deepresearch.export.report_render import to_json, to_markdown
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe

@@ -114,7 +114,7 @@ def test_an_evaluated_report_carries_its_evaluation_like_the_markdown() -> None:
 
 
 def test_a_local_document_is_named_by_its_title_and_no_seed_is_named() -> None:
-    # as in the markdown and HTML (export.report_markdown, export.report_html): the considered table names a local
+    # as in the markdown and HTML (export.markdown, export.html): the considered table names a local
     # document by its title, and the confidence line says what it is built from
     local = _considered("file:///docs/yield.md", "local corpus", 'The "yield"\n statement')
     report = make_report(claims=ClaimLedger(job_confidence=0.5, claim_count=3, source_count=2))

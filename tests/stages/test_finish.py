@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from deepresearch.events import EventBus
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.models.scores import SourceScores
 from deepresearch.recipes.research.stages.finish import abort
 

@@ -22,7 +22,16 @@ from docx.shared import Pt, RGBColor
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph as DocxParagraph
 
-from deepresearch.models.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
+from deepresearch.models.document import (
+    Block,
+    Document,
+    Heading,
+    ItemList,
+    Paragraph,
+    SourceList,
+    Span,
+    Table,
+)
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 LINK = RGBColor(0x06, 0x45, 0xAD)
@@ -66,6 +75,9 @@ def _block(out: docx.document.Document, block: Block) -> None:
         for item in block.items:
             paragraph = out.add_paragraph(style="List Number" if block.ordered else "List Bullet")
             _spans(paragraph, item)
+    elif isinstance(block, SourceList):
+        for each in block.paragraphs():
+            _block(out, each)
     else:
         _table(out, block)
 
@@ -96,11 +108,11 @@ def _wrap_in_link(paragraph: DocxParagraph, run_element: object, url: str) -> No
 
 
 def _table(out: docx.document.Document, block: Table) -> None:
-    table = out.add_table(rows=1, cols=len(block.header))
+    table = out.add_table(rows=1, cols=len(block.narrow_header()))
     table.style = "Table Grid"
-    for cell, name in zip(table.rows[0].cells, block.header, strict=True):
+    for cell, name in zip(table.rows[0].cells, block.narrow_header(), strict=True):
         _cell(cell, Span(name, bold=True))
-    for cells in block.rows:
+    for cells in block.merged_rows():
         row = table.add_row().cells
         for cell, span in zip(row, cells, strict=True):
             _cell(cell, span)

@@ -21,7 +21,16 @@ from fpdf.enums import WrapMode
 from fpdf.fonts import FontFace
 
 from deepresearch.export.fonts import bold_face
-from deepresearch.models.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
+from deepresearch.models.document import (
+    Block,
+    Document,
+    Heading,
+    ItemList,
+    Paragraph,
+    SourceList,
+    Span,
+    Table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -142,9 +151,11 @@ def _texts(blocks: Iterable[Block]) -> Iterable[str]:
         elif isinstance(block, ItemList):
             for item in block.items:
                 yield from (span.text for span in item)
+        elif isinstance(block, SourceList):
+            yield from _texts(block.paragraphs())
         else:
-            yield from block.header
-            for row in block.rows:
+            yield from block.narrow_header()
+            for row in block.merged_rows():
                 yield from (span.text for span in row)
 
 
@@ -155,6 +166,9 @@ def _draw(pdf: FPDF, faces: _Faces, block: Block) -> None:
         _paragraph(pdf, faces, block)
     elif isinstance(block, ItemList):
         _list(pdf, faces, block)
+    elif isinstance(block, SourceList):
+        for paragraph in block.paragraphs():
+            _paragraph(pdf, faces, paragraph)
     else:
         _table(pdf, faces, block)
 
@@ -230,9 +244,9 @@ def _table(pdf: FPDF, faces: _Faces, block: Table) -> None:
         padding=0.8,
     ) as table:
         header = table.row()
-        for name in block.header:
+        for name in block.narrow_header():
             header.cell(faces.fit(name))
-        for cells in block.rows:
+        for cells in block.merged_rows():
             row = table.row()
             for span in cells:
                 style = FontFace(

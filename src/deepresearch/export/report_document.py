@@ -1,19 +1,23 @@
-"""A research Report as the page-neutral ``models.document.Document`` the PDF and DOCX
-exports draw (``report_document``). Pure.
+"""A research Report as the page-neutral ``models.document.Document`` every export draws
+(``report_document``): markdown (``export.markdown``), HTML (``export.html``), PDF and
+DOCX. Pure.
 
-It carries what the markdown shows, in the same order and by the same rules (the
-report's words in ``export.report_text``): model and page text is neutralized (no images,
-links reduced to their words, no address that is not a cited source), and the only links
-are to cited sources. A citation ``[n]`` links to the cited source's URL.
+It carries what every format shows, in order, by the report's rules (its words in
+``export.report_text``): model and page text is neutralized (no images, links reduced to
+their words, no address that is not a cited source), and the only links are to cited
+sources. A citation ``[n]`` links to the cited source's URL and holds the quote it stands
+for; hints say what each piece is, and each renderer decides how it looks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
+from dataclasses import replace
 
 from deepresearch.core.provenance import url_key
 from deepresearch.export.report_evaluation import DIMENSION_NAMES, HEADING, figures, judge_line
 from deepresearch.export.report_text import (
+    allowed_urls,
     audit_flag,
     audit_line,
     citation_numbers,
@@ -28,79 +32,76 @@ from deepresearch.export.report_text import (
     row_sentence,
     usage_line,
 )
-from deepresearch.models import EvalResult, Report, Sentence
+from deepresearch.models import EvalResult, Evidence, Report, Sentence
 from deepresearch.models import Table as ReportTable
 from deepresearch.models.document import (
     Block,
+    Cell,
     Document,
     Heading,
     ItemList,
     Paragraph,
     ParagraphStyle,
+    Source,
+    SourceList,
     Span,
     Table,
 )
+from deepresearch.models.scores import SourceScores
 
 
 def report_document(report: Report) -> Document:
-    """The report as a Document: what ``to_markdown`` shows, in the same order."""
-    numbers = citation_numbers(report)
-    allowed = frozenset(url_key(ref.url) for ref in report.sources)
-    urls = {ref.number: ref.url for ref in report.sources}
-
-    def clean(text: str) -> str:
-        return flat(neutralize(text, allowed))
-
-    blocks: list[Block] = [Heading(1, clean(report.title))]
+    """The report as a Document: its words, in the order every format shows them."""
+    cites = _Cites(report)
+    allowed = cites.allowed
+    clean, text, own = cites.clean, cites.text, cites.own
+    blocks: list[Block] = [Heading(1, clean(report.title), _full(report.title, allowed))]
     if report.notice:
-        blocks.append(Paragraph((Span(clean(report.notice)),), "notice"))
-    blocks += [Paragraph((Span(line),), "notice") for line in header_lines(report)]
+        blocks.append(Paragraph((text(report.notice),), "notice"))
+    blocks += [Paragraph((own(line),), "notice", "confidence") for line in header_lines(report)]
     if report.summary:
-        blocks.append(Paragraph(_sentences(report.summary, numbers, urls, allowed)))
+        blocks.append(Paragraph(cites.sentences(report.summary), role="summary"))
     for section in report.sections:
-        blocks.append(Heading(2, clean(section.heading)))
+        blocks.append(Heading(2, clean(section.heading), _full(section.heading, allowed)))
         style: ParagraphStyle = "quote" if section.kind == "verified_findings" else "body"
         if section.layout == "list" and section.paragraphs:  # each paragraph is one item
-            entries = (_sentences(p.sentences, numbers, urls, allowed) for p in section.paragraphs)
-            blocks.append(ItemList(tuple(entries)))
+            entries = (cites.sentences(p.sentences) for p in section.paragraphs)
+            blocks.append(ItemList(tuple(entries), role="findings"))
         else:
             for paragraph in section.paragraphs:
-                spans = _sentences(paragraph.sentences, numbers, urls, allowed)
-                blocks.append(Paragraph(spans, style))
+                blocks.append(Paragraph(cites.sentences(paragraph.sentences), style))
         if section.table is not None:
-            blocks.append(_table(section.table, numbers, urls, clean))
+            blocks.append(_table(section.table, cites))
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
     ):
         if items:
             blocks.append(Heading(2, heading))
-            blocks.append(ItemList(tuple((Span(clean(item)),) for item in items)))
+            blocks.append(ItemList(tuple((text(item),) for item in items)))
     if report.sources:
-        blocks.append(Heading(2, "Sources"))
         quotes = quotes_by_source(report)
-        for ref in report.sources:
-            blocks.append(
-                Paragraph(
-                    (
-                        Span(f"[{ref.number}] ", bold=True),
-                        Span(clean(ref.title or ref.url), url=ref.url),
-                        Span(f" — {clean(ref.domain)}"),
-                    )
-                )
+        listed = (
+            Source(
+                ref.number,
+                clean(ref.title or ref.url),
+                ref.url,
+                clean(ref.domain),
+                tuple(clean(item.quote) for item in quotes.get(ref.id, [])),
             )
-            blocks += [
-                Paragraph((Span(f"“{clean(item.quote)}”"),), "quote")
-                for item in quotes.get(ref.id, [])
-            ]
+            for ref in report.sources
+        )
+        blocks += [Heading(2, "Sources"), SourceList(tuple(listed))]
     if report.considered:
-        blocks += _considered(report, allowed)
+        blocks += _considered(report, cites)
     summary = audit_line(report)
     if summary:
-        blocks.append(Paragraph((Span(summary, italic=True),), "note"))
+        audit = own(summary, italic=True)
+        blocks.append(Paragraph((audit,), "note", "audit-summary"))
     if report.evaluation is not None:
-        blocks += _evaluation(report.evaluation, clean)
-    blocks.append(Paragraph((Span(usage_line(report).strip("_"), italic=True),), "note"))
+        blocks += _evaluation(report.evaluation, cites)
+    usage = own(usage_line(report).strip("_"), italic=True)
+    blocks.append(Paragraph((usage,), "note", "usage"))
     return Document(
         title=clean(report.title),
         blocks=tuple(blocks),
@@ -109,101 +110,167 @@ def report_document(report: Report) -> Document:
     )
 
 
-def _sentences(
-    sentences: Iterable[Sentence],
-    numbers: dict[str, int],
-    urls: dict[int, str],
-    allowed: Collection[str],
-) -> tuple[Span, ...]:
-    spans: list[Span] = []
-    for sentence in sentences:
-        if spans:
-            spans.append(Span(" "))
-        spans.append(Span(flat(neutralize(sentence.text, allowed))))
-        marks = cite_marks(sentence, numbers)
-        if marks:
-            spans.append(Span(" "))
-        spans += [Span(f"[{n}]", url=urls.get(n)) for n in marks]
-        flag = audit_flag(sentence)
-        if flag:
-            spans += [Span(" "), Span(flag, mark=True)]
-    return tuple(spans)
+def _full(text: str, allowed: Collection[str]) -> str | None:
+    """A model's or a page's ``text`` made safe with its line breaks kept, where that
+    differs from its one-line form."""
+    safe = neutralize(text, allowed)
+    return safe if safe != flat(safe) else None
 
 
-def _considered(report: Report, allowed: Collection[str]) -> list[Block]:
-    """The table of every candidate source, as in the markdown report; only cited sources
-    link, the others show their address as text."""
+class _Cites:
+    """A report's citation numbers, cited addresses and verified quotes, and the spans
+    made from its text by them."""
+
+    def __init__(self, report: Report) -> None:
+        self.numbers = citation_numbers(report)
+        self.allowed = allowed_urls(report)
+        self.urls = {ref.number: ref.url for ref in report.sources}
+        self.quotes: dict[str, Evidence] = {e.id: e for e in report.evidence if e.verified}
+
+    def clean(self, text: str) -> str:
+        return flat(neutralize(text, self.allowed))
+
+    def text(self, text: str) -> Span:
+        """A model's or a page's words as a span."""
+        return Span(self.clean(text), full=_full(text, self.allowed))
+
+    def own(self, text: str, *, italic: bool = False) -> Span:
+        """The program's own words as a span (made safe for a page that follows links)."""
+        safe = neutralize(text, self.allowed)
+        return Span(text, italic=italic, own=True, full=safe if safe != text else None)
+
+    def marks(self, sentence: Sentence) -> list[Span]:
+        """A sentence's citations ``[n]``, each with the first quote it stands for."""
+        spans = []
+        for n in cite_marks(sentence, self.numbers):
+            quote = next(
+                (
+                    flat(self.quotes[c].quote)
+                    for c in sentence.citations
+                    if self.numbers.get(c) == n
+                ),
+                "",
+            )
+            note = neutralize(quote, self.allowed)
+            spans.append(Span(f"[{n}]", url=self.urls.get(n), cite=n, note=note))
+        return spans
+
+    def sentences(self, sentences: Iterable[Sentence]) -> tuple[Span, ...]:
+        spans: list[Span] = []
+        for sentence in sentences:
+            if spans:
+                spans.append(Span(" "))
+            spans.append(Span(self.clean(sentence.text)))
+            marks = self.marks(sentence)
+            if marks:
+                spans.append(Span(" "))
+            spans += marks
+            flag = audit_flag(sentence)
+            if flag:
+                spans += [Span(" "), Span(flag, mark=True)]
+        return tuple(spans)
+
+
+#: the considered table's columns (HTML shows them all) and those a narrow page shows
+_CONSIDERED = (
+    "source",
+    "found by",
+    "tier",
+    "type",
+    "authority",
+    "recency",
+    "retrieval",
+    "credibility",
+    "signal",
+    "model",
+    "extractability",
+    "query ×",
+    "final",
+    "decision",
+)
+_NARROW = ("source", "found by", "tier", "signal", "model", "final", "decision")
+
+
+def _considered(report: Report, cites: _Cites) -> list[Block]:
+    """The table of every candidate source with each ranking dimension and why it was
+    read or dropped; only cited sources link, the others show their address as text."""
     counts = considered_by_provider(report)
     several = len(counts) > 1
     blocks: list[Block] = [Heading(2, "Sources considered")]
     if several:
-        blocks.append(Paragraph((Span(counts_line(counts)),), "note"))
-    header = ("source", *(("found by",) if several else ()), "tier", "signal", "model", "final")
-    header += ("decision",)
+        blocks.append(Paragraph((cites.own(counts_line(counts)),), "note", "found-by"))
+    header = tuple(name for name in _CONSIDERED if several or name != "found by")
+    narrow = tuple(i for i, name in enumerate(header) if name in _NARROW)
     widths = (0.3, *((0.1,) if several else ()), 0.12, 0.07, 0.07, 0.07)
     widths += (1.0 - sum(widths),)
-    rows = []
-    for s in report.considered:
-        name = flat(neutralize(considered_name(s), allowed))
-        cited = url_key(s.url) in allowed
-        where = Span(name, url=s.url) if cited else Span(f"{name} {s.url}")
-        model = "–" if s.model_score is None else f"{s.model_score:.2f}"
-        cells = [where]
-        if several:
-            cells.append(Span(flat(neutralize(", ".join(s.providers), allowed))))
-        cells += [
-            Span(s.tier),
-            Span(f"{s.signal_score:.2f}"),
-            Span(model),
-            Span(f"{s.final:.2f}", bold=True),
-            Span(flat(neutralize(s.reason, allowed))),
-        ]
-        rows.append(tuple(cells))
-    blocks.append(Table(header, tuple(rows), widths))
+    rows = [_considered_row(s, cites, several) for s in report.considered]
+    blocks.append(Table(header, tuple(rows), widths, "considered", narrow))
     return blocks
 
 
-def _evaluation(result: EvalResult, clean: Callable[[str], str]) -> list[Block]:
-    """The "Evaluation" section, as ``export.report_evaluation`` draws it in markdown and HTML:
-    the figures, the judge's overall line, and its scores with reasons as a table (the
-    reasons are a model's words, so ``clean`` neutralizes them)."""
+def _considered_row(s: SourceScores, cites: _Cites, several: bool) -> tuple[Cell, ...]:
+    def num(value: float | None) -> Cell:
+        return (Span("–" if value is None else f"{value:.2f}", own=True),)
+
+    name = cites.text(considered_name(s))
+    cited = url_key(s.url) in cites.allowed
+    where = (replace(name, url=s.url),) if cited else (name, Span(" "), Span(s.url, code=True))
+    cells: list[Cell] = [where]
+    if several:
+        cells.append((cites.text(", ".join(s.providers)),))
+    cells += [
+        (cites.own(s.tier),),
+        (cites.own(s.source_type),),
+        (Span(str(s.domain_authority), own=True),),
+        num(s.recency),
+        num(s.retrieval_relevance),
+        num(s.credibility),
+        num(s.signal_score),
+        num(s.model_score),
+        num(s.extractability),
+        num(s.query_multiplier),
+        (replace(num(s.final)[0], bold=True),),
+        (cites.text(s.reason),),
+    ]
+    return tuple(cells)
+
+
+def _evaluation(result: EvalResult, cites: _Cites) -> list[Block]:
+    """The "Evaluation" section in ``export.report_evaluation``'s words: the figures, the
+    judge's overall line, and its scores with reasons as a table (the reasons are a
+    model's words, so they are neutralized)."""
     blocks: list[Block] = [
         Heading(2, HEADING),
-        ItemList(tuple((Span(line),) for line in figures(result))),
+        ItemList(tuple((Span(line, own=True),) for line in figures(result)), role="figures"),
     ]
     judged = judge_line(result)
     if judged:
-        blocks.append(Paragraph((Span(clean(judged)),)))
+        blocks.append(Paragraph((cites.text(judged),), role="judge"))
     if result.scores:
         rows = tuple(
             (
-                Span(DIMENSION_NAMES[score.dimension]),
-                Span(f"{score.score:.1f}", bold=True),
-                Span(clean(score.reason)),
+                (Span(DIMENSION_NAMES[score.dimension], own=True),),
+                (Span(f"{score.score:.1f}", bold=True, own=True),),
+                (cites.text(score.reason),),
             )
             for score in result.scores
         )
-        blocks.append(Table(("dimension", "score", "reason"), rows, (0.22, 0.1, 0.68)))
+        header = ("dimension", "score", "reason")
+        blocks.append(Table(header, rows, (0.22, 0.1, 0.68), "evaluation"))
     return blocks
 
 
-def _table(
-    table: ReportTable, numbers: dict[str, int], urls: dict[int, str], clean: Callable[[str], str]
-) -> Table:
+def _table(table: ReportTable, cites: _Cites) -> Table:
     """A report's table (key facts, or a planned table, timeline or comparison) with a
     "Source" column of citation marks (and the audit's flag on a row), as the
-    markdown and HTML draw it. A cell holds one span, so a row citing one source links to
-    it; a row citing several shows their marks as text (the Sources list links them)."""
+    markdown and HTML draw it."""
     rows = []
     for row in table.rows:
         cited = row_sentence(row)
-        marks = cite_marks(cited, numbers)
         flag = audit_flag(cited)
-        source = Span(
-            "".join(f"[{n}]" for n in marks) + (f" {flag}" if flag else ""),
-            url=urls.get(marks[0]) if len(marks) == 1 else None,
-        )
-        rows.append((*(Span(clean(cell)) for cell in row.cells), source))
+        source = tuple(cites.marks(cited))
+        source += (Span(" "), Span(flag, mark=True)) if flag else ()
+        rows.append((*((Span(cites.clean(cell)),) for cell in row.cells), source))
     share = 0.88 / max(1, len(table.columns))
     widths = (*(share for _ in table.columns), 0.12)
-    return Table((*map(clean, table.columns), "Source"), tuple(rows), widths)
+    return Table((*map(cites.clean, table.columns), "Source"), tuple(rows), widths)

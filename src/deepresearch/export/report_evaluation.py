@@ -1,12 +1,8 @@
-"""The "Evaluation" section of a rendered report (markdown and HTML; its words for the
-page-neutral document too), when the report was evaluated. Pure. The judge's reasons are
-a model's words: each renderer passes its own escaping in, so they are neutralized like
-every other model text."""
+"""The words of a report's "Evaluation" section, when the report was evaluated: its
+heading, its figures, the judge's line and the dimensions' names
+(``export.report_document`` puts them in the page-neutral document). Pure."""
 
 from __future__ import annotations
-
-import html
-from collections.abc import Callable
 
 from deepresearch.models import EvalResult
 
@@ -44,41 +40,3 @@ def judge_line(result: EvalResult) -> str:
         f"Judge ({result.judge_model}), DeepResearch Bench's RACE dimensions, 0-10: "
         f"overall {result.overall:.1f}."
     )
-
-
-def evaluation_markdown(result: EvalResult, text: Callable[[str], str]) -> list[str]:
-    """Markdown lines; ``text`` escapes a model's words for markdown."""
-    lines = [f"## {HEADING}", ""]
-    lines += [f"- {line}" for line in figures(result)]
-    lines.append("")
-    judged = judge_line(result)
-    if judged:
-        lines += [text(judged), ""]
-    if result.scores:
-        lines += ["| dimension | score | reason |", "|---|---|---|"]
-        for score in result.scores:
-            reason = text(score.reason).replace("|", "/")
-            lines.append(f"| {DIMENSION_NAMES[score.dimension]} | {score.score:.1f} | {reason} |")
-        lines.append("")
-    return lines
-
-
-def evaluation_html(result: EvalResult, text: Callable[[str], str]) -> str:
-    """An HTML section; ``text`` neutralizes a model's words (escaping is done here)."""
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in figures(result))
-    parts = [f'<section class="evaluation"><h2>{HEADING}</h2><ul>{items}</ul>']
-    judged = judge_line(result)
-    if judged:
-        parts.append(f'<p class="judge">{html.escape(text(judged))}</p>')
-    if result.scores:
-        rows = "".join(
-            f"<tr><td>{DIMENSION_NAMES[s.dimension]}</td><td>{s.score:.1f}</td>"
-            f"<td>{html.escape(text(s.reason))}</td></tr>"
-            for s in result.scores
-        )
-        parts.append(
-            "<table><thead><tr><th>dimension</th><th>score</th><th>reason</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>"
-        )
-    parts.append("</section>")
-    return "".join(parts)

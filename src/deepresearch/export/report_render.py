@@ -1,12 +1,25 @@
-"""A research report in each text format (md, html, json): ``render``. Pure."""
+"""A research report in each text format (md, html, json): ``render``. Pure.
+
+Markdown and HTML are drawn from the report's page-neutral document
+(``export.report_document``), as the PDF and DOCX are."""
 
 from __future__ import annotations
 
 import json
 
-from deepresearch.export.report_html import to_html
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export import html, markdown
+from deepresearch.export.report_document import report_document
 from deepresearch.models import Report
+
+
+def to_markdown(report: Report) -> str:
+    """The report as markdown."""
+    return markdown.to_markdown(report_document(report))
+
+
+def to_html(report: Report) -> str:
+    """The report as one HTML page."""
+    return html.to_html(report_document(report))
 
 
 def to_json(report: Report) -> str:

@@ -1,5 +1,5 @@
-"""A research report's words, shared by every format (markdown, HTML, JSON and the
-page-neutral document the PDF and DOCX draw). Pure.
+"""A research report's words, put in the page-neutral document every format draws
+(``export.report_document``). Pure.
 
 Inline citations are numbered by source (``[n]``, ``citation_numbers``), in order of
 first citation; each format shows the verified quotes (``quotes_by_source``) under the

@@ -1,10 +1,16 @@
 """A page-layout-neutral document: headings, paragraphs of spans, lists, quotes and
-tables. Pure data, no rendering.
+tables, and the two lists a research report ends with (its sources, and the table of
+every source it considered). Pure data, no rendering.
 
 Each recipe's result is built into one (``Recipe.document``: a research Report by
-``export.report_document``, an employer profile by ``recipes.employer.document``), and
-the binary exports (``export.pdf``, ``export.docx``) draw it. Whoever builds a document
-has already made its text safe (neutralized, flattened) and decided its links.
+``export.report_document``, an employer profile by ``recipes.employer.document``). A
+research report's every format is drawn from it (``export.markdown``, ``export.html``,
+``export.pdf``, ``export.docx``); the employer profile's PDF and DOCX are. Whoever builds
+a document has already made its text safe (neutralized, flattened) and decided its
+links; the hints here (a citation and its quote, the program's own words, an address
+shown as text, a paragraph's or a list's role, a table's kind and the columns a narrow
+page shows, a span's text kept whole for a page that reflows it) say what a piece is,
+and each renderer decides how it looks.
 """
 
 from __future__ import annotations
@@ -15,48 +21,143 @@ from datetime import datetime
 from typing import Literal
 
 ParagraphStyle = Literal["body", "notice", "quote", "note"]
+#: what a table holds: a report's own content ("data"), the sources considered, or the
+#: evaluation's scores (markdown keeps a pipe in a data cell and turns it to ``/`` elsewhere)
+TableKind = Literal["data", "considered", "evaluation"]
+#: what a paragraph is, for a page that tells them apart (HTML gives each its class)
+ParagraphRole = Literal["", "summary", "confidence", "audit-summary", "usage", "found-by", "judge"]
+#: what a list is: plain, a section written as a list of findings, or the evaluation's figures
+ListRole = Literal["", "findings", "figures"]
 
 
 @dataclass(frozen=True)
 class Span:
-    """A run of text; ``url`` makes it a link, ``mark`` a warning (an audit flag)."""
+    """A run of text; ``url`` makes it a link, ``mark`` a warning (an audit flag).
+
+    ``cite`` makes it a citation of source ``n`` (its text ``[n]``) and ``note`` holds the
+    quote it stands for; ``own`` says the text is the program's own words, not a model's
+    or a page's, so a text format shows it as it is; ``code`` says it is an address shown
+    as text, not followed. ``full`` is the text for a page that reflows it, where that
+    differs: made safe but with its line breaks kept (and the program's own words with
+    addresses removed, for a page that follows them)."""
 
     text: str
     url: str | None = None
     bold: bool = False
     italic: bool = False
     mark: bool = False
+    cite: int | None = None
+    note: str = ""
+    own: bool = False
+    code: bool = False
+    full: str | None = None
 
 
 @dataclass(frozen=True)
 class Heading:
+    """A heading; ``full`` as for a span: its text with its line breaks, where they differ."""
+
     level: int
     text: str
+    full: str | None = None
 
 
 @dataclass(frozen=True)
 class Paragraph:
     spans: tuple[Span, ...]
     style: ParagraphStyle = "body"
+    role: ParagraphRole = ""
 
 
 @dataclass(frozen=True)
 class ItemList:
     items: tuple[tuple[Span, ...], ...]
     ordered: bool = False
+    role: ListRole = ""
+
+
+#: a table cell: its spans, in order
+Cell = tuple[Span, ...]
 
 
 @dataclass(frozen=True)
 class Table:
-    """A header row and rows of cells; one span per cell (a cell links when its span
-    does). ``widths`` are the columns' shares of the page width."""
+    """A header row and rows of cells; ``kind`` what the table holds. ``narrow`` are the
+    columns a narrow page shows (markdown, PDF, DOCX; empty: all of them), and ``widths``
+    their shares of the page width."""
 
     header: tuple[str, ...]
-    rows: tuple[tuple[Span, ...], ...]
+    rows: tuple[tuple[Cell, ...], ...]
     widths: tuple[float, ...]
+    kind: TableKind = "data"
+    narrow: tuple[int, ...] = ()
+
+    def narrow_header(self) -> tuple[str, ...]:
+        return tuple(self.header[i] for i in self._shown())
+
+    def narrow_rows(self) -> tuple[tuple[Cell, ...], ...]:
+        return tuple(tuple(row[i] for i in self._shown()) for row in self.rows)
+
+    def merged_rows(self) -> tuple[tuple[Span, ...], ...]:
+        """A narrow page's cells, each as one span (``merged``), for a page that draws a
+        cell as one run."""
+        return tuple(tuple(merged(cell) for cell in row) for row in self.narrow_rows())
+
+    def _shown(self) -> tuple[int, ...]:
+        return self.narrow or tuple(range(len(self.header)))
 
 
-Block = Heading | Paragraph | ItemList | Table
+def merged(cell: Cell) -> Span:
+    """A cell's spans as one: their text joined, the first span's emphasis, and a link
+    when exactly one span links (a cell citing several sources links none)."""
+    urls = [span.url for span in cell if span.url]
+    first = cell[0] if cell else Span("")
+    return Span(
+        "".join(span.text for span in cell),
+        url=urls[0] if len(urls) == 1 else None,
+        bold=first.bold,
+        italic=first.italic,
+        mark=first.mark,
+    )
+
+
+@dataclass(frozen=True)
+class Source:
+    """One cited source: its number, title (its link's words), address and site, and the
+    verified quotes cited from it."""
+
+    number: int
+    title: str
+    url: str
+    domain: str
+    quotes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceList:
+    """The numbered sources a report's citations point to."""
+
+    sources: tuple[Source, ...]
+
+    def paragraphs(self) -> tuple[Paragraph, ...]:
+        """The list as paragraphs, for a page without a list of its own: ``[n]`` and the
+        linked title and site, then each quote."""
+        out: list[Paragraph] = []
+        for ref in self.sources:
+            out.append(
+                Paragraph(
+                    (
+                        Span(f"[{ref.number}] ", bold=True),
+                        Span(ref.title, url=ref.url),
+                        Span(f" — {ref.domain}"),
+                    )
+                )
+            )
+            out += [Paragraph((Span(f"“{quote}”"),), "quote") for quote in ref.quotes]
+        return tuple(out)
+
+
+Block = Heading | Paragraph | ItemList | Table | SourceList
 
 
 @dataclass(frozen=True)
@@ -83,5 +184,8 @@ def _spans(block: Block) -> Iterable[Span]:
         for item in block.items:
             yield from item
     elif isinstance(block, Table):
-        for row in block.rows:
+        for row in block.merged_rows():
             yield from row
+    elif isinstance(block, SourceList):
+        for paragraph in block.paragraphs():
+            yield from paragraph.spans

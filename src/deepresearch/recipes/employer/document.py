@@ -113,7 +113,9 @@ def _profile(data: CleanedData, marks: Marks) -> list[Block]:
 def _routing(result: EmployerResult) -> list[Block]:
     if not result.routing_trace:
         return []
-    rows = tuple(tuple(Span(cell) for cell in routing_cells(step)) for step in result.routing_trace)
+    rows = tuple(
+        tuple((Span(cell),) for cell in routing_cells(step)) for step in result.routing_trace
+    )
     widths = (0.09, 0.11, 0.11, 0.12, 0.21, 0.2, 0.16)
     return [Heading(2, "Routing"), Table(ROUTING_HEADER, rows, widths)]
 

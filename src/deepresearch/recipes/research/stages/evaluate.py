@@ -20,7 +20,7 @@ from pydantic import BaseModel, field_validator
 
 from deepresearch.context import RunContext
 from deepresearch.core.evaluate import citation_figures, coverage
-from deepresearch.export.report_markdown import to_markdown
+from deepresearch.export.report_render import to_markdown
 from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models import DimensionScore, EvalResult, Report, SubQuestion, Usage
