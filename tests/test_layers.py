@@ -97,7 +97,7 @@ LAYERS: tuple[Layer, ...] = (
         "research",
         (
             "deepresearch.recipes",
-            "deepresearch.recipes.research.recipe",
+            "deepresearch.recipes.research",
         ),
         _BASE,
     ),
@@ -364,9 +364,9 @@ def test_the_longest_chain_counts_a_loop_as_one_step(tmp_path: Path) -> None:
         {
             "cli.py": "import deepresearch.runner\n",
             "runner.py": "def run():\n    from deepresearch import graph\n",
-            "graph.py": "import deepresearch.recipes.research.stages.plan\n",
+            "graph.py": "import deepresearch.stages.plan\n",
             "stages/plan.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-            "    import deepresearch.recipes.research.graph\nimport deepresearch.models\n",
+            "    import deepresearch.graph\nimport deepresearch.models\n",
             "models.py": "",
             "api.py": "import deepresearch.models\n",
         },
@@ -375,12 +375,12 @@ def test_the_longest_chain_counts_a_loop_as_one_step(tmp_path: Path) -> None:
     assert graph.longest_chain() == [
         "deepresearch.cli",
         "deepresearch.runner",
-        "deepresearch.recipes.research.graph|deepresearch.recipes.research.stages.plan",
+        "deepresearch.graph|deepresearch.stages.plan",
         "deepresearch.models",
     ]
     # module-level imports only: the runner loads the graph when it runs, not on import
     assert graph.eager().longest_chain() == [
-        "deepresearch.recipes.research.graph",
-        "deepresearch.recipes.research.stages.plan",
+        "deepresearch.graph",
+        "deepresearch.stages.plan",
         "deepresearch.models",
     ]
