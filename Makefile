@@ -30,8 +30,12 @@ lint: install ## ruff check and format check
 typecheck: install ## mypy --strict on the package and the benchmarks
 	$(BIN)/mypy
 
+# two passes: everything but the `serial` tests on the workers, then those alone; either
+# failing fails the target
 test: install ## Run the test suite on $(TEST_WORKERS) workers (network refused except loopback)
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope -m "not serial"; parallel=$$?; \
+	$(BIN)/pytest -q -m serial; serial=$$?; \
+	test $$parallel -eq 0 && test $$serial -eq 0
 
 bench: install ## Run the benchmarks, write bench/results/latest.json
 	$(BIN)/python -m bench.run
