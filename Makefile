@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_CORPUS := build/demo-corpus
+# pytest-xdist workers for `make test`: the suite waits on subprocesses, sockets and a
+# browser more than it computes, so more workers than cores pays (docs/testing.md)
+TEST_WORKERS ?= 4
 DEMO_QUESTION := How do generators and the yield statement work in Python, and how do they relate to coroutines?
 
 .DEFAULT_GOAL := help
@@ -27,8 +30,12 @@ lint: install ## ruff check and format check
 typecheck: install ## mypy --strict on the package and the benchmarks
 	$(BIN)/mypy
 
-test: install ## Run the test suite (network refused except loopback)
-	$(BIN)/pytest -q
+# two passes: everything but the `serial` tests on the workers, then those alone; either
+# failing fails the target
+test: install ## Run the test suite on $(TEST_WORKERS) workers (network refused except loopback)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope -m "not serial"; parallel=$$?; \
+	$(BIN)/pytest -q -m serial; serial=$$?; \
+	test $$parallel -eq 0 && test $$serial -eq 0
 
 bench: install ## Run the benchmarks, write bench/results/latest.json
 	$(BIN)/python -m bench.run

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,18 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 #: names read beside DEEPRESEARCH_* and *_API_KEY (settings.ECOSYSTEM_ENV, the model SDKs)
 ECOSYSTEM_NAMES = ("SEARXNG_URL", "SEARX_HOST", "GOOGLE_CSE_ID", "OLLAMA_HOST", "OPENAI_BASE_URL")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadscope`` (``make test``): one test at a time, one file at a time where
+    its tests share a module-scoped fixture (tests/parallel.py). Only called with
+    pytest-xdist, so only imported then."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from .parallel import SpreadScheduling
+
+    return SpreadScheduling(config, log)
 
 
 @pytest.fixture

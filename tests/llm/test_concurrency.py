@@ -37,6 +37,10 @@ from deepresearch.testing.scripted import ScriptedChatModel
 
 from ..cli.chat_server import SECRET, SLOW, ChatServer, chat_server  # noqa: F401 (fixture)
 
+# its calls race one-second timeouts against a server that answers in 0.3-0.6 s: run
+# in make test's serial pass, not beside three busy workers (docs/testing.md)
+pytestmark = pytest.mark.serial
+
 DELAY_S = 0.3
 TIMEOUT_S = 1.0  # four requests queued at the server would take 1.2 s: too long for it
 

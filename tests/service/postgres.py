@@ -82,13 +82,29 @@ class PostgresServer:
             check=True,
             capture_output=True,
         )
-        port = _free_port()
+        # the port is free when probed, not necessarily when the server binds it: another
+        # worker of the same run (or another suite) may take it first, so try a new one
+        for attempt in range(3):
+            port = _free_port()
+            started = self._pg_ctl_start(bin_dir, data, port)
+            if started.returncode == 0:
+                break
+            if attempt == 2:
+                started.check_returncode()
+        self._started = True
+        self.bin_dir = bin_dir
+        self.data = data
+        self.admin_url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+    def _pg_ctl_start(
+        self, bin_dir: Path, data: Path, port: int
+    ) -> subprocess.CompletedProcess[bytes]:
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={self.root}"
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             " -c max_connections=200"
         )
-        subprocess.run(
+        return subprocess.run(
             self._as_server_user(
                 str(bin_dir / "pg_ctl"),
                 "-D",
@@ -102,13 +118,9 @@ class PostgresServer:
                 str(self.root / "server.log"),
                 "start",
             ),
-            check=True,
+            check=False,
             capture_output=True,
         )
-        self._started = True
-        self.bin_dir = bin_dir
-        self.data = data
-        self.admin_url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
 
     def new_database(self) -> str:
         """A fresh, empty database; its SQLAlchemy URL."""
