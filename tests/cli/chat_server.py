@@ -32,6 +32,8 @@ from deepresearch.recipes.research.stages import write
 from deepresearch.testing.research_script import research_script
 
 SECRET = "sk-test-0123456789abcdefSECRET"
+#: a key of ``hold`` that holds the model listing (``GET /v1/models``: a run's preflight)
+MODELS_LIST = "GET /v1/models"
 SLOW = "[slow]"  # in serial mode, a request whose last message holds this takes slow_s
 USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
 
@@ -96,6 +98,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         assert self.path == "/v1/models"
+        time.sleep(self.server.hold.get(MODELS_LIST, 0))  # a run's preflight, held
         with self.server.counts:
             self.server.model_lists += 1
         self.server.authorizations.append(self.headers.get("Authorization", ""))

@@ -209,6 +209,8 @@ def test_sigterm_hands_the_job_back_and_a_restart_finishes_it(
 
 
 @pytest.mark.slow
+# timing-sensitive (where the kills land in a wave): in make test's serial pass, alone
+@pytest.mark.serial
 def test_a_run_killed_twice_mid_wave_streams_the_counts_of_a_clean_run(
     web_process: str,  # noqa: F811
     chat_server: ChatServer,  # noqa: F811

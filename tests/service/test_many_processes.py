@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from deepresearch.service.db import make_engine
 from deepresearch.service.tables import job_events, research_jobs
 
-from ..cli.chat_server import ChatServer, chat_server  # noqa: F401 (fixture)
+from ..cli.chat_server import MODELS_LIST, ChatServer, chat_server  # noqa: F401 (fixture)
 from ..cli.conftest import cli_corpus, web_process  # noqa: F401 (fixtures)
 from .conftest import SHARED_DATA
 from .helpers import SseMessage, read_sse
@@ -211,7 +211,8 @@ def test_a_job_killed_before_its_first_checkpoint_starts_once_on_another_worker(
     postgres_server: PostgresServer,
     tmp_path: Path,
 ) -> None:
-    """The first worker dies in intake (no checkpoint yet); a worker on "another machine"
+    """The first worker dies before its run's first checkpoint (waiting for its model's
+    preflight); a worker on "another machine"
     (its own data folder: no caches) runs the job from the start. The stream says once
     that the run started."""
     from deepresearch.recipes.research.stages import intake
@@ -219,18 +220,25 @@ def test_a_job_killed_before_its_first_checkpoint_starts_once_on_another_worker(
     database_url = postgres_server.new_database()
     where: dict[str, Any] = {"web": web_process, "chat": chat_server, "database_url": database_url}
     lease = {"DEEPRESEARCH_JOB_LEASE_S": str(LEASE_S)}
-    chat_server.hold[intake.SYSTEM.splitlines()[0]] = 60
     api = wait_ready(launch("serve", tmp_path / "api", **where, args=("--no-workers",)))
     first = wait_ready(launch("worker", tmp_path / "first", **where, env=lease))
+    # the run waits for its model's preflight, before the graph starts (and so before any
+    # checkpoint): holding the first model call would not do, the first node checkpoints
+    # before it; the intake call is held too, in case a preflight is not asked
+    chat_server.hold[MODELS_LIST] = 60
+    chat_server.hold[intake.SYSTEM.splitlines()[0]] = 60
     second: Process | None = None
     try:
         with httpx.Client(base_url=api.ready, timeout=30) as client:
+            asked = len(chat_server.prompts)
             job_id = client.post("/v1/research", json={"question": _questions()[0]}).json()["id"]
             deadline = time.monotonic() + 60
             while not _leases(database_url):
                 assert time.monotonic() < deadline, "the job was never claimed"
                 time.sleep(0.1)
             time.sleep(1)  # its first events are stored
+            # no model call yet: the run is still before its graph, so before any checkpoint
+            assert len(chat_server.prompts) == asked
             os.kill(first.pid, signal.SIGKILL)
             first.popen.wait(timeout=10)
             chat_server.hold.clear()

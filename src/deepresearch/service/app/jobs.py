@@ -142,7 +142,9 @@ class ServerJobChecks:
 
     async def evaluate(self, job: Job) -> EvalResult:
         settings = job_settings(self.settings, job.recipe, job.options)
-        return await evaluator(job.recipe)(
+        # the default recipe's evaluation reads the run and says when it is another
+        # recipe's ("only research reports are evaluated")
+        return await evaluator()(
             settings,
             ModelSettings.of(settings),
             job.id,
