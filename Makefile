@@ -32,7 +32,7 @@ typecheck: install ## mypy --strict on the package and the benchmarks
 
 # two passes: everything but the `serial` tests on the workers, then those alone; either
 # failing fails the target
-test: install ## Run the test suite on $(TEST_WORKERS) workers (network refused except loopback)
+test: install ## Run the test suite on parallel workers, then its serial tests (network refused except loopback)
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope -m "not serial"; parallel=$$?; \
 	$(BIN)/pytest -q -m serial; serial=$$?; \
 	test $$parallel -eq 0 && test $$serial -eq 0

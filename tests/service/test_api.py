@@ -203,6 +203,9 @@ def test_keys_are_required_and_jobs_are_private(
         store.engine.dispose()
 
 
+# times the cancel against fetches in flight: once in four parallel runs a fetch began
+# after the ack beside three busy workers, so make test's serial pass (docs/testing.md)
+@pytest.mark.serial
 def test_cancel_during_a_fetch_stops_the_run_within_seconds(
     service_web: OfflineWeb, questions: list[str], database_url: str, tmp_path: Path
 ) -> None:
