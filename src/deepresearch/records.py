@@ -23,13 +23,13 @@ from deepresearch.runstatus import CheckpointState, Status, run_status
 
 if TYPE_CHECKING:
     from deepresearch.models.pause import InputRequest
-    from deepresearch.settings import Settings
+    from deepresearch.settings_groups import Storage
 
 #: the recorded status of a run whose pause was cancelled (``cancel_waiting``)
 CANCELLED = "cancelled"
 
 
-def update_run_record(settings: Settings, run_id: str, **fields: object) -> None:
+def update_run_record(settings: Storage, run_id: str, **fields: object) -> None:
     """Merge ``fields`` into the run's record (created when missing)."""
     from deepresearch.runner import load_run_record, run_record_path
 
@@ -51,7 +51,7 @@ def now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-async def waiting_input(settings: Settings, run_id: str) -> InputRequest | None:
+async def waiting_input(settings: Storage, run_id: str) -> InputRequest | None:
     """What local run ``run_id`` waits for (its checkpoint's pending question, plan or
     findings), or None: it waits for nothing, or its pause was cancelled. Raises
     ``RunNotFound`` when there is no such run."""
@@ -62,7 +62,7 @@ async def waiting_input(settings: Settings, run_id: str) -> InputRequest | None:
     return None if record.get("status") == CANCELLED else waiting
 
 
-def cancel_waiting(settings: Settings, run_id: str) -> None:
+def cancel_waiting(settings: Storage, run_id: str) -> None:
     """End local run ``run_id``, which waits for a person, as cancelled: the one way the
     CLI (``reply --cancel``, the prompt's cancel) and the MCP stdio server's ``reply``
     cancel a pause, as the service's cancel ends a waiting job. Only the run's record
@@ -79,7 +79,7 @@ def cancel_waiting(settings: Settings, run_id: str) -> None:
         ) from None
 
 
-def list_run_records(settings: Settings) -> list[dict[str, Any]]:
+def list_run_records(settings: Storage) -> list[dict[str, Any]]:
     """Every readable record in the data folder, newest first. A file that is not a
     record (not JSON, no valid run id) is skipped."""
     folder = settings.data_dir / "runs"
@@ -97,7 +97,7 @@ def list_run_records(settings: Settings) -> list[dict[str, Any]]:
 
 
 async def checkpoint_states(
-    settings: Settings, run_ids: Iterable[str]
+    settings: Storage, run_ids: Iterable[str]
 ) -> dict[str, CheckpointState]:
     """For each run, what its checkpoint says (None: no checkpoint). Opens the checkpoint
     store once; with no SQLite store yet, every run has none."""

@@ -41,7 +41,7 @@ from deepresearch.models.event_payloads import RunFailed, RunPausedWarning, RunR
 from deepresearch.models.pause import INPUT_KINDS, InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Settings
-from deepresearch.settings_groups import SettingsGroups
+from deepresearch.settings_groups import SettingsGroups, Storage
 from deepresearch.settings_values import Role
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
 
-def checkpoint_path(settings: Settings) -> Path:
+def checkpoint_path(settings: Storage) -> Path:
     from deepresearch.checkpoints import sqlite_checkpoint_path
 
     return sqlite_checkpoint_path(settings)
@@ -403,7 +403,7 @@ def _waiting(run_id: str, interrupts: Sequence[Any]) -> InputRequest | None:
     return None
 
 
-async def pending_input(settings: Settings, run_id: str) -> InputRequest | None:
+async def pending_input(settings: Storage, run_id: str) -> InputRequest | None:
     """What run ``run_id`` waits for, from its checkpoint; None when it waits for nothing."""
     from deepresearch.checkpoints import open_checkpointer
 
@@ -448,7 +448,7 @@ def _failed_on_error(bus: EventBus, settings: Settings) -> Callable[..., bool]:
     return on_exit
 
 
-def run_record_path(settings: Settings, run_id: str) -> Path:
+def run_record_path(settings: Storage, run_id: str) -> Path:
     """``data_dir/runs/<run_id>.json``, for a valid run id only, and checked to stay
     inside that folder whatever the id (defence in depth behind ``check_run_id``)."""
     folder = (settings.data_dir / "runs").resolve()
@@ -482,7 +482,7 @@ def save_run_record(
     path.write_text(json.dumps(record, indent=2, default=str), encoding="utf-8")
 
 
-def load_run_record(settings: Settings, run_id: str) -> dict[str, object] | None:
+def load_run_record(settings: Storage, run_id: str) -> dict[str, object] | None:
     """What the run was started with, or None when there is no (readable) record."""
     path = run_record_path(settings, run_id)
     try:
