@@ -49,7 +49,7 @@ from deepresearch.replay.answers import (
     recorded_answers,
     recorded_parents,
 )
-from deepresearch.replay.base import CouncilBuilder
+from deepresearch.replay.base import CouncilBuilder, NoTape
 from deepresearch.replay.tape import Tape, document_digest, settings_snapshot, versions
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
@@ -478,8 +478,9 @@ def endpoint_from_record(record: Mapping[str, Any]) -> Endpoint:
     )
 
 
-class Player:
-    """A recording loaded for a replay: the ports that answer from it, and its misses."""
+class Player(NoTape):
+    """A recording loaded for a replay: the ports that answer from it, and its misses (the
+    ports handed in from the recording itself pass through, as ``NoTape``'s do)."""
 
     replaying = True
 
@@ -622,15 +623,6 @@ class Player:
         """The recorded failures, told again as the run told them."""
         self.on_search_failure = on_failure
         return on_failure
-
-    def search(self, search: SearchProvider) -> SearchProvider:
-        return search
-
-    def fetcher(self, fetcher: Fetcher) -> Fetcher:
-        return fetcher
-
-    def model(self, model: BaseChatModel, name: str) -> BaseChatModel:
-        return model
 
     def endpoints(self, endpoints: Mapping[Role, Endpoint]) -> Mapping[Role, Endpoint]:
         return self.recorded_endpoints() or endpoints
