@@ -455,17 +455,7 @@ class Gateway:
         attempts: int,
     ) -> str:
         """A call given up after its last attempt: counted, and why (for ``errors``)."""
-        self._record(
-            ModelCall(
-                role=role,
-                stage=stage,
-                model=name,
-                latency_s=time.monotonic() - started,
-                ok=False,
-                attempts=attempts,
-                usage_source="estimated",
-            )
-        )
+        self._record_failed(role, stage, name, started, attempts)
         if over == "time" and failure.kind is FailureKind.TIMEOUT:
             return self._over_budget(over)
         self._log.failed(name, failure, attempts, error)
@@ -517,10 +507,10 @@ class Gateway:
             raise
         self._log.queue_event("started", slots, endpoint, role, stage, waited_s=waited)
 
-    def _gave_up(
-        self, role: Role, stage: str, name: str, endpoint: Endpoint, started: float, attempts: int
-    ) -> str:
-        """Record a call that waited ``wait_timeout_s`` for a slot; the reason for it."""
+    def _record_failed(
+        self, role: Role, stage: str, name: str, started: float, attempts: int
+    ) -> None:
+        """A call that got no reply: counted, its tokens estimated."""
         self._record(
             ModelCall(
                 role=role,
@@ -532,6 +522,12 @@ class Gateway:
                 usage_source="estimated",
             )
         )
+
+    def _gave_up(
+        self, role: Role, stage: str, name: str, endpoint: Endpoint, started: float, attempts: int
+    ) -> str:
+        """Record a call that waited ``wait_timeout_s`` for a slot; the reason for it."""
+        self._record_failed(role, stage, name, started, attempts)
         waited = f"{self.wait_timeout_s:.0f} s"
         self._log.add_error(
             f"a {role} call to model {name} waited {waited} for {endpoint.label} to be free; "
