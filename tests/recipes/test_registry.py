@@ -187,3 +187,15 @@ def test_the_rules_catch_what_they_are_for() -> None:
     assert len(compares) == 2 and all(_names_a_recipe(c.left) for c in compares)
     imported = _imported(ast.parse("from deepresearch.recipes.employer import run_employer"))
     assert "deepresearch.recipes.employer" in imported
+
+
+def test_follow_ups_and_evaluation_are_reached_through_the_recipe() -> None:
+    """Front ends import no recipe: the default recipe offers follow-ups and evaluation
+    through the registry, a recipe without them says so in one line."""
+    from deepresearch.recipes.registry import evaluator, followups
+
+    assert callable(evaluator()) and callable(followups().check_parent)
+    with pytest.raises(ConfigError, match="cannot be followed up"):
+        followups("employer")
+    with pytest.raises(ConfigError, match="not evaluated"):
+        evaluator("employer")
