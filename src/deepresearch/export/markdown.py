@@ -81,7 +81,7 @@ def _sources(block: SourceList) -> list[str]:
     """Numbered linked titles, each with its quotes under it."""
     lines = []
     for ref in block.sources:
-        title = f"[{escape(ref.title)}]({link_target(ref.url)})"
+        title = f"[{escape(ref.title)}]({link_target(ref.url)})" if ref.url else escape(ref.title)
         lines.append(f"{ref.number}. {title} — {escape(ref.domain)}")
         lines += [f"   > “{escape(quote)}”" for quote in ref.quotes]
     return lines
