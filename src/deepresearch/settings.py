@@ -181,6 +181,13 @@ class Settings(BaseSettings):
     )
     corpus_dir: Path | None = None
     search_timeout_s: float = Field(default=8.0, gt=0)
+    search_max_retries: int = Field(
+        default=4,
+        ge=0,
+        le=10,
+        description="retries of a search call that timed out, was reset or answered 429/5xx "
+        "(seed 001: 4, with backoff from 0.5 s to 4 s)",
+    )
 
     # fetching
     allow_hosts: list[str] = Field(default_factory=list)

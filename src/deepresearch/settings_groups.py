@@ -110,6 +110,7 @@ class SearchSettings(_Group):
     search_rrf_k: float
     corpus_dir: Path | None
     search_timeout_s: float
+    search_max_retries: int
 
     @classmethod
     def _resolved(cls, settings: Settings) -> dict[str, Any]:
