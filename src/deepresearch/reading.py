@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from deepresearch.context import RunContext
+from deepresearch.core.content_quality import assess_content
 from deepresearch.core.gate import domain_of
 from deepresearch.core.ids import source_id
 from deepresearch.core.provenance import REFUSED, Provenance
@@ -67,7 +68,9 @@ class SourceReader:
         )
         if hit.content:
             text = truncate(hit.content.strip(), policy.max_text_chars)
-            source = base.model_copy(update={"text": text, "kind": "text"})
+            source = base.model_copy(
+                update={"text": text, "kind": "text", "content_quality": assess_content(text).tier}
+            )
             self._emit_fetched(source, cached=True)
             return Reading(source, self._screen(source, hit.content))
         if not self.provenance.allows(hit.url):
@@ -100,6 +103,7 @@ class SourceReader:
                 "title": doc.title or hit.title,
                 "kind": doc.kind,
                 "published": doc.published or hit.published,
+                "content_quality": assess_content(doc.text).tier,
             }
         )
         self._emit_fetched(source, cached=False)
@@ -132,7 +136,13 @@ class SourceReader:
             message=f"Could not read {base.domain}: {reason}; using the search snippet",
         )
         return base.model_copy(
-            update={"text": hit.snippet, "kind": "snippet", "fetched": False, "fetch_error": reason}
+            update={
+                "text": hit.snippet,
+                "kind": "snippet",
+                "fetched": False,
+                "fetch_error": reason,
+                "content_quality": assess_content(hit.snippet, fetched=False).tier,
+            }
         )
 
     def _emit_fetched(self, source: Source, *, cached: bool) -> None:

@@ -163,7 +163,7 @@ def _source(ref: Source) -> str:
         title = f'<a href="{escape(ref.url)}" rel="noopener noreferrer">{title}</a>'
     return (
         f'<li id="src-{ref.number}">{title} '
-        f'<span class="domain">{escape(ref.domain)}</span>{quotes}</li>'
+        f'<span class="domain">{escape(ref.site)}</span>{quotes}</li>'
     )
 
 

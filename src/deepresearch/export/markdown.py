@@ -82,7 +82,7 @@ def _sources(block: SourceList) -> list[str]:
     lines = []
     for ref in block.sources:
         title = f"[{escape(ref.title)}]({link_target(ref.url)})" if ref.url else escape(ref.title)
-        lines.append(f"{ref.number}. {title} — {escape(ref.domain)}")
+        lines.append(f"{ref.number}. {title} — {escape(ref.site)}")
         lines += [f"   > “{escape(quote)}”" for quote in ref.quotes]
     return lines
 

@@ -125,13 +125,20 @@ def merged(cell: Cell) -> Span:
 class Source:
     """One cited source: its number, title (its link's words), address (empty: a source
     that is not a page, such as a pasted job posting, and is not linked) and site, and the
-    verified quotes cited from it."""
+    verified quotes cited from it; ``detail`` is said after the site (the program's own
+    words: the page's content-quality tier)."""
 
     number: int
     title: str
     url: str
     domain: str
     quotes: tuple[str, ...] = ()
+    detail: str = ""
+
+    @property
+    def site(self) -> str:
+        """The site, and the detail after it."""
+        return f"{self.domain} · {self.detail}" if self.detail else self.domain
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,7 @@ class SourceList:
                     (
                         Span(f"[{ref.number}] ", bold=True),
                         Span(ref.title, url=ref.url or None),
-                        Span(f" — {ref.domain}"),
+                        Span(f" — {ref.site}"),
                     )
                 )
             )
