@@ -51,7 +51,8 @@ class SourceReader:
         if task is None:
             task = asyncio.create_task(self._read(hit))
             self._tasks[hit.url] = task
-        reading = await task
+        # shielded: a unit cut at its time limit must not cancel a read another unit awaits
+        reading = await asyncio.shield(task)
         self._known[hit.url] = reading
         return reading
 

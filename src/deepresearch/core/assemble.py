@@ -21,6 +21,7 @@ from deepresearch.core.gate import GateResult
 from deepresearch.core.keyfacts import key_facts
 from deepresearch.core.model_claims import claim_ledger, contradiction_pairs
 from deepresearch.core.questions import analyze_question
+from deepresearch.core.units import failure_note
 from deepresearch.models import (
     Evidence,
     Paragraph,
@@ -132,10 +133,14 @@ def limitations(
     unanswered = [
         sq.text
         for sq in sub_questions
-        if (sq.id not in answered if answered is not None else sq.status != "covered")
+        if not sq.failure  # said below, with why
+        and (sq.id not in answered if answered is not None else sq.status != "covered")
     ]
     if unanswered:
         out.append("No verified evidence was found for: " + "; ".join(unanswered) + ".")
+    failed = failure_note(sub_questions)
+    if failed:
+        out.append(failed)
     unread = [s for s in sources.values() if not s.fetched]
     if unread:
         out.append(f"{len(unread)} source(s) could not be read and were not quoted.")
