@@ -71,8 +71,15 @@ def test_a_message_that_says_a_unit_failed_shows_no_failure() -> None:
 def test_an_event_stored_before_the_summary_existed_reads_as_completed() -> None:
     """Events of older runs have no status: the unit completed, its duration unknown."""
     old = EvidenceAdded.model_validate(
-        {"sub_question": "q1", "wave": 1, "count": 2, "sources": 1, "done": 1, "units": 1,
-         "max_waves": 3}
+        {
+            "sub_question": "q1",
+            "wave": 1,
+            "count": 2,
+            "sources": 1,
+            "done": 1,
+            "units": 1,
+            "max_waves": 3,
+        }
     )
     view = RunView()
     planned(view)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
 from deepresearch.errors import DeepResearchError
 from deepresearch.models import SubQuestion
 from deepresearch.models.plan import UnitStatus
