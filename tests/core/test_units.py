@@ -73,6 +73,10 @@ def test_a_widened_sub_question_stays_covered_when_its_further_unit_fails() -> N
         widened, failed_unit(widened, unit_outcome(KeyError())), wave=3, min_passing=1
     )
     assert (after.status, after.failure) == ("covered", FAILED)
+    # it keeps its answer: neither the gate nor the limitations call its research failed
+    assert failure_note([after]) is None
+    gate = evaluate_gate([evidence("e1", "q1")], [after], GateThresholds(1, 1, 1))
+    assert not any("research failed" in reason for reason in gate.reasons)
     # and a later unit that completes clears the failure
     again = unit_status(after, UnitResult(after), wave=4, min_passing=1)
     assert again.failure is None

@@ -57,8 +57,9 @@ def unit_outcome(error: BaseException) -> UnitOutcome:
 
 
 def failed_units(sub_questions: Sequence[SubQuestion]) -> list[SubQuestion]:
-    """The sub-questions whose last research unit failed, in plan order."""
-    return [sq for sq in sub_questions if sq.failure]
+    """The sub-questions left failed by their research unit, in plan order (a covered
+    one whose further unit failed still has its answer: not among them)."""
+    return [sq for sq in sub_questions if sq.failure and sq.status == "failed"]
 
 
 def failure_note(sub_questions: Sequence[SubQuestion]) -> str | None:
