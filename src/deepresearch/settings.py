@@ -244,6 +244,12 @@ class Settings(BaseSettings):
     max_waves: int | None = Field(default=None, ge=1, le=10)
     max_units_total: int | None = Field(default=None, ge=1, le=100)
     max_concurrent_units: int | None = Field(default=None, ge=1, le=16)
+    unit_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="seconds one research unit may run; past it the unit is marked timed "
+        "out and the run goes on without it (none: no limit)",
+    )
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
     min_sources_read: int | None = Field(default=None, ge=0, le=200)
     min_evidence: int = Field(default=5, ge=0)

@@ -14,6 +14,7 @@ from deepresearch.core.answers import answer_gaps
 from deepresearch.core.content_quality import at_least
 from deepresearch.core.questions import analyze_question
 from deepresearch.core.subject import unseen_subject
+from deepresearch.core.units import failed_units
 from deepresearch.models import Evidence, SubQuestion
 from deepresearch.models.source import ContentQuality
 
@@ -64,7 +65,8 @@ def evaluate_gate(
     content: Mapping[str, ContentQuality | None] | None = None,
 ) -> GateResult:
     """Seed 004: enough evidence, enough cited evidence (verified, with a source URL), and
-    enough distinct domains; plus every sub-question covered by some evidence. Given the
+    enough distinct domains; plus every sub-question covered by some evidence, and no
+    research unit failed (``core.units``: named with its reason). Given the
     ``question``, also what the evidence must show to answer it (``answer_gaps``: every
     compared thing quoted, a value of the asked kind, both steps of a multi-hop chain;
     ``titles``: page titles by source id). Given ``texts`` (every page read), a question
@@ -97,6 +99,11 @@ def evaluate_gate(
         reasons.append(f"{len(domains)} distinct source domains, need {thresholds.min_domains}")
     if weak:
         reasons.append(f"{len(weak)} sub-question(s) without enough evidence")
+    failed = failed_units(sub_questions)
+    if failed:  # seed 004: a unit's failure is its own, and the gate names it
+        reasons.append(
+            "research failed for " + ", ".join(f"{sq.id} ({sq.failure})" for sq in failed)
+        )
     profile = analyze_question(question) if question else None
     gaps = [gap.detail for gap in answer_gaps(profile, verified, titles)] if profile else []
     reasons.extend(gaps)
