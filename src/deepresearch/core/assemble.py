@@ -54,6 +54,7 @@ def number_sources(
                 url=source.url,
                 title=source.title or source.url,
                 domain=source.domain,
+                published=source.published,
             )
     return list(refs.values())
 

@@ -1,7 +1,8 @@
 """Every report format from one place, for any recipe's document: the text ones (md, html,
-json) from the recipe's ``render``, the binary ones (pdf, docx) drawn from its
-page-neutral ``document``. The CLI, the API and the MCP server all write reports through
-``render_bytes``, with the recipe the run's id or job names (``recipes.registry``)."""
+json) from the recipe's ``render``, the others (pdf, docx, odt, latex, and the
+bibliography formats bibtex, ris, csljson) drawn from its page-neutral ``document``.
+The CLI, the API and the MCP server all write reports through ``render_bytes``, with the
+recipe the run's id or job names (``recipes.registry``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel
 
-from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES, BinaryFormat, export_document
+from deepresearch.export import (
+    DRAWN_FORMATS,
+    MEDIA_TYPES,
+    BinaryFormat,
+    DrawnTextFormat,
+    export_document,
+)
 from deepresearch.export.fonts import find_fonts
 from deepresearch.recipes.base import Recipe, TextFormat
 
@@ -19,7 +26,7 @@ R = TypeVar("R", bound=BaseModel)
 
 #: every format a report can be had in: the one list the CLI, the API, the MCP server and
 #: the page take (or a test checks against)
-ReportFormat = Literal[TextFormat, BinaryFormat]
+ReportFormat = Literal[TextFormat, BinaryFormat, DrawnTextFormat]
 FORMATS: tuple[ReportFormat, ...] = get_args(ReportFormat)
 TEXT_MEDIA_TYPES = {
     "md": "text/markdown; charset=utf-8",
@@ -38,7 +45,7 @@ def render_bytes(
     """``result`` (``recipe``'s document) in ``fmt``. A PDF embeds ``pdf_fonts`` (the
     ``pdf_fonts`` setting) and then the system fonts ``find_fonts`` finds. ValueError for
     an unknown format."""
-    if fmt in BINARY_FORMATS:
+    if fmt in DRAWN_FORMATS:
         fonts = find_fonts(pdf_fonts) if fmt == "pdf" else ()
         return export_document(recipe.document(result), fmt, fonts=fonts)
     return recipe.render(result, fmt).encode("utf-8")

@@ -123,14 +123,15 @@ def merged(cell: Cell) -> Span:
 
 @dataclass(frozen=True)
 class Source:
-    """One cited source: its number, title (its link's words), address and site, and the
-    verified quotes cited from it."""
+    """One cited source: its number, title (its link's words), address and site, the
+    verified quotes cited from it, and when it was published, where known."""
 
     number: int
     title: str
     url: str
     domain: str
     quotes: tuple[str, ...] = ()
+    published: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -162,10 +163,15 @@ Block = Heading | Paragraph | ItemList | Table | SourceList
 
 @dataclass(frozen=True)
 class Document:
+    """A document's blocks; ``references`` are the sources it cites, for the bibliography
+    formats (BibTeX, RIS, CSL-JSON) and LaTeX's bibliography: a research report's are
+    those of its source list, another recipe's the pages its citations point to."""
+
     title: str
     blocks: tuple[Block, ...]
     subject: str = ""
     created: datetime | None = None
+    references: tuple[Source, ...] = ()
 
     def links(self) -> list[str]:
         """Every link target, in order (tests and callers check them)."""

@@ -107,6 +107,9 @@ class SourceRef(BaseModel):
     url: str
     title: str
     domain: str
+    published: datetime | None = Field(
+        default=None, description="when the page says it was published, where known"
+    )
 
 
 class Report(BaseModel):

@@ -9,8 +9,18 @@ its quote comes from.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from urllib.parse import urlsplit
 
-from deepresearch.models.document import Block, Document, Heading, ItemList, Paragraph, Span, Table
+from deepresearch.models.document import (
+    Block,
+    Document,
+    Heading,
+    ItemList,
+    Paragraph,
+    Source,
+    Span,
+    Table,
+)
 from deepresearch.recipes.employer.models import CleanedData, EmployerResult, ProfileItem
 from deepresearch.recipes.employer.profile_text import (
     ROUTING_HEADER,
@@ -50,7 +60,28 @@ def employer_document(result: EmployerResult) -> Document:
     blocks += _searches(result)
     blocks += _evidence(result, numbers)
     title = profile_title(result)
-    return Document(title=title, blocks=tuple(blocks), subject=title, created=result.created)
+    return Document(
+        title=title,
+        blocks=tuple(blocks),
+        subject=title,
+        created=result.created,
+        references=_references(result),
+    )
+
+
+def _references(result: EmployerResult) -> tuple[Source, ...]:
+    """The pages the cited quotes come from, each once, in the order first cited (the
+    bibliography formats' entries)."""
+    by_id = {item.id: item for item in result.evidence}
+    info = {source.url: source for source in result.sources}
+    urls = dict.fromkeys(by_id[i].source_url for i in cited_ids(result) if i in by_id)
+    refs = []
+    for number, url in enumerate(urls, start=1):
+        source = info.get(url)
+        title = _flat(source.title) if source is not None and source.title else url
+        domain = source.domain if source is not None else ""
+        refs.append(Source(number, title, url, domain or urlsplit(url).hostname or ""))
+    return tuple(refs)
 
 
 Marks = Callable[[Sequence[str]], tuple[Span, ...]]
