@@ -5,14 +5,16 @@ Headings are ``text:h`` with outline levels (the navigator lists them), lists ar
 bulleted or numbered ``text:list``s, quotes use the Quotations style, tables are tables
 (the columns a narrow page shows, as in the DOCX), links are ``text:a`` hyperlinks. Text
 is stored as Unicode (the office suite picks fonts per script); characters XML cannot
-hold are dropped. The archive's entries are dated by the document (``export.archive``),
-so the same report gives the same bytes.
+hold are dropped. The archive's entries are dated by the document (``export.archive``)
+and each part declares the namespaces its document uses, so the same report gives the
+same bytes in any process.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import threading
 from datetime import UTC, datetime
 
 from odf import dc, meta, teletype
@@ -48,6 +50,8 @@ EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 #: the page's text width, for the tables' column widths (A4 less 2 cm margins)
 _WIDTH_CM = 17.0
+#: odfpy's namespace map is shared by every document being made (see ``to_odt``)
+_ONE_AT_A_TIME = threading.Lock()
 
 
 def _xml(text: str) -> str:
@@ -140,6 +144,15 @@ class _Styles:
 
 
 def to_odt(doc: Document) -> bytes:
+    # odfpy keeps the namespaces it has met in one map for the whole process and declares
+    # them all on each part's root: emptied first, the map holds what this document's
+    # elements use, in the order they are made, whatever was written or read before
+    with _ONE_AT_A_TIME:
+        Element.namespaces.clear()
+        return _to_odt(doc)
+
+
+def _to_odt(doc: Document) -> bytes:
     out = OpenDocumentText()
     created = (doc.created or EPOCH).astimezone(UTC).replace(tzinfo=None, microsecond=0)
     out.meta.addElement(dc.Title(text=_xml(doc.title)))
