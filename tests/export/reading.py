@@ -11,7 +11,8 @@ from typing import Any
 import docx
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml.ns import qn
-from odf import opendocument, table, teletype, text
+from odf import opendocument, teletype, text
+from odf import table as odf_table
 from pypdf import PdfReader
 
 
@@ -88,7 +89,7 @@ def odt_text(source: bytes | Path) -> str:
         for element in document.text.childNodes
         if element.qname[1] in ("h", "p")
     ]
-    for cell in document.getElementsByType(table.TableCell):
+    for cell in document.getElementsByType(odf_table.TableCell):
         parts.append(teletype.extractText(cell))
     for listed in document.getElementsByType(text.ListItem):
         parts.append(teletype.extractText(listed))
@@ -116,8 +117,8 @@ def odt_tables(source: bytes | Path) -> list[list[list[str]]]:
     document = opendocument.load(io.BytesIO(_data(source)))
     return [
         [
-            [teletype.extractText(cell) for cell in row.getElementsByType(table.TableCell)]
-            for row in found.getElementsByType(table.TableRow)
+            [teletype.extractText(cell) for cell in row.getElementsByType(odf_table.TableCell)]
+            for row in found.getElementsByType(odf_table.TableRow)
         ]
-        for found in document.getElementsByType(table.Table)
+        for found in document.getElementsByType(odf_table.Table)
     ]
