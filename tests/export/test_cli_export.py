@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import bibtexparser
+
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.testing.web import OfflineWeb
@@ -98,6 +100,14 @@ def test_binary_formats_never_go_to_standard_output_unasked_or_to_a_terminal(
     # a text format still prints as before
     markdown = cli("report", "bees2", "--format", "md")
     assert markdown.returncode == 0 and markdown.stdout.startswith(b"# ")
+    # ODT is binary like PDF; LaTeX and the bibliographies are text
+    odt = cli("report", "bees2", "--format", "odt")
+    assert odt.returncode == 2 and "ODT is a binary format" in odt.stderr.decode()
+    bib = cli("report", "bees2", "--format", "bibtex")
+    assert bib.returncode == 0
+    assert bibtexparser.parse_string(bib.stdout.decode()).entries[0].key == "ref1"
+    tex = cli("report", "bees2", "--format", "latex")
+    assert tex.returncode == 0 and tex.stdout.startswith(b"\\documentclass")
 
     # NDJSON events already own standard output
     mixed = cli(
