@@ -5,7 +5,9 @@ every source it considered). Pure data, no rendering.
 Each recipe's result is built into one (``Recipe.document``: a research Report by
 ``export.report_document``, an employer profile by ``recipes.employer.document``). A
 research report's every format is drawn from it (``export.markdown``, ``export.html``,
-``export.pdf``, ``export.docx``); the employer profile's PDF and DOCX are. Whoever builds
+``export.pdf``, ``export.docx``, ``export.odt``, ``export.latex``, and the bibliographies
+from its ``references``); the employer profile's binary, LaTeX and bibliography formats
+are. Whoever builds
 a document has already made its text safe (neutralized, flattened) and decided its
 links; the hints here (a citation and its quote, the program's own words, an address
 shown as text, a paragraph's or a list's role, a table's kind and the columns a narrow

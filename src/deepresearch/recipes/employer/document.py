@@ -1,4 +1,5 @@
-"""An EmployerResult as an ``models.document.Document``, for the PDF and DOCX exports. Pure.
+"""An EmployerResult as an ``models.document.Document``, for the PDF, DOCX, ODT, LaTeX and
+bibliography exports. Pure.
 
 The same content as ``render.to_markdown``: status, summary, the found items with their
 citations, the inferred items labelled as assumptions, the quality assessment, the
