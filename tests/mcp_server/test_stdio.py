@@ -20,7 +20,7 @@ from mcp.types import EmbeddedResource, TextContent
 from deepresearch.testing.web import OfflineWeb
 
 from ..export.conftest import QUESTION
-from ..export.reading import docx_text, pdf_links, pdf_text
+from ..export.reading import docx_text, odt_text, pdf_links, pdf_text
 from ..export.test_cli_export import offline
 
 Progress = list[tuple[float, float | None, str | None]]
@@ -99,6 +99,14 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
         assert pdf_links(data) and all(u.startswith(bee_web.base_url) for u in pdf_links(data))
         docx = await session.call_tool("get_report", {"run_id": run_id, "format": "docx"})
         assert "waggle dance" in docx_text(base64.b64decode(docx.content[0].resource.blob))
+        odt = await session.call_tool("get_report", {"run_id": run_id, "format": "odt"})
+        (block,) = odt.content
+        assert isinstance(block, EmbeddedResource)
+        assert str(block.resource.uri) == f"deepresearch://runs/{run_id}/report.odt"
+        assert "waggle dance" in odt_text(base64.b64decode(block.resource.blob))
+        # the cited sources as a bibliography, as text
+        ris = await session.call_tool("get_report", {"run_id": run_id, "format": "ris"})
+        assert text_of(ris).startswith("TY  - ELEC\n")
 
         # mistakes are tool errors that say what to do, never tracebacks
         missing = await session.call_tool("get_report", {"run_id": "run-000000000000"})

@@ -23,6 +23,7 @@ from deepresearch.cli.common import (
     shown,
     write_output,
 )
+from deepresearch.export import extension
 
 if TYPE_CHECKING:  # the runner and the live view load when a run starts, not for --help
     from deepresearch.errors import DeepResearchError
@@ -41,12 +42,13 @@ def check_target(
     default: str = "report",
     noun: str = "report",
 ) -> Path:
-    """Where the report goes (``out``, else ``<default>.<format>``); exit 2 before any
+    """Where the report goes (``out``, else ``<default>.<extension>``: ``report.tex`` for
+    latex, ``report.bib`` for bibtex); exit 2 before any
     work if it could not be written there (``check_output``: the file, and the rules for
     a binary format)."""
     if out == STDOUT and json_events:
         error("--out - and --json-events both want standard output", f"write the {noun} to a file")
-    return check_output(out, fmt.value, default=Path(f"{default}.{fmt.value}"))
+    return check_output(out, fmt.value, default=Path(f"{default}.{extension(fmt.value)}"))
 
 
 def remember(settings: Settings, run_id: str, **fields: object) -> None:

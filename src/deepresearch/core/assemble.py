@@ -56,6 +56,7 @@ def number_sources(
                 title=source.title or source.url,
                 domain=source.domain,
                 content_quality=source.content_quality,
+                published=source.published,
             )
     return list(refs.values())
 

@@ -1,6 +1,7 @@
 """Every report format from one place, for any recipe's result: JSON from the recipe's
-``to_json``, every other format drawn from its page-neutral ``document`` (markdown,
-HTML, PDF, DOCX). The CLI, the API and the MCP server all write reports through
+``to_json``, every other format drawn from its page-neutral ``document`` (md, html, pdf,
+docx, odt, latex, and the bibliography formats bibtex, ris, csljson from its
+references). The CLI, the API and the MCP server all write reports through
 ``render_text`` and ``render_bytes``, with the recipe the run's id or job names
 (``recipes.registry``)."""
 
@@ -12,7 +13,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel
 
-from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES, BinaryFormat, export_document
+from deepresearch.export import (
+    DRAWN_FORMATS,
+    MEDIA_TYPES,
+    BinaryFormat,
+    DrawnTextFormat,
+    export_document,
+)
 from deepresearch.export.fonts import find_fonts
 
 if TYPE_CHECKING:
@@ -25,7 +32,7 @@ TextFormat = Literal["md", "html", "json"]
 TEXT_FORMATS: tuple[TextFormat, ...] = get_args(TextFormat)
 #: every format a report can be had in: the one list the CLI, the API, the MCP server and
 #: the page take (or a test checks against)
-ReportFormat = Literal[TextFormat, BinaryFormat]
+ReportFormat = Literal[TextFormat, BinaryFormat, DrawnTextFormat]
 FORMATS: tuple[ReportFormat, ...] = get_args(ReportFormat)
 TEXT_MEDIA_TYPES = {
     "md": "text/markdown; charset=utf-8",
@@ -58,7 +65,7 @@ def render_bytes(
     """``result`` (``recipe``'s) in ``fmt``. A PDF embeds ``pdf_fonts`` (the
     ``pdf_fonts`` setting) and then the system fonts ``find_fonts`` finds. ValueError for
     an unknown format."""
-    if fmt in BINARY_FORMATS:
+    if fmt in DRAWN_FORMATS:
         fonts = find_fonts(pdf_fonts) if fmt == "pdf" else ()
         return export_document(recipe.document(result), fmt, fonts=fonts)
     return render_text(recipe, result, fmt).encode("utf-8")

@@ -42,7 +42,7 @@ from pydantic import BaseModel, Field, ValidationError
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import DeepResearchError, InvalidInput
-from deepresearch.export import BINARY_FORMATS
+from deepresearch.export import BINARY_FORMATS, extension
 from deepresearch.export.formats import ReportFormat, media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.outcomes import Outcome, Waiting, outcome_result
@@ -283,9 +283,10 @@ FOLLOW_UP_DESCRIPTION = (
 
 #: the ``get_report`` tool's description, which the client's model reads
 GET_REPORT_DESCRIPTION = (
-    "The report of a finished run, by run id: md (default), html or json as text; pdf "
-    "or docx as an embedded file (base64) with its media type. For a run that waits "
-    "(status awaiting_input): what it asks, to answer with reply."
+    "The report of a finished run, by run id: md (default), html, json or latex as text; "
+    "its cited sources as bibtex, ris or csljson text; pdf, docx or odt as an embedded "
+    "file (base64) with its media type. For a run that waits (status awaiting_input): "
+    "what it asks, to answer with reply."
 )
 
 #: the ``list_runs`` tool's description, which the client's model reads
@@ -404,7 +405,7 @@ def report_block(run_id: str, format: str, data: bytes) -> ContentBlock:
         return EmbeddedResource(
             type="resource",
             resource=BlobResourceContents(
-                uri=f"deepresearch://runs/{run_id}/report.{format}",
+                uri=f"deepresearch://runs/{run_id}/report.{extension(format)}",
                 mime_type=media_type(format),
                 blob=base64.b64encode(data).decode("ascii"),
             ),

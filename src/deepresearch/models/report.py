@@ -111,6 +111,9 @@ class SourceRef(BaseModel):
     content_quality: ContentQuality | None = Field(
         default=None, description="the page's content-quality tier (seed 001), when known"
     )
+    published: datetime | None = Field(
+        default=None, description="when the page says it was published, where known"
+    )
 
 
 class Report(BaseModel):

@@ -1,5 +1,6 @@
 """An EmployerResult as a ``models.document.Document``: the one document every format but
-JSON draws (``export.formats``: markdown, HTML, PDF, DOCX). Pure.
+JSON draws (``export.formats``: markdown, HTML, PDF, DOCX, ODT, LaTeX, and the
+bibliographies of the pages its cited quotes come from). Pure.
 
 Status, summary, the found items with their citations, the inferred items labelled as
 assumptions, the quality assessment, the routing table, the searches and the cited
@@ -73,7 +74,29 @@ def employer_document(result: EmployerResult) -> Document:
     blocks += _routing(result)
     blocks += _searches(result, clean)
     blocks += _evidence(result, numbers, clean)
-    return Document(title=title, blocks=tuple(blocks), subject=title, created=result.created)
+    return Document(
+        title=title,
+        blocks=tuple(blocks),
+        subject=title,
+        created=result.created,
+        references=_references(result, clean),
+    )
+
+
+def _references(result: EmployerResult, clean: Clean) -> tuple[Source, ...]:
+    """The pages the cited quotes come from, each once, in the order first cited (the
+    bibliography formats' entries); a pasted job posting is no page to cite."""
+    by_id = {item.id: item for item in result.evidence}
+    info = {source.url: source for source in result.sources}
+    cited = (by_id[i].source_url for i in cited_ids(result) if i in by_id)
+    urls = [url for url in dict.fromkeys(cited) if _link(url)]
+    refs = []
+    for number, url in enumerate(urls, start=1):
+        source = info.get(url)
+        title = clean(source.title) if source is not None and source.title else url
+        domain = (source.domain if source is not None else "") or urlsplit(url).hostname or ""
+        refs.append(Source(number, title, url, clean(domain)))
+    return tuple(refs)
 
 
 def _link(url: str) -> str | None:
