@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 
 #: the earliest date a zip entry can carry
 ZIP_EPOCH = datetime(1980, 1, 1, tzinfo=UTC)
+#: a document's date when it has none of its own (its zip formats still date every entry)
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def fixed_dates(data: bytes, when: datetime) -> bytes:

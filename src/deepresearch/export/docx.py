@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import re
-from datetime import UTC, datetime
 
 import docx
 from docx.enum.text import WD_COLOR_INDEX
@@ -24,7 +23,7 @@ from docx.shared import Pt, RGBColor
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph as DocxParagraph
 
-from deepresearch.export.archive import fixed_dates
+from deepresearch.export.archive import EPOCH, fixed_dates
 from deepresearch.models.document import (
     Block,
     Document,
@@ -36,7 +35,6 @@ from deepresearch.models.document import (
     Table,
 )
 
-EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 LINK = RGBColor(0x06, 0x45, 0xAD)
 GREY = RGBColor(0x55, 0x55, 0x55)
 WARN = RGBColor(0x96, 0x46, 0x00)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import re
 import threading
-from datetime import UTC, datetime
+from datetime import UTC
 
 from odf import dc, meta, teletype
 from odf.element import Element
@@ -33,7 +33,7 @@ from odf.table import TableCell, TableColumn, TableRow
 from odf.text import A, H, List, ListItem, ListLevelStyleBullet, ListLevelStyleNumber, ListStyle, P
 from odf.text import Span as OdfSpan
 
-from deepresearch.export.archive import fixed_dates
+from deepresearch.export.archive import EPOCH, fixed_dates
 from deepresearch.models.document import (
     Block,
     Document,
@@ -45,7 +45,6 @@ from deepresearch.models.document import (
     Table,
 )
 
-EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 #: what XML 1.0 cannot carry
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 #: the page's text width, for the tables' column widths (A4 less 2 cm margins)
