@@ -74,6 +74,8 @@ LAYERS: tuple[Layer, ...] = (
             "deepresearch.events",
             "deepresearch.embeddings",
             "deepresearch.domain_rules",
+            "deepresearch.sqldb",
+            "deepresearch.librarydb",
         ),
         ("models", "core", "settings"),
     ),
