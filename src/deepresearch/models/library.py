@@ -124,3 +124,8 @@ class RunSummary(BaseModel):
 class TagCount(BaseModel):
     tag: str
     runs: int
+
+
+#: the owner of the runs started on this machine (the CLI, the Python library, MCP over
+#: stdio, and the service when it has no API keys)
+LOCAL_OWNER = "local"

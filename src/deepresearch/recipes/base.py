@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is
     from deepresearch.context import RunContext, ThreadStore
     from deepresearch.models import EvalResult
     from deepresearch.models.document import Document
+    from deepresearch.models.library import LibraryEntry
     from deepresearch.models.thread import Turn
     from deepresearch.settings_groups import ModelSettings, Storage
 
@@ -179,4 +181,12 @@ class Recipe(Protocol[Q, R]):
     def document(self, result: R) -> Document:
         """``result`` as a page-neutral document (what ``render`` shows as markdown), for
         the PDF and DOCX exports."""
+        ...
+
+    def library_entry(
+        self, values: Mapping[str, Any], fetched_at: Mapping[str, datetime]
+    ) -> LibraryEntry | None:
+        """What a finished run (its final state ``values``) adds to its owner's library
+        (issue 25), or None for a recipe whose runs are not kept there; ``fetched_at``
+        says when the run read each URL."""
         ...
