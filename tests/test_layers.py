@@ -130,6 +130,7 @@ LAYERS: tuple[Layer, ...] = (
             "deepresearch.service",
             "deepresearch.mcp",
             "deepresearch.api",
+            "deepresearch.library",
             "deepresearch.compose.studio",
         ),
         (*_BASE, "runner"),

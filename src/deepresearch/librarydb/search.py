@@ -74,7 +74,9 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
         stmt = (
             select(*columns, literal_column(f"-{FTS_TABLE}.rank", Float).label("score"))
             .select_from(joined.join(fts, literal_column(f"{FTS_TABLE}.rowid") == i.c.id))
-            .where(literal_column(FTS_TABLE).op("MATCH")(bindparam("match", fts5_match(query.words))))
+            .where(
+                literal_column(FTS_TABLE).op("MATCH")(bindparam("match", fts5_match(query.words)))
+            )
             .order_by(literal_column(f"{FTS_TABLE}.rank"), i.c.id)
         )
     stmt = _filtered(stmt.where(i.c.owner == owner), owner, query).limit(query.limit)

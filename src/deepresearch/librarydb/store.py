@@ -338,9 +338,7 @@ def _digest(text: str) -> str:
 
 def _has_run(conn: Connection, owner: str, run_id: str) -> bool:
     found = conn.execute(
-        select(
-            exists().where(library_runs.c.owner == owner, library_runs.c.run_id == run_id)
-        )
+        select(exists().where(library_runs.c.owner == owner, library_runs.c.run_id == run_id))
     ).scalar()
     return bool(found)
 
@@ -381,12 +379,15 @@ def _tagged(conn: Connection, owner: str, tag: str) -> list[str]:
 
 
 def _delete_tag(conn: Connection, owner: str, tag: str) -> None:
-    conn.execute(delete(library_tags).where(library_tags.c.owner == owner, library_tags.c.tag == tag))
+    conn.execute(
+        delete(library_tags).where(library_tags.c.owner == owner, library_tags.c.tag == tag)
+    )
 
 
 def _no_tag(tag: str) -> RunNotFound:
     return RunNotFound(
-        f"no run in your library has the tag {tag!r}", hint="list your tags: deepresearch library tag list"
+        f"no run in your library has the tag {tag!r}",
+        hint="list your tags: deepresearch library tag list",
     )
 
 
