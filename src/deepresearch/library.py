@@ -10,7 +10,8 @@ claims and quoted pages, searchable, tagged, removable. The same store and rules
 >>> library.rename_tag("q3", "q3-review")
 >>> library.remove("run-1a2b3c4d5e6f")
 
-Every function takes ``settings`` (a ``Settings``) or ``data_dir``, else the settings the
+Every function takes ``settings`` (a ``Settings``, or anything with its ``data_dir``
+and ``database_url``) or ``data_dir``, else the settings the
 CLI would load, and works on the local user's library (the runs started on this machine:
 the CLI, ``deepresearch.research``, MCP over stdio). A bad query, an unknown filter or a
 run that is not in the library raises ``InvalidInput`` or ``RunNotFound`` before anything
@@ -32,7 +33,7 @@ from deepresearch.models.library import (
     RunSummary,
     TagCount,
 )
-from deepresearch.settings import Settings, load_settings
+from deepresearch.settings_groups import Storage
 
 __all__ = [
     "LibraryHit",
@@ -53,7 +54,7 @@ __all__ = [
 
 
 @contextmanager
-def open_store(settings: Settings) -> Iterator[LibraryStore]:
+def open_store(settings: Storage) -> Iterator[LibraryStore]:
     """The library of ``settings`` (its data folder, or its PostgreSQL database)."""
     engine = open_library(settings)
     try:
@@ -62,16 +63,18 @@ def open_store(settings: Settings) -> Iterator[LibraryStore]:
         engine.dispose()
 
 
-def _settings(settings: Settings | None, data_dir: Path | str | None) -> Settings:
+def _settings(settings: Storage | None, data_dir: Path | str | None) -> Storage:
     if settings is not None:
         return settings
-    return load_settings(data_dir=data_dir) if data_dir is not None else load_settings()
+    from deepresearch.compose.storage import default_storage
+
+    return default_storage(data_dir)
 
 
 def search(
     query: str,
     *,
-    settings: Settings | None = None,
+    settings: Storage | None = None,
     data_dir: Path | str | None = None,
     **filters: object,
 ) -> list[LibraryHit]:
@@ -84,7 +87,7 @@ def search(
 
 
 def show(
-    run_id: str, *, settings: Settings | None = None, data_dir: Path | str | None = None
+    run_id: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
 ) -> RunSummary:
     """What the library holds of run ``run_id``: question, tags, sources, counts, report."""
     with open_store(_settings(settings, data_dir)) as store:
@@ -95,7 +98,7 @@ def page(
     run_id: str,
     source_id: str,
     *,
-    settings: Settings | None = None,
+    settings: Storage | None = None,
     data_dir: Path | str | None = None,
 ) -> LibrarySource:
     """A page run ``run_id`` quoted, with the stored text its quotes were verified on."""
@@ -104,7 +107,7 @@ def page(
 
 
 def remove(
-    run_id: str, *, settings: Settings | None = None, data_dir: Path | str | None = None
+    run_id: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
 ) -> None:
     """Remove run ``run_id`` from the library (its checkpoint and report file stay)."""
     with open_store(_settings(settings, data_dir)) as store:
@@ -114,7 +117,7 @@ def remove(
 def tag(
     run_id: str,
     *tags: str,
-    settings: Settings | None = None,
+    settings: Storage | None = None,
     data_dir: Path | str | None = None,
 ) -> list[str]:
     """Tag run ``run_id``; its tags after."""
@@ -126,7 +129,7 @@ def untag(
     run_id: str,
     tag: str,
     *,
-    settings: Settings | None = None,
+    settings: Storage | None = None,
     data_dir: Path | str | None = None,
 ) -> list[str]:
     """Remove one tag from run ``run_id``; its tags after."""
@@ -138,7 +141,7 @@ def rename_tag(
     old: str,
     new: str,
     *,
-    settings: Settings | None = None,
+    settings: Storage | None = None,
     data_dir: Path | str | None = None,
 ) -> int:
     """Rename a tag on every run; how many runs had it."""
@@ -147,21 +150,21 @@ def rename_tag(
 
 
 def drop_tag(
-    tag: str, *, settings: Settings | None = None, data_dir: Path | str | None = None
+    tag: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
 ) -> int:
     """Remove a tag from every run; how many runs had it."""
     with open_store(_settings(settings, data_dir)) as store:
         return store.drop_tag(LOCAL_OWNER, tag)
 
 
-def tags(*, settings: Settings | None = None, data_dir: Path | str | None = None) -> list[TagCount]:
+def tags(*, settings: Storage | None = None, data_dir: Path | str | None = None) -> list[TagCount]:
     """The tags in use, with how many runs have each."""
     with open_store(_settings(settings, data_dir)) as store:
         return store.tags(LOCAL_OWNER)
 
 
 def counts(
-    *, settings: Settings | None = None, data_dir: Path | str | None = None
+    *, settings: Storage | None = None, data_dir: Path | str | None = None
 ) -> dict[str, int]:
     """How many runs, sources, quotes and claims the library holds."""
     with open_store(_settings(settings, data_dir)) as store:

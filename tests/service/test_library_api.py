@@ -65,9 +65,10 @@ def test_each_key_has_its_own_library(
         assert counts["runs"] == 1 and counts["quotes"] == len(verified)
 
         # bob: nothing of alice's, in results, counts, tags or errors
-        assert client.get("/v1/library/search", params={"q": query}, headers=as_bob).json()[
-            "results"
-        ] == []
+        assert (
+            client.get("/v1/library/search", params={"q": query}, headers=as_bob).json()["results"]
+            == []
+        )
         assert client.get("/v1/library", headers=as_bob).json() == {
             "runs": 0,
             "sources": 0,
