@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Float,
     Select,
@@ -61,7 +62,7 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
     )
     if conn.dialect.name == "postgresql":
         tsquery = func.plainto_tsquery(PG_CONFIG, bindparam("words", " ".join(query.words)))
-        vector = literal_column("library_items.tsv")
+        vector: ColumnElement[Any] = literal_column("library_items.tsv")
         rank = func.ts_rank(vector, tsquery, type_=Float)
         stmt = (
             select(*columns, rank.label("score"))

@@ -168,7 +168,7 @@ class LibraryStore:
             if run is None:
                 raise not_in_library(run_id)
             m = run._mapping
-            counts = dict(
+            counts: dict[str, int] = dict(
                 conn.execute(
                     select(library_items.c.kind, func.count())
                     .where(library_items.c.owner == owner, library_items.c.run_id == run_id)
@@ -241,7 +241,7 @@ class LibraryStore:
                 .select_from(library_sources)
                 .where(library_sources.c.owner == owner)
             ).scalar_one()
-            kinds = dict(
+            kinds: dict[str, int] = dict(
                 conn.execute(
                     select(library_items.c.kind, func.count())
                     .where(library_items.c.owner == owner)

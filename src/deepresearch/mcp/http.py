@@ -44,10 +44,10 @@ from deepresearch.mcp.server import (
     not_found,
     validation_problems,
 )
-from deepresearch.models.library import LibraryHit, LibraryQuery
+from deepresearch.models.library import LOCAL_OWNER, LibraryHit, LibraryQuery
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.answers import answer_job
-from deepresearch.service.auth import LOCAL_OWNER, Caller, caller
+from deepresearch.service.auth import Caller, caller
 from deepresearch.service.evals import evaluated_result
 from deepresearch.service.jobs import Submission
 from deepresearch.service.problems import ApiProblem

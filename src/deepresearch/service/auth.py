@@ -13,6 +13,8 @@ from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.state import ServiceState
 
+__all__ = ["LOCAL_OWNER", "Caller", "caller"]
+
 
 @dataclass(frozen=True)
 class Caller:
