@@ -61,14 +61,20 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
         s, and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id)
     )
     if conn.dialect.name == "postgresql":
+        # the owner's matches first, through the GIN index alone (materialized: the
+        # planner may otherwise walk the owner's runs and test every item's tsvector)
         tsquery = func.plainto_tsquery(PG_CONFIG, bindparam("words", " ".join(query.words)))
         vector: ColumnElement[Any] = literal_column("library_items.tsv")
-        rank = func.ts_rank(vector, tsquery, type_=Float)
+        matches = (
+            select(i.c.id, func.ts_rank(vector, tsquery, type_=Float).label("score"))
+            .where(i.c.owner == owner, vector.op("@@")(tsquery))
+            .cte("matches")
+            .prefix_with("MATERIALIZED")
+        )
         stmt = (
-            select(*columns, rank.label("score"))
-            .select_from(joined)
-            .where(vector.op("@@")(tsquery))
-            .order_by(rank.desc(), i.c.id)
+            select(*columns, matches.c.score)
+            .select_from(joined.join(matches, matches.c.id == i.c.id))
+            .order_by(matches.c.score.desc(), i.c.id)
         )
     else:
         fts = text(FTS_TABLE)
