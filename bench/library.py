@@ -18,7 +18,9 @@ Reported: p50, p95 and max in milliseconds per kind, after 5 untimed warm-up sea
 On PostgreSQL the tables are analyzed after filling, as autovacuum would.
 Growth: the database's size (SQLite: file and WAL after a checkpoint; PostgreSQL:
 ``pg_database_size``) after adding the runs, divided by the runs, and the bytes of page
-text, quotes and claims a run holds, for scale."""
+text, quotes and claims a run holds, for scale; and ``--real-runs`` real offline runs (no
+model, the local search over 40 Vital articles): the library's and the checkpoints' size
+per run."""
 
 from __future__ import annotations
 
@@ -211,11 +213,40 @@ def run_text_bytes(entries: list[LibraryEntry]) -> dict[str, int]:
     }
 
 
+def real_growth(data_dir: Path, runs: int) -> dict[str, Any]:
+    """Real offline runs (no model, the local search over 40 Vital articles): how much the
+    library and, for scale, the checkpoints grow per run."""
+    import deepresearch
+
+    documents = vital_documents(data_dir)[:40]
+    with tempfile.TemporaryDirectory() as folder:
+        corpus, store = Path(folder) / "corpus", Path(folder) / "data"
+        corpus.mkdir()
+        for n, document in enumerate(documents):
+            (corpus / f"{n:03d}.md").write_text(f"# {document.title}\n\n{document.text}\n")
+        options = {"model": "none", "search": "local", "corpus_dir": corpus, "data_dir": store}
+        quotes, sizes = 0, []
+        for document in documents[: runs + 1]:  # the first run makes the empty schema
+            report = deepresearch.research(f"What is {document.title}?", **options)
+            quotes += sum(1 for evidence in report.evidence if evidence.verified)
+            engine = make_engine(f"sqlite:///{store / 'library.sqlite3'}")
+            checkpoints = sum(p.stat().st_size for p in store.glob("checkpoints.sqlite3*"))
+            sizes.append((database_bytes(engine, store / "library.sqlite3"), checkpoints))
+            engine.dispose()
+    return {
+        "runs": runs,
+        "verified_quotes_per_run": round(quotes / (runs + 1), 1),
+        "library_bytes_per_run": round((sizes[-1][0] - sizes[0][0]) / runs),
+        "checkpoint_bytes_per_run": round((sizes[-1][1] - sizes[0][1]) / runs),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=1000, help="runs of 100 quotes each")
     parser.add_argument("--queries", type=int, default=200, help="searches per kind")
     parser.add_argument("--postgres", action="store_true", help="also on a throwaway PostgreSQL")
+    parser.add_argument("--real-runs", type=int, default=10, help="real offline runs (growth)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args(argv)
@@ -238,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             engine.dispose()
         finally:
             server.stop()
+    if args.real_runs:
+        results["real_runs"] = real_growth(args.data, args.real_runs)
     shown = json.dumps(results, indent=2)
     print(shown)
     if args.out:
