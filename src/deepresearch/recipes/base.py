@@ -20,6 +20,8 @@ A recipe supplies:
   0.3, judging 0.1), used unless the user set a temperature;
 - ``multiline_question``: whether its question keeps line breaks when normalised (the
   employer's may be a pasted job posting).
+- ``library_entry(values, fetched_at)``: what a finished run adds to its owner's library
+  (issue 25; docs/library.md), or None for a recipe whose runs are not kept there.
 """
 
 from __future__ import annotations
