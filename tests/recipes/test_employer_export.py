@@ -40,6 +40,11 @@ async def test_the_profile_exports_to_pdf_and_docx(web: OfflineWeb, tmp_path: Pa
     (routing,) = docx_tables(word)
     assert routing[0][:2] == ["attempt", "data"] and len(routing) == 1 + len(result.routing_trace)
 
-    # the text formats through the same door are the recipe's own renderings
-    for fmt in FORMATS[:3]:
-        assert render_bytes(recipe, result, fmt) == recipe.render(result, fmt).encode()
+    # one document, every format: the markdown carries what the PDF carries, and the
+    # HTML the state each routing step left
+    markdown = render_bytes(recipe, result, "md").decode()
+    assert all(quote in markdown for quote in quotes)
+    assert "| attempt | data | quality | confidence | recommended | route | next |" in markdown
+    page = render_bytes(recipe, result, "html").decode()
+    assert ">state after</th>" in page and "low_data_flag=True" in page
+    assert [fmt for fmt in FORMATS if not render_bytes(recipe, result, fmt)] == []

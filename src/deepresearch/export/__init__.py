@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the names above are light (the CLI reads them for --help); 
     from deepresearch.models import Report
     from deepresearch.models.document import Document
 
-#: the formats drawn from a recipe's ``document`` (the text ones: ``recipes.base.FORMATS``)
+#: the binary formats (every format: ``export.formats.FORMATS``)
 BinaryFormat = Literal["pdf", "docx"]
 BINARY_FORMATS: tuple[BinaryFormat, ...] = get_args(BinaryFormat)
 MEDIA_TYPES: dict[str, str] = {

@@ -28,6 +28,7 @@ from deepresearch.export.report_text import (
     flat,
     header_lines,
     neutralize,
+    quality_detail,
     quotes_by_source,
     row_sentence,
     usage_line,
@@ -88,6 +89,7 @@ def report_document(report: Report) -> Document:
                 ref.url,
                 clean(ref.domain),
                 tuple(clean(item.quote) for item in quotes.get(ref.id, [])),
+                quality_detail(ref.content_quality),
             )
             for ref in report.sources
         )

@@ -24,6 +24,7 @@ from langchain_core.language_models import BaseChatModel
 from deepresearch.core.ids import new_run_id
 from deepresearch.core.review import check_reply
 from deepresearch.errors import ConfigError, DeepResearchError, RunNotFound
+from deepresearch.export.formats import render_text
 from deepresearch.llm.redact import redact
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.outcomes import AWAITING, Cancelled, Finished, Outcome, Waiting, request_data
@@ -201,7 +202,7 @@ class LocalBackend:
         assert document is not None  # only stop_after pauses a run without asking
         kind = recipe.completion(document, fetches=0).kind
         _remember(settings, run_id, status="complete", kind=kind, finished=now(), error=None)
-        return Finished(run_id, kind, recipe.render(document, "md"))
+        return Finished(run_id, kind, render_text(recipe, document, "md"))
 
     def _options_of(self, run_id: str) -> dict[str, Any]:
         """The options run ``run_id`` was started with (its run record), else the

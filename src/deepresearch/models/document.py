@@ -3,9 +3,9 @@ tables, and the two lists a research report ends with (its sources, and the tabl
 every source it considered). Pure data, no rendering.
 
 Each recipe's result is built into one (``Recipe.document``: a research Report by
-``export.report_document``, an employer profile by ``recipes.employer.document``). A
-research report's every format is drawn from it (``export.markdown``, ``export.html``,
-``export.pdf``, ``export.docx``); the employer profile's PDF and DOCX are. Whoever builds
+``export.report_document``, an employer profile by ``recipes.employer.document``), and
+every format but JSON is drawn from it (``export.markdown``, ``export.html``,
+``export.pdf``, ``export.docx``, through ``export.formats``). Whoever builds
 a document has already made its text safe (neutralized, flattened) and decided its
 links; the hints here (a citation and its quote, the program's own words, an address
 shown as text, a paragraph's or a list's role, a table's kind and the columns a narrow
@@ -123,14 +123,22 @@ def merged(cell: Cell) -> Span:
 
 @dataclass(frozen=True)
 class Source:
-    """One cited source: its number, title (its link's words), address and site, and the
-    verified quotes cited from it."""
+    """One cited source: its number, title (its link's words), address (empty: a source
+    that is not a page, such as a pasted job posting, and is not linked) and site, and the
+    verified quotes cited from it; ``detail`` is said after the site (the program's own
+    words: the page's content-quality tier)."""
 
     number: int
     title: str
     url: str
     domain: str
     quotes: tuple[str, ...] = ()
+    detail: str = ""
+
+    @property
+    def site(self) -> str:
+        """The site, and the detail after it."""
+        return f"{self.domain} · {self.detail}" if self.detail else self.domain
 
 
 @dataclass(frozen=True)
@@ -148,8 +156,8 @@ class SourceList:
                 Paragraph(
                     (
                         Span(f"[{ref.number}] ", bold=True),
-                        Span(ref.title, url=ref.url),
-                        Span(f" — {ref.domain}"),
+                        Span(ref.title, url=ref.url or None),
+                        Span(f" — {ref.site}"),
                     )
                 )
             )

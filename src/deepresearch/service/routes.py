@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from deepresearch.errors import ConfigError, DeepResearchError
 from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
-from deepresearch.export.formats import ReportFormat, render_bytes
+from deepresearch.export.formats import ReportFormat, render_bytes, render_text
 from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.service.answers import answer_job, owned_job
@@ -316,7 +316,7 @@ async def report(
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        page = recipe.render(recipe.result_model.model_validate(document), "html")
+        page = render_text(recipe, recipe.result_model.model_validate(document), "html")
         return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)
 

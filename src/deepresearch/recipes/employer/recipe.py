@@ -17,7 +17,6 @@ from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.recipes.employer import events as _events  # noqa: F401  (registers its payloads)
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
-from deepresearch.recipes.employer.render import render_employer
 from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
@@ -143,8 +142,8 @@ class EmployerRecipe:
             notes=(f"reason: {result.reranker.early_exit_reason}",) if early else (),
         )
 
-    def render(self, result: EmployerResult, fmt: str) -> str:
-        return render_employer(result, fmt)
+    def to_json(self, result: EmployerResult) -> str:
+        return result.model_dump_json(indent=2) + "\n"
 
     def document(self, result: EmployerResult) -> Document:
         from deepresearch.recipes.employer.document import employer_document  # exports only

@@ -15,7 +15,7 @@ from deepresearch.core.ids import run_id_problem
 from deepresearch.core.library_entry import library_entry
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
-from deepresearch.export.report_render import render
+from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.models.report import REPLY_KINDS
@@ -171,8 +171,8 @@ class ResearchRecipe:
             report=result,
         )
 
-    def render(self, result: Report, fmt: str) -> str:
-        return render(result, fmt)
+    def to_json(self, result: Report) -> str:
+        return to_json(result)
 
     def library_entry(
         self, values: Mapping[str, Any], fetched_at: Mapping[str, datetime]

@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 
 from deepresearch.errors import RunNotFound
 from deepresearch.events import Sink
+from deepresearch.export.formats import render_text
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.providers import build_role_models
 from deepresearch.models import EvalResult
@@ -108,7 +109,7 @@ class RecipeJobs:
         return Outcome(
             completion.kind,
             document.model_dump(mode="json"),
-            recipe.render(document, "md"),
+            render_text(recipe, document, "md"),
             completion.evidence,
             completion.report,
             completion.completed_event,
