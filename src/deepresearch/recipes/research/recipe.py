@@ -15,6 +15,7 @@ from deepresearch.core.ids import run_id_problem
 from deepresearch.core.library_entry import library_entry
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
+from deepresearch.export.markdown import to_markdown
 from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
@@ -185,7 +186,7 @@ class ResearchRecipe:
             report,
             values.get("sources") or {},
             recipe=self.name,
-            markdown=self.render(report, "md"),
+            markdown=to_markdown(self.document(report)),
             finished_at=report.created_at or datetime.now(UTC),
             fetched_at=fetched_at,
         )
