@@ -55,7 +55,14 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
     data_dir = tmp_path / "data"
     async with connect(server_args(bee_web), data_dir) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"research", "reply", "follow_up", "get_report", "list_runs"}
+        assert set(tools) == {
+            "research",
+            "reply",
+            "follow_up",
+            "get_report",
+            "list_runs",
+            "search_library",
+        }
         schema = tools["research"].input_schema
         assert schema["required"] == ["question"]
         assert set(schema["properties"]) == {"question", "depth", "no_clarify", "review_plan"}
@@ -90,6 +97,13 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
 
         again = await session.call_tool("get_report", {"run_id": run_id})
         assert text_of(again) == markdown
+        found = await session.call_tool(
+            "search_library", {"query": "waggle dance", "kind": "quote"}
+        )
+        hits = found.structured_content["results"]
+        assert hits and all(h["run"]["run_id"] == run_id and h["source"]["url"] for h in hits)
+        empty_query = await session.call_tool("search_library", {"query": "  "})
+        assert empty_query.is_error and "empty" in text_of(empty_query)
         pdf = await session.call_tool("get_report", {"run_id": run_id, "format": "pdf"})
         (block,) = pdf.content
         assert isinstance(block, EmbeddedResource)

@@ -20,12 +20,15 @@ A recipe supplies:
   0.3, judging 0.1), used unless the user set a temperature;
 - ``multiline_question``: whether its question keeps line breaks when normalised (the
   employer's may be a pasted job posting).
+- ``library_entry(values, fetched_at)``: what a finished run adds to its owner's library
+  (issue 25; docs/library.md), or None for a recipe whose runs are not kept there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -44,6 +47,7 @@ if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is
     from deepresearch.context import RunContext, ThreadStore
     from deepresearch.models import EvalResult
     from deepresearch.models.document import Document
+    from deepresearch.models.library import LibraryEntry
     from deepresearch.models.thread import Turn
     from deepresearch.settings_groups import ModelSettings, Storage
 
@@ -174,4 +178,12 @@ class Recipe(Protocol[Q, R]):
     def document(self, result: R) -> Document:
         """``result`` as a page-neutral document, which every other format draws
         (``export.formats``)."""
+        ...
+
+    def library_entry(
+        self, values: Mapping[str, Any], fetched_at: Mapping[str, datetime]
+    ) -> LibraryEntry | None:
+        """What a finished run (its final state ``values``) adds to its owner's library
+        (issue 25), or None for a recipe whose runs are not kept there; ``fetched_at``
+        says when the run read each URL."""
         ...

@@ -4,6 +4,7 @@ renderings (``recipes/base.py``'s protocol)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
 
     from deepresearch.context import RunContext
     from deepresearch.models.document import Document
+    from deepresearch.models.library import LibraryEntry
     from deepresearch.recipes.employer.state import EmployerContext
 
 #: the resources a local front end may load from a file: the lists (``--lists FILE``)
@@ -147,6 +149,13 @@ class EmployerRecipe:
         from deepresearch.recipes.employer.document import employer_document  # exports only
 
         return employer_document(result)
+
+    def library_entry(
+        self, values: Mapping[str, Any], fetched_at: Mapping[str, datetime]
+    ) -> LibraryEntry | None:
+        """Employer profiles are not kept in the library (yet): their facts are not
+        verified quotes of stored pages."""
+        return None
 
 
 def _describe(request: EmployerRequest) -> str:

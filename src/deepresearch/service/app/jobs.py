@@ -78,6 +78,7 @@ class RecipeJobs:
             "models": self.runtime.models,
             "search": self.runtime.search,
             "fetcher": self.runtime.fetcher,
+            "owner": job.owner,  # its key's library; the job store keeps its record
         }
         document = None
         resumed = False
