@@ -180,6 +180,9 @@ def test_the_depth_table_in_the_docs_is_the_presets() -> None:
         "max_concurrent_units",
         "evidence_per_question",
         "min_sources_read",
+        "writer_max_notes",
+        "writer_word_budget",
+        "sources_per_claim",
     )
     doc = (SRC.parents[1] / "docs" / "configuration.md").read_text()
     rows = {}

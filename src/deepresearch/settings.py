@@ -41,6 +41,7 @@ from deepresearch.envfile import find_env_file, load_env_file, loaded_from_file
 from deepresearch.errors import ConfigError
 from deepresearch.search.registry import URL_PROVIDERS, is_http_url, parse_search
 from deepresearch.settings_values import (
+    LIMIT_BOUNDS,
     Depth,
     Role,
     env_names,
@@ -63,6 +64,17 @@ def _config_file() -> Path | None:
 
 def _env(field: str) -> AliasChoices:
     return AliasChoices(*env_names(field))
+
+
+def _limit(field: str) -> Any:
+    """A limit the ``depth`` preset fills when it is unset, bounded by ``LIMIT_BOUNDS``."""
+    bounds = LIMIT_BOUNDS[field]
+    return Field(
+        default=None,
+        ge=bounds.low,
+        le=bounds.high,
+        description=f"{bounds.description} (default: the depth preset's)",
+    )
 
 
 class _RealEnvSource(EnvSettingsSource):
@@ -252,6 +264,13 @@ class Settings(BaseSettings):
     )
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
     min_sources_read: int | None = Field(default=None, ge=0, le=200)
+    # seed 004's limits, each its own setting (the depth preset fills the unset ones)
+    queries_per_question: int | None = _limit("queries_per_question")
+    results_per_query: int | None = _limit("results_per_query")
+    evidence_per_question: int | None = _limit("evidence_per_question")
+    writer_max_notes: int | None = _limit("writer_max_notes")
+    writer_word_budget: int | None = _limit("writer_word_budget")
+    sources_per_claim: int | None = _limit("sources_per_claim")
     min_evidence: int = Field(default=5, ge=0)
     min_cited_evidence: int = Field(default=5, ge=0)
     min_domains: int = Field(default=3, ge=0)

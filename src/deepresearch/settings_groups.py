@@ -150,6 +150,9 @@ class RunLimits(_Group):
         "max_concurrent_units",
         "evidence_per_question",
         "min_sources_read",
+        "writer_max_notes",
+        "writer_word_budget",
+        "sources_per_claim",
     )
 
     depth: Depth
@@ -165,6 +168,11 @@ class RunLimits(_Group):
     evidence_per_question: int
     #: sources a run reads before it stops widening (reflect follows leads until then)
     min_sources_read: int
+    #: the writer's notes at most, and their words at most (claims and quotes)
+    writer_max_notes: int
+    writer_word_budget: int
+    #: the sources the claim ledger keeps for one claim
+    sources_per_claim: int
     min_evidence: int
     min_cited_evidence: int
     min_domains: int
@@ -178,7 +186,7 @@ class RunLimits(_Group):
         preset = DEPTHS[settings.depth]
         out: dict[str, Any] = {}
         for name in cls.derived:
-            explicit = getattr(settings, name, None)  # the preset-only ones are no setting
+            explicit = getattr(settings, name)
             out[name] = explicit if explicit is not None else getattr(preset, name)
         return out
 

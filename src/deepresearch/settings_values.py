@@ -25,12 +25,57 @@ class DepthPreset:
     evidence_per_question: int
     #: sources a run reads before it stops widening (reflect follows leads until then)
     min_sources_read: int = 0
+    #: the notes (verified quotes) the writer is given at most, and their words at most
+    writer_max_notes: int = 60
+    writer_word_budget: int = 6_000
+    #: the sources the claim ledger keeps for one claim (seed 004: MAX_SOURCE_URLS_PER_CLAIM)
+    sources_per_claim: int = 10
 
 
 DEPTHS: dict[str, DepthPreset] = {
     "quick": DepthPreset(3, 3, 5, 3, 2, 6, 3, 4),
-    "standard": DepthPreset(5, 3, 8, 5, 3, 12, 4, 6),
-    "deep": DepthPreset(8, 4, 10, 8, 5, 30, 6, 8, min_sources_read=20),
+    "standard": DepthPreset(
+        5, 3, 8, 5, 3, 12, 4, 6, writer_word_budget=8_000, sources_per_claim=15
+    ),
+    "deep": DepthPreset(
+        8,
+        4,
+        10,
+        8,
+        5,
+        30,
+        6,
+        8,
+        min_sources_read=20,
+        writer_word_budget=12_000,
+        sources_per_claim=20,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The values a per-run limit may take, owned here so that the settings and the API's
+    job options share them (``Settings`` and ``service.schemas.RunOptions`` both read it)."""
+
+    low: int
+    high: int
+    description: str
+
+
+#: the bounds of the limits the ``depth`` preset fills (seed 004 makes each a setting);
+#: unset, a limit takes the preset's value
+LIMIT_BOUNDS: dict[str, Bounds] = {
+    "queries_per_question": Bounds(1, 8, "search queries per sub-question"),
+    "results_per_query": Bounds(1, 50, "search results asked for per query"),
+    "evidence_per_question": Bounds(
+        1, 50, "verified quotes one research unit (a sub-question) keeps"
+    ),
+    "writer_max_notes": Bounds(1, 200, "verified quotes the writer is given at most"),
+    "writer_word_budget": Bounds(
+        100, 100_000, "words of claims and quotes the writer is given at most"
+    ),
+    "sources_per_claim": Bounds(1, 50, "sources the claim ledger keeps for one claim"),
 }
 
 

@@ -306,3 +306,27 @@ def test_assemble_report_puts_exact_findings_first_and_disagreements_last() -> N
         "Model problems: model m timed out.",
     ]
     assert report.claims is not None and report.created_at is not None
+
+
+def test_within_words_keeps_the_first_notes_that_fit_and_never_none() -> None:
+    from deepresearch.core.assemble import within_words
+    from deepresearch.models import Evidence
+
+    def note(n: int, words: int) -> Evidence:
+        text = " ".join(["word"] * words)
+        return Evidence(
+            id=f"e{n}",
+            sub_question_id="q1",
+            claim=text,
+            quote=text,
+            source_id="s",
+            source_url="https://s.example/",
+            start=n,
+            end=n + 1,
+        )
+
+    notes = [note(n, 10) for n in range(5)]  # 20 words each: claim and quote
+    assert [item.id for item in within_words(notes, 60)] == ["e0", "e1", "e2"]
+    assert [item.id for item in within_words(notes, 59)] == ["e0", "e1"]
+    assert [item.id for item in within_words([note(0, 500)], 100)] == ["e0"]
+    assert within_words([], 100) == []

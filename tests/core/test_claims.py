@@ -312,3 +312,32 @@ def test_detector_reports_pairs_in_input_order_once() -> None:
     ]
     assert detect_contradictions(evidence) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert detect_contradictions([]) == []
+
+
+# seed 004's cap on sources per claim
+
+
+def test_a_claim_keeps_at_most_max_sources_its_best_first() -> None:
+    evidence = [
+        ev(f"e{n}", COMPLETED_1889, f"s{n}", score=score)
+        for n, score in enumerate((0.2, 0.9, 0.5, 0.7))
+    ]
+    uncapped = build_ledger(evidence, {})
+    assert len(uncapped.claims) == 1 and len(uncapped.claims[0].source_ids) == 4
+    capped = build_ledger(evidence, {}, max_sources=2).claims[0]
+    assert capped.source_ids == ["s1", "s3"]  # the best-scored quotes' sources
+    assert capped.source_urls == ["https://s1.example/page", "https://s3.example/page"]
+    assert len(capped.supporting) == 4  # every quote still supports it
+    assert capped.confidence < uncapped.claims[0].confidence  # reckoned from two sources
+
+
+def test_the_model_grouped_ledger_takes_the_cap_too() -> None:
+    from deepresearch.core.model_claims import claim_ledger
+    from deepresearch.models.claims import ExtractedClaim, ExtractedClaims
+
+    evidence = [ev(f"e{n}", COMPLETED_1889, f"s{n}") for n in range(3)]
+    extracted = ExtractedClaims(
+        claims=[ExtractedClaim(text="Completed in 1889", supporting=["e0", "e1", "e2"])]
+    )
+    ledger = claim_ledger(evidence, {}, extracted, max_sources=1)
+    assert ledger.extracted_by == "model" and ledger.claims[0].source_ids == ["s0"]

@@ -39,7 +39,7 @@ def test_notes_carry_support_and_disagreement() -> None:
         "sub_questions": [sub],
         "sources": {},
     }
-    text = _notes(cast(Any, state), evidence)
+    text = _notes(cast(Any, state), evidence, 10)
     first, second = text.split('label="E2"')
     assert "Disagrees with: E2" in first and "Disagrees with: E1" in second
     assert "Support: " in first and "another disagrees" in first

@@ -75,11 +75,28 @@ async def run_checks(settings: Settings, *, timeout_s: float) -> list[Check]:
     checks = [*environment_checks(), data_folder_check(settings)]
     checks += await asyncio.to_thread(database_checks, settings, timeout_s)
     groups = await asyncio.gather(
-        model_checks(settings, timeout_s=timeout_s), search_checks(settings, timeout_s=timeout_s)
+        model_checks(settings, timeout_s=timeout_s),
+        search_checks(settings, timeout_s=timeout_s),
+        tracing_checks(timeout_s=timeout_s),
     )
     for group in groups:
         checks += group
     return checks
+
+
+async def tracing_checks(*, timeout_s: float) -> list[Check]:
+    """LangSmith, when the environment turns tracing on (``cli.tracing``): its key there
+    (named by its variable, never shown) and accepted by the endpoint. Off: no row."""
+    from deepresearch.cli.tracing import KEY_NAMES, probe_tracing, tracing_config
+
+    tracing = tracing_config()
+    if tracing is None:
+        return []
+    probe = await probe_tracing(tracing, timeout_s=timeout_s)
+    origin = key_origin(KEY_NAMES)
+    detail = probe.detail + (f" (key from {origin})" if origin and tracing.key else "")
+    secrets = [tracing.key] if tracing.key else []
+    return [Check("tracing", "langsmith", probe.ok, redact(detail, secrets), probe.fix)]
 
 
 # the configuration ---------------------------------------------------------------------

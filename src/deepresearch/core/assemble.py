@@ -78,6 +78,21 @@ def best_evidence(
     return out[:limit]
 
 
+def within_words(notes: Sequence[Evidence], budget: int) -> list[Evidence]:
+    """The first ``notes`` whose claims and quotes together hold at most ``budget`` words
+    (seed 004's word budget on the writer's notes), in order; always the first note, so a
+    writer is never given nothing to write from."""
+    out: list[Evidence] = []
+    used = 0
+    for item in notes:
+        count = len(item.claim.split()) + len(item.quote.split())
+        if out and used + count > budget:
+            break
+        out.append(item)
+        used += count
+    return out
+
+
 def extractive_sections(
     sub_questions: Sequence[SubQuestion],
     evidence: Sequence[Evidence],
@@ -199,6 +214,7 @@ def assemble_report(
     created_at: datetime,
     search_errors: Sequence[str] = (),
     extracted: ExtractedClaims | None = None,
+    sources_per_claim: int | None = None,
 ) -> Assembled:
     """The report (its usage is the run's, added when it is read: the recipe's
     ``result``). ``evidence``: the verified evidence; the report carries the cited.
@@ -211,7 +227,10 @@ def assemble_report(
     # the judge's claims when some held (``core.model_claims``), else the detector's
     disagreements = contradiction_pairs(evidence, extracted)
     ledger = claim_ledger(
-        evidence, {sid: source.rank_score for sid, source in sources.items()}, extracted
+        evidence,
+        {sid: source.rank_score for sid, source in sources.items()},
+        extracted,
+        max_sources=sources_per_claim,
     )
     contradictions = contradictions_section(disagreements, by_id)
     if contradictions is not None:

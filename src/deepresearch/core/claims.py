@@ -156,8 +156,13 @@ def build_ledger(
     *,
     contradictions: Sequence[tuple[str, str]] = (),
     groups: Sequence[tuple[str, Sequence[str]]] = (),
+    max_sources: int | None = None,
 ) -> ClaimLedger:
     """Group ``evidence`` into claims and score them.
+
+    ``max_sources``: the sources a claim keeps at most (seed 004's cap on sources per
+    claim), those of its best-scored records first; its support and confidence are
+    reckoned from those it keeps. None: every source.
 
     ``groups`` are claims decided elsewhere, each its wording and the ids of the evidence
     that states it: each becomes a claim with that wording (ids not in ``evidence``, or
@@ -202,6 +207,7 @@ def build_ledger(
         against=against,
         claim_ids={m.id: f"c{n}" for n, g in enumerate(grouped, 1) for m in g.members},
         source_scores=source_scores,
+        max_sources=max_sources,
     )
     claims = [
         _claim(f"c{n}", group.members, context, text=group.text)
@@ -253,13 +259,14 @@ class _Context:
     against: Mapping[str, set[str]]
     claim_ids: Mapping[str, str]
     source_scores: Mapping[str, float]
+    max_sources: int | None = None
 
 
 def _claim(
     claim_id: str, members: Sequence[Evidence], context: _Context, *, text: str | None = None
 ) -> Claim:
     head = members[0]
-    source_ids = _distinct(m.source_id for m in members)
+    source_ids = _distinct(m.source_id for m in members)[: context.max_sources]
     urls = {m.source_id: m.source_url for m in reversed(members)}
     opposed = sorted(
         {other for m in members for other in context.against.get(m.id, ())},

@@ -143,19 +143,25 @@ def claim_ledger(
     evidence: Sequence[Evidence],
     source_scores: Mapping[str, float],
     extracted: ExtractedClaims | None,
+    *,
+    max_sources: int | None = None,
 ) -> ClaimLedger:
     """The claim ledger of ``evidence``: the detector's alone when ``extracted`` is None
     or holds no claim;
-    else grouped by the model's claims, with every contradiction labelled by who saw it."""
+    else grouped by the model's claims, with every contradiction labelled by who saw it.
+    ``max_sources``: the sources one claim keeps at most (``build_ledger``)."""
     detector = detect_contradictions(evidence)
     if extracted is None or not extracted.claims:
-        return build_ledger(evidence, source_scores, contradictions=detector)
+        return build_ledger(
+            evidence, source_scores, contradictions=detector, max_sources=max_sources
+        )
     basis = contradiction_basis(model_pairs(extracted), detector)
     ledger = build_ledger(
         evidence,
         source_scores,
         contradictions=contradiction_pairs(evidence, extracted),
         groups=[(claim.text, claim.supporting) for claim in extracted.claims],
+        max_sources=max_sources,
     )
     claims = [
         claim.model_copy(update={"contradiction_basis": _labelled(claim, basis)})

@@ -22,7 +22,20 @@ from deepresearch.models.pause import InputRequest, ReplyAction
 from deepresearch.recipes.registry import DEFAULT_RECIPE, all_recipes, get_recipe, recipe_names
 from deepresearch.search.registry import PROVIDER_NAMES, parse_search
 from deepresearch.service.jobs import Job, JobStatus
-from deepresearch.settings_values import Depth
+from deepresearch.settings_values import LIMIT_BOUNDS, Depth
+
+
+def _limit(name: str) -> Any:
+    """A per-run limit as a job sets it: the bounds and words the setting has
+    (``settings_values.LIMIT_BOUNDS`` owns them); unset, the depth preset's value."""
+    bounds = LIMIT_BOUNDS[name]
+    return Field(
+        default=None,
+        ge=bounds.low,
+        le=bounds.high,
+        description=f"{bounds.description} (default: the depth preset's)",
+    )
+
 
 #: a model as a request names it (the page's app.js checks the same pattern: a test
 #: compares the two)
@@ -63,6 +76,13 @@ class RunOptions(BaseModel):
     max_sub_questions: int | None = Field(default=None, ge=1, le=8)
     max_waves: int | None = Field(default=None, ge=1, le=10)
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
+    # seed 004's limits, each filled by the depth preset when unset
+    queries_per_question: int | None = _limit("queries_per_question")
+    results_per_query: int | None = _limit("results_per_query")
+    evidence_per_question: int | None = _limit("evidence_per_question")
+    writer_max_notes: int | None = _limit("writer_max_notes")
+    writer_word_budget: int | None = _limit("writer_word_budget")
+    sources_per_claim: int | None = _limit("sources_per_claim")
     min_domains: int | None = Field(default=None, ge=0, le=20)
     min_evidence: int | None = Field(default=None, ge=0, le=100)
     council: bool | None = Field(

@@ -22,6 +22,7 @@ from deepresearch.core.assemble import (
     assemble_report,
     best_evidence,
     extractive_sections,
+    within_words,
 )
 from deepresearch.core.certainty import evidence_notes
 from deepresearch.core.findings import MAX_FINDINGS, quote_text
@@ -38,7 +39,7 @@ from deepresearch.recipes.research.stages.sections import Planned, SectionStats,
 from deepresearch.recipes.research.state import RunState
 
 STAGE = "write"
-MAX_NOTES = 60
+#: the notes of the second outline attempt at most (``limits.writer_max_notes`` when fewer)
 RETRY_NOTES = 25
 EXTRACTIVE_NOTICE = (
     "Extractive report: no model wrote this text. Every sentence below is a verified quote "
@@ -117,6 +118,7 @@ async def write(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         open_leads=state.get("open_leads", []),
         created_at=ctx.clock(),
         extracted=state.get("extracted_claims"),
+        sources_per_claim=ctx.limits.sources_per_claim,
     )
     report = done.report
     refs, cited = report.sources, report.cited_evidence_ids()
@@ -154,14 +156,24 @@ async def _draft_and_findings(
     if not ctx.gateway.has_model("writer"):
         return None, [(item.id, quote_text(item)) for item in candidates[:MAX_FINDINGS]]
     labels = {f"E{i}": item for i, item in enumerate(candidates, start=1)}
-    attempts = [best_evidence(evidence, limit, order=order) for limit in (MAX_NOTES, RETRY_NOTES)]
+    cap, words = ctx.limits.writer_max_notes, ctx.limits.writer_word_budget
+    attempts = [
+        within_words(best_evidence(evidence, limit, order=order), words)
+        for limit in (cap, min(RETRY_NOTES, cap))
+    ]
+
+    per_claim = ctx.limits.sources_per_claim
 
     def render(notes: list[Evidence], marks: Mapping[str, str]) -> str:
-        return _notes(state, notes, marks)
+        return _notes(state, notes, per_claim, marks)
 
     selection, draft = await asyncio.gather(
         ctx.gateway.structured(
-            "writer", Selection, system=FINDINGS_SYSTEM, user=_notes(state, candidates), stage=STAGE
+            "writer",
+            Selection,
+            system=FINDINGS_SYSTEM,
+            user=_notes(state, candidates, per_claim),
+            stage=STAGE,
         ),
         planned_report(ctx, state, attempts, render, SYSTEM),
     )
@@ -210,7 +222,12 @@ def _cited(sentences: list[DraftSentence], labels: dict[str, str]) -> tuple[list
     return out, invented
 
 
-def _notes(state: RunState, notes: list[Evidence], marks: Mapping[str, str] | None = None) -> str:
+def _notes(
+    state: RunState,
+    notes: list[Evidence],
+    per_claim: int,
+    marks: Mapping[str, str] | None = None,
+) -> str:
     """The writer's evidence, each note labelled (``marks``: evidence id -> label, else
     E1, E2, ... in order), with how well its claim is supported and which notes disagree
     with it (``core.certainty``; the judge's claims when it extracted them,
@@ -220,7 +237,7 @@ def _notes(state: RunState, notes: list[Evidence], marks: Mapping[str, str] | No
     labels = dict(marks) if marks else {item.id: f"E{i}" for i, item in enumerate(notes, start=1)}
     sources = state.get("sources", {})
     scores = {sid: source.rank_score for sid, source in sources.items()}
-    ledger = claim_ledger(notes, scores, state.get("extracted_claims"))
+    ledger = claim_ledger(notes, scores, state.get("extracted_claims"), max_sources=per_claim)
     certainty = evidence_notes(ledger, labels)
     blocks = []
     for item in notes:
