@@ -50,6 +50,16 @@ class ApiProblem(Exception):
         self.errors = errors
 
 
+class BodyProblem(StarletteHTTPException):
+    """A problem found while a request body is read (too large, keys repeated): an
+    HTTPException, so FastAPI lets it through its body parsing to the problem handler (any
+    other error there becomes "400 error parsing the body")."""
+
+    def __init__(self, status: int, detail: str, *, kind: str) -> None:
+        super().__init__(status, detail)
+        self.kind = kind
+
+
 #: on every response the service sends unless it sets its own (the web page, the HTML
 #: report): nothing it returns is run, framed, or sniffed into another type
 SECURITY_HEADERS = {
@@ -161,7 +171,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")
-        kind = ""
+        kind = exc.kind if isinstance(exc, BodyProblem) else ""
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no such endpoint: {request.method} {request.url.path}"
         if exc.status_code == 413:  # middleware.BodyCap, counting a body as it is read
