@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -101,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         health = _timed_ms(lambda: client.get("/healthz"), args.requests)
         queue = _timed_ms(lambda: client.get("/v1/queue"), args.requests)
         started = time.perf_counter()
-        submits = [_timed_ms(lambda n=n: _submit(client, n), 1)[0] for n in range(args.jobs)]
+        submits = [_timed_ms(partial(_submit, client, n), 1)[0] for n in range(args.jobs)]
         total_s = time.perf_counter() - started
         close = {"Connection": "close"}  # a new connection for each
         fresh = _timed_ms(lambda: client.get("/healthz", headers=close), args.requests)

@@ -107,7 +107,8 @@ class RunOptions(BaseModel):
             return value
         low, high = _bounds(field)
         if (low is not None and value < low) or (high is not None and value > high):
-            raise ValueError(f"must be a whole number from {low} to {high}, not {value:g}")
+            span = " to ".join(f"{bound:g}" for bound in (low, high) if bound is not None)
+            raise ValueError(f"must be a whole number from {span}, not {value:g}")
         return value
 
     @field_validator("search")
@@ -124,7 +125,10 @@ def _bounds(field: FieldInfo) -> tuple[float | None, float | None]:
     """A field's inclusive lower and upper bounds (``ge``, ``le``), None where unbounded."""
     low = next((m.ge for m in field.metadata if isinstance(m, annotated_types.Ge)), None)
     high = next((m.le for m in field.metadata if isinstance(m, annotated_types.Le)), None)
-    return low, high
+    return (
+        float(low) if isinstance(low, int | float) else None,
+        float(high) if isinstance(high, int | float) else None,
+    )
 
 
 def _recipe_fields() -> dict[str, Any]:

@@ -16,7 +16,8 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
-from deepresearch.service.http11 import MAX_HEAD_BYTES, ProblemH11Protocol
+from deepresearch.service.http11 import ProblemH11Protocol
+from deepresearch.service.problems import MAX_HEAD_BYTES
 
 
 def listen(host: str, port: int, *, backlog: int = 2048) -> socket.socket:
