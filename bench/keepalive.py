@@ -37,8 +37,11 @@ SERVING = re.compile(r"serving on (http://\S+)")
 
 
 @contextmanager
-def serving(folder: Path) -> Iterator[str]:
-    """``deepresearch serve`` in its own process; its URL while it runs."""
+def serving(
+    folder: Path, *, workers: bool = False, env_extra: dict[str, str] | None = None
+) -> Iterator[str]:
+    """``deepresearch serve`` in its own process (``--no-workers`` unless ``workers``);
+    its URL while it runs."""
     env = {
         **os.environ,
         "DEEPRESEARCH_DATA_DIR": str(folder / "data"),
@@ -47,12 +50,17 @@ def serving(folder: Path) -> Iterator[str]:
         "DEEPRESEARCH_SEARCH": "duckduckgo",
         "DEEPRESEARCH_ACTIVE_RUNS_PER_KEY": "1000",
         "DEEPRESEARCH_SUBMISSIONS_PER_WINDOW": "100000",
+        **(env_extra or {}),
     }
     command = [sys.executable, "-m", "deepresearch.cli.app", "serve", "--port", "0"]
     log = folder / "serve.log"  # a file, not a pipe: a full pipe would stall the server
     with log.open("w") as sink:
         process = subprocess.Popen(  # noqa: S603 (our own interpreter and CLI)
-            [*command, "--no-workers"], env=env, stdout=sink, stderr=sink, cwd=folder
+            [*command, "--workers" if workers else "--no-workers"],
+            env=env,
+            stdout=sink,
+            stderr=sink,
+            cwd=folder,
         )
     try:
         deadline = time.monotonic() + 60
