@@ -7,6 +7,7 @@ import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -339,3 +340,36 @@ def test_results_are_stored_once(
 
 
 pytestmark = pytest.mark.slow
+
+
+def test_the_queue_counts_only_the_callers_own_jobs(
+    service_web: OfflineWeb, questions: list[str], tmp_path: Path
+) -> None:
+    """Issue 27: ``GET /v1/queue`` showed every key the whole service's counts."""
+    settings = service_settings(
+        service_web, tmp_path, f"sqlite:///{tmp_path / 's.sqlite3'}", max_concurrent_jobs=1
+    )
+    with running_service(settings, latency_s=0.5) as service:
+        store = JobStore(make_engine(settings.database_url or ""))
+        _, alice = create_key(store, "alice", max_active_runs=5)
+        _, bob = create_key(store, "bob")
+        as_alice, as_bob = {"X-API-Key": alice}, {"X-API-Key": bob}
+        running = service.submit(questions[0], headers=as_alice).json()["id"]
+        service.submit(questions[1], headers=as_alice)  # queued behind it: one at a time
+        service.wait_for(running, "RUNNING", headers=as_alice)
+
+        def queue(headers: dict[str, str]) -> dict[str, Any]:
+            response = service.client.get("/v1/queue", headers=headers)
+            assert response.status_code == 200, response.text
+            view: dict[str, Any] = response.json()
+            return view
+
+        mine, theirs = queue(as_alice), queue(as_bob)
+        nothing = dict.fromkeys(mine["counts"], 0)
+        assert mine["counts"] == {**nothing, "RUNNING": 1, "QUEUED": 1}
+        assert mine["running_here"] == 1
+        assert theirs["counts"] == nothing and theirs["running_here"] == 0
+        assert service.client.get("/readyz").json() == {"status": "ready"}  # no counts there
+        for job in service.client.get("/v1/research", headers=as_alice).json()["jobs"]:
+            service.client.post(f"/v1/research/{job['id']}/cancel", headers=as_alice)
+        store.engine.dispose()

@@ -416,3 +416,70 @@ def test_a_job_the_server_could_not_run_is_refused_at_submission(tmp_path: Path)
             json={"question": "q", "options": {"model": "none", "search": "duckduckgo"}},
         )
         assert runnable.status_code == 201, runnable.text
+
+
+def test_a_client_gone_mid_replay_is_not_written_to_again(tmp_path: Path) -> None:
+    """A replay writes event after event; once the client has gone (read a little, then
+    closed) the stream ends, instead of writing the rest to the closed socket (asyncio
+    logs "socket.send() raised exception." for each such write after the fifth)."""
+    records = _Records()
+    asyncio_log = logging.getLogger("asyncio")
+    asyncio_log.addHandler(records)
+    try:
+        with bare_service(tmp_path, f"sqlite:///{tmp_path / 's.db'}") as bare:
+            job_id = finished_job(bare.store, events=3000, message="x" * 300)
+            request = _head("GET", f"/v1/research/{job_id}/events", {})
+            for n in range(6):
+                with socket.create_connection(bare.address, timeout=10) as sock:
+                    sock.sendall(request)
+                    got = 0
+                    while got < 2_000 * (n + 1):
+                        got += len(sock.recv(4096))
+                time.sleep(0.05)
+            time.sleep(1)  # the server notices the last ones
+            assert bare.client.get("/healthz").status_code == 200
+    finally:
+        asyncio_log.removeHandler(records)
+    writes = [r for r in records.records if "socket.send() raised exception" in r.getMessage()]
+    assert writes == [], f"{len(writes)} writes to a closed connection"
+
+
+def _head_in_pieces(bare: Bare, head: bytes, piece: int = 4096) -> RawResponse:
+    """Send ``head`` a piece at a time, as a slow client would, then read the answer."""
+    with socket.create_connection(bare.address, timeout=10) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for start in range(0, len(head), piece):
+            sock.sendall(head[start : start + piece])
+            time.sleep(0.002)
+        return _read_response(sock)
+
+
+def _is_head_too_large(status: int, content_type: str, problem: dict[str, Any]) -> None:
+    assert status == 431, problem
+    assert content_type == "application/problem+json"
+    assert problem["type"] == "/problems/header-too-large" and problem["status"] == 431
+    assert "65536 bytes" in problem["detail"]
+
+
+def test_a_request_head_over_the_limit_gets_a_431_problem_however_it_arrives(
+    tmp_path: Path,
+) -> None:
+    with bare_service(tmp_path, f"sqlite:///{tmp_path / 's.db'}") as bare:
+        # under the limit: served
+        assert bare.client.get("/healthz", headers={"X-Big": "a" * 10_000}).status_code == 200
+        # over it, sent whole (100 kB, 1 MB): the answer, never a reset
+        for size in (100_000, 1_000_000):
+            answer = httpx.get(f"{bare.url}/healthz", headers={"X-Big": "a" * size}, timeout=10)
+            _is_head_too_large(answer.status_code, answer.headers["content-type"], answer.json())
+            assert answer.headers["x-content-type-options"] == "nosniff"
+        # over it, still arriving when the limit is passed: the same answer, then the end
+        slow = _head_in_pieces(bare, _head("GET", "/healthz", {"X-Big": "a" * 100_000}))
+        _is_head_too_large(slow.status, slow.headers["content-type"], slow.json())
+        assert slow.headers["connection"] == "close" and slow.closed
+        # a request that is not HTTP: a problem too, not uvicorn's plain text
+        with socket.create_connection(bare.address, timeout=10) as sock:
+            sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+            garbled = _read_response(sock)
+        assert garbled.status == 400 and garbled.json()["type"] == "/problems/bad-http"
+        assert garbled.headers["content-type"] == "application/problem+json"
+        assert bare.client.get("/healthz").status_code == 200

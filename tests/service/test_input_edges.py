@@ -107,3 +107,63 @@ def test_stored_text_is_printed_escaped(service: Service) -> None:
         assert not [c for c in done.stdout if ord(c) < 32 and c not in "\n\t"], done.stdout
         assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
         assert "What \\x1b]0;PWNED\\x07is" in done.stdout  # shown, not obeyed
+
+
+def test_a_question_the_run_would_refuse_is_refused_at_submission(service: Service) -> None:
+    """Issue 27: such a question got 201 and its job then failed; ``deepresearch run``
+    refuses it before any work, and so does the API now, by the same check."""
+    before = service.client.get("/v1/research", params={"limit": 100}).json()["jobs"]
+    for question, why in (
+        ("What does <script>alert(1)</script> do?", "it contains a <script> tag"),
+        ("Tell me about {{company}} please", "it contains a template placeholder ({{ }})"),
+    ):
+        refused = service.submit(question)
+        assert refused.status_code == 422, refused.text
+        assert refused.headers["content-type"] == "application/problem+json"
+        assert f"the question was not researched: {why}" in refused.json()["detail"]
+        # a follow-up's question by the same rule, before the job it follows is looked up
+        followup = service.client.post(
+            "/v1/research/run-0123456789ab/followups", json={"question": question}
+        )
+        assert followup.status_code == 422 and why in followup.json()["detail"]
+    after = service.client.get("/v1/research", params={"limit": 100}).json()["jobs"]
+    assert len(after) == len(before)  # no job was made
+
+
+@pytest.mark.parametrize(
+    ("options", "where", "says"),
+    [
+        ({"review_plan": "yes"}, "options.review_plan", "valid boolean"),
+        ({"council": 1}, "options.council", "valid boolean"),
+        ({"max_waves": "3"}, "options.max_waves", "valid integer"),
+        ({"max_waves": True}, "options.max_waves", "valid integer"),
+        ({"max_waves": 1e308}, "options.max_waves", "a whole number from 1 to 10, not 1e+308"),
+        ({"max_sub_questions": -1e30}, "options.max_sub_questions", "from 1 to 8"),
+        ({"max_tokens": "100"}, "options.max_tokens", "valid integer"),
+    ],
+)
+def test_options_are_strict_json_types_with_their_bounds(
+    service: Service, options: dict[str, object], where: str, says: str
+) -> None:
+    refused = service.submit("What is a generator in Python?", options=options)
+    assert refused.status_code == 422, refused.text
+    problem = refused.json()
+    assert problem["type"] == "/problems/invalid-request"
+    assert [error["where"] for error in problem["errors"]] == [f"body.{where}"]
+    assert says in problem["detail"]
+
+
+def test_a_json_body_that_repeats_a_key_is_refused(service: Service) -> None:
+    json_type = {"Content-Type": "application/json"}
+    for body, key in (
+        (
+            '{"question": "What is X?", "question": "What is Y?"}',
+            "question",
+        ),
+        ('{"question": "What is X?", "options": {"depth": "quick", "depth": "deep"}}', "depth"),
+    ):
+        refused = service.client.post("/v1/research", content=body, headers=json_type)
+        assert refused.status_code == 400, refused.text
+        problem = refused.json()
+        assert problem["type"] == "/problems/duplicate-key"
+        assert f"gives the key '{key}' more than once" in problem["detail"]

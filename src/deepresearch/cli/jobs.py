@@ -226,7 +226,7 @@ def sources(
 
 @jobs.command("queue")
 def queue(server: Server = DEFAULT_SERVER, api_key: ApiKey = None) -> None:
-    """Jobs per state on the service, and its concurrency."""
+    """Your jobs per state on the service, and its concurrency."""
     with _client(server, api_key) as client:
         view = client.queue()
     typer.echo(for_terminal(_pairs(view.counts)))

@@ -82,10 +82,11 @@ def _run(settings: Settings, engine: Engine, listener: socket.socket) -> None:
     import uvicorn
 
     from deepresearch.service.app import create_app
+    from deepresearch.service.server import uvicorn_config
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = create_app(settings, engine=engine)
-    config_ = uvicorn.Config(
+    config_ = uvicorn_config(
         app,
         host=settings.serve_host,
         port=settings.serve_port,
@@ -109,12 +110,10 @@ def _run(settings: Settings, engine: Engine, listener: socket.socket) -> None:
 def _bind(host: str, port: int) -> socket.socket:
     """The listening socket, bound here rather than by uvicorn, so a busy port or an
     address this machine does not have is a clear usage error (exit 2), not a log line."""
+    from deepresearch.service.server import listen
+
     try:
-        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
-    except ValueError:  # a host name: bind to what it resolves to first
-        family = socket.AF_INET
-    try:
-        return socket.create_server((host, port), family=family, backlog=2048)
+        return listen(host, port)
     except OSError as exc:
         hint = "choose another --port (0 picks a free one), or stop what is listening there"
         if exc.errno not in (errno.EADDRINUSE, errno.EACCES):

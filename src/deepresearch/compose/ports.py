@@ -32,6 +32,7 @@ from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.extract_pool import refuse_in_worker_start
 from deepresearch.fetch.http_fetcher import HttpFetcher
+from deepresearch.fetch.tls import tls_context
 from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.council import build_council_models
@@ -107,7 +108,9 @@ async def open_context(
 async def open_client(stack: AsyncExitStack, groups: SettingsGroups) -> httpx.AsyncClient:
     """The HTTP client the search providers share (the fetcher pins its own)."""
     client = httpx.AsyncClient(
-        headers={"User-Agent": groups.fetch.user_agent}, timeout=groups.search.search_timeout_s
+        headers={"User-Agent": groups.fetch.user_agent},
+        timeout=groups.search.search_timeout_s,
+        verify=tls_context(),  # made once per process, not for every run (fetch/tls.py)
     )
     return await stack.enter_async_context(client)
 

@@ -1,8 +1,10 @@
 """Deterministic intake rules: screening for prompt injection and obvious chitchat. Used
 before any model sees the question, and as the whole intake when there is no model.
 Injection attempts are ``malicious`` (a refusal); a question that is an unfilled template
-or carries active markup is refused with an error by the intake stage (``input_problem``,
-seed 000's suspicious-input screen in ``injection.suspicious``). A follow-up is read with its
+or carries active markup is refused with an error before anything runs
+(``refuse_unresearchable``: the research recipe's request, so every front end, and the
+intake stage; ``input_problem`` is seed 000's suspicious-input screen in
+``injection.suspicious``). A follow-up is read with its
 thread (``intake_user``), and one on its thread's topic is never asked to clarify
 (``settle_intent``, seed 004: a same-topic follow-up skips clarification)."""
 
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from deepresearch.core.text import clip, words
+from deepresearch.errors import SuspiciousInput
 from deepresearch.injection import scan_direct
 from deepresearch.injection.suspicious import suspicious_reason
 
@@ -85,6 +88,22 @@ def input_problem(question: str) -> str | None:
     """Why the question cannot be researched as written (a template placeholder, a script
     or embedding tag, an injection attempt), or None."""
     return suspicious_reason(question, kind="question")
+
+
+#: what to do about a refused question
+REFUSAL_HINT = (
+    "write it in plain words: fill in or remove template placeholders such as {{name}} or "
+    "${name}, and describe HTML tags instead of pasting them"
+)
+
+
+def refuse_unresearchable(question: str) -> None:
+    """Raise ``SuspiciousInput`` for a question the rules would research that holds a
+    template placeholder or active markup (``input_problem``). A greeting is answered and
+    an injection attempt gets a refusal report, so neither is refused here."""
+    problem = input_problem(question) if screen_question(question) == "research" else None
+    if problem:
+        raise SuspiciousInput(f"the question was not researched: {problem}", hint=REFUSAL_HINT)
 
 
 def chitchat_reply(question: str) -> str:

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import httpcore
 import httpx
 
+from deepresearch.fetch.tls import tls_context
+
 LOG = logging.getLogger("deepresearch.fetch")
 
 #: the request extension carrying the ``Pin``
@@ -116,7 +118,7 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
         limits: httpx.Limits | None = None,
     ) -> None:
         limits = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20)
-        ssl_context = httpx.create_ssl_context()
+        ssl_context = tls_context()  # made once per process (fetch/tls.py)
         super().__init__(verify=ssl_context, limits=limits)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context,

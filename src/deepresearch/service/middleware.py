@@ -1,5 +1,8 @@
 """ASGI middleware that every request passes, before routing, authentication or parsing:
 
+* ``HeaderCap`` refuses a request whose head (request line and headers) is over
+  ``MAX_HEAD_BYTES`` with a 431 problem (a head still arriving past it is refused by
+  ``http11.py`` in the same words: the limit does not depend on how the bytes arrive).
 * ``BodyCap`` refuses a body over ``max_request_bytes``: at once when its
   ``Content-Length`` says so, without reading a byte of it; otherwise (chunked) as soon
   as the bytes read pass the cap. The answer is a 413 problem that closes the connection,
@@ -19,7 +22,33 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from deepresearch.service.problems import SECURITY_HEADERS, problem_document, too_large
+from deepresearch.service.problems import (
+    SECURITY_HEADERS,
+    head_too_large,
+    problem_document,
+    too_large,
+)
+
+
+def head_size(scope: Scope) -> int:
+    """About the size of the request's head as it was sent: request line and headers."""
+    line = len(scope["method"]) + len(scope.get("raw_path") or b"") + len(scope["query_string"])
+    return line + 12 + sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+
+
+class HeaderCap:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and head_size(scope) > self.max_bytes:
+            path = str(scope.get("path", ""))
+            detail = head_too_large(self.max_bytes)
+            refusal = problem_document(431, detail, instance=path, kind="header-too-large")
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class BodyTooLarge(HTTPException):

@@ -24,6 +24,7 @@ TITLES = {
     413: "Request too large",
     422: "Unprocessable request",
     429: "Too many requests",
+    431: "Request header fields too large",
     500: "Internal error",
     503: "Unavailable",
 }
@@ -49,6 +50,16 @@ class ApiProblem(Exception):
         self.errors = errors
 
 
+class BodyProblem(StarletteHTTPException):
+    """A problem found while a request body is read (too large, keys repeated): an
+    HTTPException, so FastAPI lets it through its body parsing to the problem handler (any
+    other error there becomes "400 error parsing the body")."""
+
+    def __init__(self, status: int, detail: str, *, kind: str) -> None:
+        super().__init__(status, detail)
+        self.kind = kind
+
+
 #: on every response the service sends unless it sets its own (the web page, the HTML
 #: report): nothing it returns is run, framed, or sniffed into another type
 SECURITY_HEADERS = {
@@ -66,6 +77,44 @@ def too_large(max_bytes: int) -> str:
     )
 
 
+#: the longest request head (request line and headers) the service reads; a longer one
+#: is refused with 431 (``middleware.HeaderCap`` when it arrived whole, ``http11`` when it
+#: is still arriving)
+MAX_HEAD_BYTES = 64 * 1024
+
+
+def head_too_large(max_bytes: int = MAX_HEAD_BYTES) -> str:
+    return (
+        f"the request's headers are larger than the service reads ({max_bytes} bytes with "
+        "the request line); send smaller ones"
+    )
+
+
+def problem_body(
+    status: int,
+    detail: str,
+    *,
+    instance: str | None = None,
+    kind: str = "",
+    errors: list[dict[str, Any]] | None = None,
+    hint: str = "",
+) -> dict[str, Any]:
+    """The RFC 9457 document itself, for a response made here or below the app."""
+    body: dict[str, Any] = {
+        "type": f"/problems/{kind}" if kind else "about:blank",
+        "title": TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+    }
+    if instance is not None:
+        body["instance"] = instance
+    if hint:
+        body["hint"] = hint
+    if errors is not None:
+        body["errors"] = errors
+    return body
+
+
 def problem_document(
     status: int,
     detail: str,
@@ -76,17 +125,7 @@ def problem_document(
     errors: list[dict[str, Any]] | None = None,
     hint: str = "",
 ) -> JSONResponse:
-    body: dict[str, Any] = {
-        "type": f"/problems/{kind}" if kind else "about:blank",
-        "title": TITLES.get(status, "Error"),
-        "status": status,
-        "detail": detail,
-        "instance": instance,
-    }
-    if hint:
-        body["hint"] = hint
-    if errors is not None:
-        body["errors"] = errors
+    body = problem_body(status, detail, instance=instance, kind=kind, errors=errors, hint=hint)
     sent = {**SECURITY_HEADERS, **(headers or {})}
     if status == 413:  # the rest of the body is not wanted: stop receiving it
         sent["connection"] = "close"
@@ -132,7 +171,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")
-        kind = ""
+        kind = exc.kind if isinstance(exc, BodyProblem) else ""
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no such endpoint: {request.method} {request.url.path}"
         if exc.status_code == 413:  # middleware.BodyCap, counting a body as it is read

@@ -18,6 +18,7 @@ from deepresearch.service.answers import answer_job, owned_job
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.evals import evaluated_result, load_evaluation, save_evaluation
 from deepresearch.service.jobs import TERMINAL, Job, Submission
+from deepresearch.service.json_body import JsonRoute
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
     FollowupRequest,
@@ -44,7 +45,7 @@ from deepresearch.service.sse import (
 from deepresearch.service.state import ServiceState
 from deepresearch.service.submission import submit_followup, submit_job
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", route_class=JsonRoute)  # each JSON key at most once
 CallerDep = Annotated[Caller, Depends(caller)]
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem, "description": title}
@@ -382,12 +383,14 @@ async def recipes(who: CallerDep) -> RecipesView:
     return recipes_view()
 
 
-@router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Queue counts")
+@router.get("/queue", response_model=QueueView, responses=PROBLEMS, summary="Your queue counts")
 async def queue(request: Request, who: CallerDep) -> QueueView:
+    """Your jobs per state, how many of them run in this process, and its concurrency
+    limit. Only your own jobs are counted: nothing here tells one key what another does."""
     state = _state(request)
-    counts = await run_in_threadpool(state.store.queue_counts)
+    counts = await run_in_threadpool(state.store.queue_counts, who.owner)
+    running = state.workers.running_ids
+    here = await run_in_threadpool(state.store.count_owned, who.owner, running)
     return QueueView(
-        counts=counts,
-        running_here=len(state.workers.running_ids),
-        max_concurrent_jobs=state.service.max_concurrent_jobs,
+        counts=counts, running_here=here, max_concurrent_jobs=state.service.max_concurrent_jobs
     )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
+import annotated_types
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -44,9 +45,11 @@ MODEL_PATTERN = r"^(none|[a-z0-9_-]+:[\w./:@-]+)$"
 
 class RunOptions(BaseModel):
     """Per-job Settings fields, for every recipe; everything else comes from the server's
-    configuration."""
+    configuration. Strict, as JSON types: a flag is ``true`` or ``false`` (never ``"yes"``
+    or ``1``), a count a JSON integer (never a string, a boolean or ``3.0``), a budget a
+    number; a number past an option's bounds (``1e308``) is refused with the bounds."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     depth: Depth | None = None
     search: str | list[str] | None = Field(
@@ -114,6 +117,20 @@ class RunOptions(BaseModel):
         description="seconds of wall time",
     )
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _within_bounds(cls, value: object, info: ValidationInfo) -> object:
+        """A whole-number option given a number past its bounds is refused with them
+        (pydantic would say it cannot parse a huge float as an integer)."""
+        field = cls.model_fields.get(info.field_name or "")
+        if field is None or not isinstance(value, float) or int not in get_args(field.annotation):
+            return value
+        low, high = _bounds(field)
+        if (low is not None and value < low) or (high is not None and value > high):
+            span = " to ".join(f"{bound:g}" for bound in (low, high) if bound is not None)
+            raise ValueError(f"must be a whole number from {span}, not {value:g}")
+        return value
+
     @field_validator("search")
     @classmethod
     def _known_search(cls, value: str | list[str] | None) -> str | None:
@@ -122,6 +139,16 @@ class RunOptions(BaseModel):
 
     def settings_update(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
+
+
+def _bounds(field: FieldInfo) -> tuple[float | None, float | None]:
+    """A field's inclusive lower and upper bounds (``ge``, ``le``), None where unbounded."""
+    low = next((m.ge for m in field.metadata if isinstance(m, annotated_types.Ge)), None)
+    high = next((m.le for m in field.metadata if isinstance(m, annotated_types.Le)), None)
+    return (
+        float(low) if isinstance(low, int | float) else None,
+        float(high) if isinstance(high, int | float) else None,
+    )
 
 
 def _recipe_fields() -> dict[str, Any]:
@@ -327,7 +354,12 @@ class FollowupRequest(BaseModel):
     @field_validator("question")
     @classmethod
     def _normalise(cls, value: str) -> str:
-        return normalize_question(value)
+        question = normalize_question(value)
+        try:  # refused as the thread's first question would be
+            get_recipe(DEFAULT_RECIPE).request(question, {})
+        except ConfigError as exc:
+            raise ValueError(exc.message) from None
+        return question
 
 
 class SubmitView(JobView):
@@ -416,9 +448,11 @@ class SourcesView(BaseModel):
 
 
 class QueueView(BaseModel):
-    counts: dict[str, int]
-    running_here: int
-    max_concurrent_jobs: int
+    """The caller's own jobs only: another key's are never counted."""
+
+    counts: dict[str, int] = Field(description="your jobs per state")
+    running_here: int = Field(description="your jobs running in this process")
+    max_concurrent_jobs: int = Field(description="jobs this process runs at once (a setting)")
 
 
 class Problem(BaseModel):

@@ -130,10 +130,13 @@ async def job_events(
                 yield format_sse_event(
                     data_str=item.event.model_dump_json(), event=item.event.type, id=str(item.seq)
                 )
-                continue
+            # after every event too: a replay writes event after event without waiting,
+            # and the news that the client left (a failed write, a reset) only arrives
+            # when the loop runs; checking lets it run and ends the stream at once,
+            # rather than writing the rest of the replay to a closed socket
             if await request.is_disconnected():
                 return
-            if clock() - last_sent >= heartbeat_s:
+            if isinstance(item, Job) and clock() - last_sent >= heartbeat_s:
                 last_sent = clock()
                 beat = {"job_id": job_id, "status": item.status, "stage": item.stage}
                 yield format_sse_event(data_str=json.dumps(beat), event="heartbeat")

@@ -21,6 +21,8 @@ nothing unless ``evaluate`` is set.
 
 from __future__ import annotations
 
+import functools
+
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -78,6 +80,15 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
 def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
 ) -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
+    """The graph with ``checkpointer``: a copy of the one compiled graph (LangGraph's own
+    ``copy``, as its ``with_config`` makes). Compiling reads every node's code and type
+    hints, about 50 ms of CPU, and a service reads a finished job's thread through a graph
+    on every ``GET`` of it: compiled each time, that blocked the event loop under load."""
+    return _compiled().copy(update={"checkpointer": checkpointer})
+
+
+@functools.cache
+def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=RunContext)
     # every node records the run's ledger (usage, fetches, model errors) in its update
     graph.add_node("followup", recorded(followup, _run))
@@ -105,7 +116,7 @@ def build_graph(
     graph.add_edge("respond", "audit")
     graph.add_edge("audit", "evaluate")
     graph.add_edge("evaluate", END)
-    return graph.compile(checkpointer=checkpointer)
+    return graph.compile()
 
 
 def _run(context: RunContext) -> RunContext:

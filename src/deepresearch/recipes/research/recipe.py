@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from deepresearch.core.budget import with_budget_note
 from deepresearch.core.ids import run_id_problem
+from deepresearch.core.intake import refuse_unresearchable
 from deepresearch.core.library_entry import library_entry
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
@@ -78,7 +79,9 @@ class ResearchRecipe:
             problem = run_id_problem(parent) if isinstance(parent, str) else "not a run id"
             if problem is not None:
                 raise ConfigError(f"followup_of: {problem}", hint="name a finished research run")
-        return ResearchQuestion(question=normalize_question(question), followup_of=parent)
+        normalized = normalize_question(question)
+        refuse_unresearchable(normalized)  # before anything runs, whichever front end asks
+        return ResearchQuestion(question=normalized, followup_of=parent)
 
     def resources(self, files: Mapping[str, Path]) -> dict[str, Any]:
         if files:

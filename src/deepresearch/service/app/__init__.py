@@ -1,7 +1,7 @@
 """The FastAPI application: ``create_app(settings)`` opens the database (migrating it),
 starts the worker pool with the app and stops it, releasing running jobs, on shutdown.
-Every request first passes the middleware of ``middleware.py``: the body cap, HEAD for
-every GET route, and the security headers. With the ``mcp`` extra installed, the MCP
+Every request first passes the middleware of ``middleware.py``: the header and body
+caps, HEAD for every GET route, and the security headers. With the ``mcp`` extra installed, the MCP
 server answers at ``/mcp`` (``deepresearch.mcp.http``).
 
 This package is the service's composition root: it alone holds the Settings, builds the
@@ -29,8 +29,9 @@ from deepresearch.service import problems
 from deepresearch.service.app.jobs import Runtime, ServerJobChecks, worker_pool
 from deepresearch.service.db import open_database
 from deepresearch.service.library_routes import library_router
-from deepresearch.service.middleware import BodyCap, HeadAsGet, SecurityHeaders
+from deepresearch.service.middleware import BodyCap, HeadAsGet, HeaderCap, SecurityHeaders
 from deepresearch.service.notify import Notifier
+from deepresearch.service.problems import MAX_HEAD_BYTES
 from deepresearch.service.routes import router
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import Clock, JobStore, utcnow
@@ -91,10 +92,12 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    # the last added runs first: headers on every answer, then HEAD, then the body cap
+    # the last added runs first: the header cap, headers on every answer, then HEAD, then
+    # the body cap
     app.add_middleware(BodyCap, max_bytes=settings.max_request_bytes)
     app.add_middleware(HeadAsGet)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HeaderCap, max_bytes=MAX_HEAD_BYTES)
     problems.install(app)
     app.include_router(router)
     app.include_router(library_router)
@@ -112,7 +115,9 @@ def create_app(
             await run_in_threadpool(_ping, state.store.engine)
         except Exception:
             return JSONResponse({"status": "unavailable", "database": "unreachable"}, 503)
-        return JSONResponse({"status": "ready", "running": len(state.workers.running_ids)}, 200)
+        # no counts: the probe needs no key, and how busy the service is tells one key
+        # what the others do
+        return JSONResponse({"status": "ready"}, 200)
 
     return app
 

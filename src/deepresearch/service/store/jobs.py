@@ -1,7 +1,9 @@
-"""Reading jobs: one (its owner's only), an owner's list page by page, counts per status."""
+"""Reading jobs: one (its owner's only), an owner's list page by page, an owner's counts
+per status."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import func, select
@@ -31,11 +33,24 @@ class JobQueries(StoreBase):
             rows = conn.execute(query.limit(limit)).all()
         return [job_from_row(row) for row in rows]
 
-    def queue_counts(self) -> dict[str, int]:
+    def queue_counts(self, owner: str | None = None) -> dict[str, int]:
+        """The owner's jobs per status, every status named (None: every owner's, for
+        operators and tests; the API asks for the caller's only)."""
+        query = select(t.research_jobs.c.status, func.count())
+        if owner is not None:
+            query = query.where(t.research_jobs.c.owner == owner)
         with self._read() as conn:
-            rows = conn.execute(
-                select(t.research_jobs.c.status, func.count()).group_by(t.research_jobs.c.status)
-            ).all()
+            rows = conn.execute(query.group_by(t.research_jobs.c.status)).all()
         counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
         counts.update({str(status): int(n) for status, n in rows})
         return counts
+
+    def count_owned(self, owner: str, job_ids: Collection[str]) -> int:
+        """How many of ``job_ids`` are the owner's."""
+        if not job_ids:
+            return 0
+        query = select(func.count()).where(
+            t.research_jobs.c.owner == owner, t.research_jobs.c.id.in_(list(job_ids))
+        )
+        with self._read() as conn:
+            return int(conn.execute(query).scalar_one())

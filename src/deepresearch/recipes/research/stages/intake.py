@@ -20,10 +20,10 @@ from deepresearch.core.intake import (
     input_problem,
     intake_user,
     plan_ahead,
+    refuse_unresearchable,
     screen_question,
     settle_intent,
 )
-from deepresearch.errors import SuspiciousInput
 from deepresearch.models.event_payloads import IntakeDecided, StageCompleted, StageStarted
 from deepresearch.recipes.research.stages.plan import draft_plan, plan_prompt
 from deepresearch.recipes.research.state import Intent, RunState
@@ -52,13 +52,8 @@ async def intake(
     question = state["question"]
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Reading the question")
     screened = screen_question(question)
-    problem = input_problem(question) if screened != "chitchat" else None
-    if screened == "research" and problem:
-        raise SuspiciousInput(
-            f"the question was not researched: {problem}",
-            hint="write it in plain words: fill in or remove template placeholders such as "
-            "{{name}} or ${name}, and describe HTML tags instead of pasting them",
-        )
+    refuse_unresearchable(question)  # as the request was (a run resumed from before that)
+    problem = input_problem(question) if screened == "malicious" else None
     intent: Intent = screened
     reply = chitchat_reply(question) if screened == "chitchat" else ""
     if screened == "malicious":
