@@ -22,6 +22,7 @@ from deepresearch.core.planning import (
     strip_numbering,
     usable_queries,
 )
+from deepresearch.core.research_plan import outline
 from deepresearch.core.review import clarified, clarified_brief
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.models.event_payloads import PlannedUnit, PlanReady, StageCompleted, StageStarted
@@ -36,7 +37,10 @@ STAGE = "plan"
 SYSTEM = """You plan research for a question. Write a short research brief (2-4 sentences:
 what a complete answer must cover), then break the question into focused sub-questions that
 together answer it; for multi-hop questions, make the first hop its own sub-question. For each
-sub-question write search queries a web search engine would answer well.{operators}"""
+sub-question write search queries a web search engine would answer well. Then say the
+plan's scope (what the answer will and will not cover), its evidence strategy (which kinds
+of sources it needs and how to weigh them) and the report's output format (its shape:
+sections, tables, comparisons).{operators}"""
 
 OPERATORS = (
     ' The search engine understands "exact phrases", intitle:, site: and -site:; use them'
@@ -93,8 +97,23 @@ async def plan(
     brief = draft.brief.strip() if draft is not None and draft.brief.strip() else question
     if clarification:
         brief = clarified_brief(brief, clarification["question"], clarification["answer"])
+    shape = outline(
+        [sq.text for sq in sub_questions],
+        scope=draft.scope if draft is not None else "",
+        evidence_strategy=draft.evidence_strategy if draft is not None else "",
+        output_format=draft.output_format if draft is not None else "",
+        queries_per_question=per_question,
+        min_domains=limits.min_domains,
+        searched=ctx.search.name != "none",
+    )
     result = Plan(
-        question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None
+        question=question,
+        brief=brief,
+        sub_questions=sub_questions,
+        fallback=draft is None,
+        scope=shape.scope,
+        evidence_strategy=shape.evidence_strategy,
+        output_format=shape.output_format,
     )
     ctx.bus.emit(
         PlanReady(
