@@ -54,6 +54,17 @@ class InputRequest(BaseModel):
     )
     findings: list[FindingItem] = Field(default_factory=list, description="findings")
 
+    def outline_lines(self) -> list[str]:
+        """A plan's scope, evidence strategy and output format (seed 004), then the
+        council's record, as lines every front end shows under the brief (empty: not a
+        plan, or a pause from before them)."""
+        named = (
+            ("Scope", self.scope),
+            ("Evidence strategy", self.evidence_strategy),
+            ("Output format", self.output_format),
+        )
+        return [f"{name}: {text}" for name, text in named if text] + list(self.council)
+
     def event_data(self) -> dict[str, Any]:
         """The ``input_requested`` event's data (``models.event_pauses.InputRequested``)."""
         data: dict[str, Any] = {"kind": self.kind, "request_id": self.id}
