@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.recipes.research.stages import council, plan
+from deepresearch.recipes.research.stages import council, council_review, plan
 
 from .chat_server import SECRET, ChatServer
 from .conftest import cli, offline_args
@@ -40,9 +40,17 @@ def test_council_models_plan_the_run_and_eval_scores_it(
         m for line, m in chat_server.model_names if line.startswith(council.JUDGE_SYSTEM[:30])
     ]
     assert judged and set(judged) == {"local-model"}
+    # then each member votes on the plan (the scripted members approve: no revision)
+    voted = [
+        m for line, m in chat_server.model_names if line.startswith(council_review.VOTE_SYSTEM[:30])
+    ]
+    assert sorted(voted) == ["member-a", "member-b"]
+    (reviewed,) = [e for e in events if e["type"] == "council_reviewed"]
+    assert reviewed["data"]["outcome"] == "approved"
 
     report = json.loads(out.read_text())
-    assert report["usage"]["by_stage"]["council"]["calls"] == len(planned) + len(judged)
+    council_calls = len(planned) + len(judged) + len(voted)
+    assert report["usage"]["by_stage"]["council"]["calls"] == council_calls
     assert report["evaluation"]["citation_precision"] is not None
     assert len(report["evaluation"]["scores"]) == 4
     assert SECRET not in done.stdout + done.stderr + out.read_text()
