@@ -97,23 +97,10 @@ async def plan(
     brief = draft.brief.strip() if draft is not None and draft.brief.strip() else question
     if clarification:
         brief = clarified_brief(brief, clarification["question"], clarification["answer"])
-    shape = outline(
-        [sq.text for sq in sub_questions],
-        scope=draft.scope if draft is not None else "",
-        evidence_strategy=draft.evidence_strategy if draft is not None else "",
-        output_format=draft.output_format if draft is not None else "",
-        queries_per_question=per_question,
-        min_domains=limits.min_domains,
-        searched=ctx.search.name != "none",
-    )
-    result = Plan(
-        question=question,
-        brief=brief,
-        sub_questions=sub_questions,
-        fallback=draft is None,
-        scope=shape.scope,
-        evidence_strategy=shape.evidence_strategy,
-        output_format=shape.output_format,
+    result = outlined(
+        ctx,
+        draft,
+        Plan(question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None),
     )
     ctx.bus.emit(
         PlanReady(
@@ -141,6 +128,26 @@ async def plan(
     if ctx.policy.review_plan:
         return Command(goto="review_plan", update=update)
     return Command(goto=after_plan(ctx), update=update)
+
+
+def outlined(ctx: RunContext, draft: PlanDraft | None, plan: Plan) -> Plan:
+    """The plan with seed 004's scope, evidence strategy and output format: the planner's
+    where it gave them, else what the run will do (``core.research_plan``)."""
+    shape = outline(
+        [sq.text for sq in plan.sub_questions],
+        scope=draft.scope if draft is not None else "",
+        evidence_strategy=draft.evidence_strategy if draft is not None else "",
+        output_format=draft.output_format if draft is not None else "",
+        queries_per_question=ctx.limits.queries_per_question,
+        min_domains=ctx.limits.min_domains,
+        searched=ctx.search.name != "none",
+    )
+    update = {
+        "scope": shape.scope,
+        "evidence_strategy": shape.evidence_strategy,
+        "output_format": shape.output_format,
+    }
+    return plan.model_copy(update=update)
 
 
 def plan_prompt(ctx: RunContext, state: RunState) -> tuple[str, str]:
