@@ -56,6 +56,33 @@ def test_council_models_plan_the_run_and_eval_scores_it(
     assert SECRET not in done.stdout + done.stderr + out.read_text()
 
 
+def test_a_council_of_one_holds_no_vote_and_says_so(
+    web_process: str, chat_server: ChatServer, tmp_path: Path
+) -> None:
+    base_url = f"http://127.0.0.1:{chat_server.server_address[1]}/v1"
+    done = cli(
+        "run",
+        "If Gallu is a demon Lilu is what?",
+        *("--model", "openai:local-model", "--model-base-url", base_url),
+        *("--council-models", "openai:member-a"),
+        *offline_args(web_process, "--depth", "quick", "--min-domains", "1", "--json-events"),
+        env={"DEEPRESEARCH_MODEL_API_KEY": SECRET, "DEEPRESEARCH_DATA_DIR": str(tmp_path / "d")},
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    # one member: the plan stands as the council decided it, no vote is asked for
+    (reviewed,) = [e for e in events if e["type"] == "council_reviewed"]
+    assert reviewed["data"]["outcome"] == "no_vote" and reviewed["data"]["consensus"] is None
+    assert reviewed["data"]["note"] == "1 member(s): a vote needs 2; the plan stands"
+    assert "no vote" in reviewed["message"]
+    assert not [e for e in events if e["type"] in ("council_voted", "council_revised")]
+    assert not [
+        line
+        for line, _ in chat_server.model_names
+        if line.startswith(council_review.VOTE_SYSTEM[:30])
+    ]
+
+
 def test_no_search_answer_is_labelled(chat_server: ChatServer, tmp_path: Path) -> None:
     base_url = f"http://127.0.0.1:{chat_server.server_address[1]}/v1"
     out = tmp_path / "r.html"
