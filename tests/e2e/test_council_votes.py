@@ -141,6 +141,8 @@ async def test_votes_below_the_consensus_make_the_planner_revise(
     (ready,) = _of(events, PlanReady)
     assert [sq.text for sq in ready.sub_questions][1:] == _revised(1)
     assert ready.brief == "The revised brief 1."
+    assert ready.scope == "The film's making, not its reception."  # seed 004, in the event
+    assert ready.output_format == "A short report with a table of the cast."
     assert {"council_voted", "council_reviewed", "council_revised"} <= (
         assert_events_match_schema(events)
     )
@@ -225,8 +227,17 @@ async def test_without_a_model_the_plan_still_records_its_outline(
     offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
 ) -> None:
     settings = offline_settings(offline_web, tmp_path, model="none", review_plan=True)
-    request = await run_research(hotpot_question, settings, run_id="outline-1")
+    events: list[RunEvent] = []
+    request = await run_research(
+        hotpot_question, settings, run_id="outline-1", sinks=[events.append]
+    )
     assert isinstance(request, InputRequest) and request.kind == "plan"
+    (ready,) = _of(events, PlanReady)  # recorded in the plan's event too
+    assert (ready.scope, ready.evidence_strategy, ready.output_format) == (
+        request.scope,
+        request.evidence_strategy,
+        request.output_format,
+    )
     assert request.scope.startswith(f"{len(request.sub_questions)} sub-question(s): ")
     assert request.evidence_strategy.startswith("Web search, ")
     assert request.output_format.startswith("A cited report")

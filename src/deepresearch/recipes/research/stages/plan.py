@@ -102,18 +102,7 @@ async def plan(
         draft,
         Plan(question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None),
     )
-    ctx.bus.emit(
-        PlanReady(
-            brief=brief,
-            sub_questions=[
-                PlannedUnit(id=sq.id, text=sq.text, queries=list(sq.queries))
-                for sq in sub_questions
-            ],
-            fallback=result.fallback,
-        ),
-        stage=STAGE,
-        message=f"{len(sub_questions)} sub-question(s)",
-    )
+    _announce(ctx, result)
     ctx.bus.emit(StageCompleted(), stage=STAGE)
     update: RunState = {
         "plan": result,
@@ -148,6 +137,25 @@ def outlined(ctx: RunContext, draft: PlanDraft | None, plan: Plan) -> Plan:
         "output_format": shape.output_format,
     }
     return plan.model_copy(update=update)
+
+
+def _announce(ctx: RunContext, result: Plan) -> None:
+    """The ``plan_ready`` event: the plan as the first wave will research it."""
+    ctx.bus.emit(
+        PlanReady(
+            brief=result.brief,
+            sub_questions=[
+                PlannedUnit(id=sq.id, text=sq.text, queries=list(sq.queries))
+                for sq in result.sub_questions
+            ],
+            fallback=result.fallback,
+            scope=result.scope,
+            evidence_strategy=result.evidence_strategy,
+            output_format=result.output_format,
+        ),
+        stage=STAGE,
+        message=f"{len(result.sub_questions)} sub-question(s)",
+    )
 
 
 def plan_prompt(ctx: RunContext, state: RunState) -> tuple[str, str]:
