@@ -304,7 +304,14 @@ class Settings(BaseSettings):
         default=0.7,
         ge=0.0,
         le=1.0,
-        description="at or above: the best brief; below: the top two merged",
+        description="at or above: the best brief, and the members' votes approve the plan; "
+        "below: the top two merged, and the planner revises",
+    )
+    council_max_revisions: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="revisions of the plan when the members' votes fall below the consensus",
     )
     evaluate: bool = Field(
         default=False, description="evaluate the report when the run ends (deepresearch eval)"

@@ -205,6 +205,7 @@ class RunPolicy(_Group):
     #: deep or when council members are named)
     council: bool
     council_min_consensus: float
+    council_max_revisions: int
     evaluate: bool
 
     @classmethod

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.recipes.research.stages import council, plan
+from deepresearch.recipes.research.stages import council, council_review, plan
 
 from .chat_server import SECRET, ChatServer
 from .conftest import cli, offline_args
@@ -40,12 +40,47 @@ def test_council_models_plan_the_run_and_eval_scores_it(
         m for line, m in chat_server.model_names if line.startswith(council.JUDGE_SYSTEM[:30])
     ]
     assert judged and set(judged) == {"local-model"}
+    # then each member votes on the plan (the scripted members approve: no revision)
+    voted = [
+        m for line, m in chat_server.model_names if line.startswith(council_review.VOTE_SYSTEM[:30])
+    ]
+    assert sorted(voted) == ["member-a", "member-b"]
+    (reviewed,) = [e for e in events if e["type"] == "council_reviewed"]
+    assert reviewed["data"]["outcome"] == "approved"
 
     report = json.loads(out.read_text())
-    assert report["usage"]["by_stage"]["council"]["calls"] == len(planned) + len(judged)
+    council_calls = len(planned) + len(judged) + len(voted)
+    assert report["usage"]["by_stage"]["council"]["calls"] == council_calls
     assert report["evaluation"]["citation_precision"] is not None
     assert len(report["evaluation"]["scores"]) == 4
     assert SECRET not in done.stdout + done.stderr + out.read_text()
+
+
+def test_a_council_of_one_holds_no_vote_and_says_so(
+    web_process: str, chat_server: ChatServer, tmp_path: Path
+) -> None:
+    base_url = f"http://127.0.0.1:{chat_server.server_address[1]}/v1"
+    done = cli(
+        "run",
+        "If Gallu is a demon Lilu is what?",
+        *("--model", "openai:local-model", "--model-base-url", base_url),
+        *("--council-models", "openai:member-a"),
+        *offline_args(web_process, "--depth", "quick", "--min-domains", "1", "--json-events"),
+        env={"DEEPRESEARCH_MODEL_API_KEY": SECRET, "DEEPRESEARCH_DATA_DIR": str(tmp_path / "d")},
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    # one member: the plan stands as the council decided it, no vote is asked for
+    (reviewed,) = [e for e in events if e["type"] == "council_reviewed"]
+    assert reviewed["data"]["outcome"] == "no_vote" and reviewed["data"]["consensus"] is None
+    assert reviewed["data"]["note"] == "1 member(s): a vote needs 2; the plan stands"
+    assert "no vote" in reviewed["message"]
+    assert not [e for e in events if e["type"] in ("council_voted", "council_revised")]
+    assert not [
+        line
+        for line, _ in chat_server.model_names
+        if line.startswith(council_review.VOTE_SYSTEM[:30])
+    ]
 
 
 def test_no_search_answer_is_labelled(chat_server: ChatServer, tmp_path: Path) -> None:

@@ -107,6 +107,9 @@ def test_review_plan_without_a_model_researches_the_edited_plan(
     )
     assert asked.returncode == 4, asked.stderr
     assert "The plan. Brief:" in asked.stderr and "q1." in asked.stderr
+    # seed 004: the plan's scope, evidence strategy and output format, without a model too
+    for shown in ("Scope: ", "Evidence strategy: Web search", "Output format: A cited report"):
+        assert shown in asked.stderr
     assert "deepresearch reply plan-1 --approve" in asked.stderr
     too_many = cli("reply", "plan-1", *[f"--sub-question=Question {i}?" for i in range(9)], env=env)
     assert too_many.returncode == 2 and "1 to 8 sub-questions" in too_many.stderr

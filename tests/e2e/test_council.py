@@ -113,11 +113,12 @@ async def test_disagreeing_planners_below_consensus_are_merged(
         PLANS["specialist"][1],
     ]
     assert _plan(events).brief == "The planner's brief. The specialist's brief."
-    # three proposals and three scores, counted under the council in the run's usage
+    # three proposals, three scores and three votes (all approve: no revision), counted
+    # under the council in the run's usage
     used = report.usage.by_stage["council"]
-    assert used.calls == 6 and used.input_tokens > 0 and used.output_tokens > 0
+    assert used.calls == 9 and used.input_tokens > 0 and used.output_tokens > 0
     assert report.usage.by_role["judge"].calls >= 3
-    assert "(the council: 6 calls" in to_markdown(report)
+    assert "(the council: 9 calls" in to_markdown(report)
     judged = [c for c in model.calls if str(c[0].content).startswith(council.JUDGE_SYSTEM[:40])]
     assert len(judged) == 3
 
@@ -131,7 +132,7 @@ async def test_agreeing_council_takes_the_best_proposal(
     assert (decided.decision, decided.chosen) == ("best", ["planner (specialist)"])
     planned = [sq.text for sq in _plan(events).sub_questions]
     assert planned == [hotpot_question, *PLANS["specialist"]]
-    assert report.usage.by_stage["council"].calls == 6
+    assert report.usage.by_stage["council"].calls == 9  # with the three members' votes
 
 
 async def test_the_threshold_is_a_setting(

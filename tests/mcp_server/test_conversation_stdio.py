@@ -181,6 +181,9 @@ async def test_a_plan_under_review_is_edited_or_cancelled_over_stdio(
         assert shown.structured_content["status"] == "awaiting_input"
         assert request["kind"] == "plan" and request["sub_questions"]
         assert '"action": "approve"' in text_of(shown) and "Sub-questions:" in text_of(shown)
+        # seed 004: the plan's scope, evidence strategy and output format are shown too
+        for shown_line in ("Scope: ", "Evidence strategy: ", "Output format: "):
+            assert shown_line in text_of(shown)
 
         too_many = [f"Question number {i}?" for i in range(9)]
         refused = await session.call_tool(

@@ -96,6 +96,16 @@ def test_review_and_edit_the_plan_on_the_page(
         planned = service.job(job_id)["input_request"]
         expect(editor.locator("#ask-back textarea, textarea").first).to_have_value(planned["brief"])
         expect(editor.locator(".plan-item input")).to_have_count(len(planned["sub_questions"]))
+        # seed 004: the plan's scope, evidence strategy and output format are shown with it
+        outline = editor.locator("dl.plan-outline")
+        for name, field in (
+            ("Scope", "scope"),
+            ("Evidence strategy", "evidence_strategy"),
+            ("Output format", "output_format"),
+        ):
+            assert planned[field]
+            expect(outline).to_contain_text(name)
+            expect(outline).to_contain_text(planned[field])
         assert_accessible(page, "the plan editor")
         screenshot(page, "input-03-plan", full_page=True)
 

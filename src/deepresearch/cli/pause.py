@@ -85,6 +85,8 @@ def show_waiting(request: InputRequest, reply: str = "") -> None:
 
 def _show_plan(request: InputRequest) -> None:
     say(f"\nThe plan. Brief: {request.brief}")
+    for line in request.outline_lines():  # scope, strategy, format; the council's votes
+        typer.echo(f"  {for_terminal(line)}", err=True)
     for item in request.sub_questions:
         typer.echo(f"  {item.id}. {for_terminal(item.text)}", err=True)
 

@@ -34,6 +34,9 @@ def plan_request(run_id: str, request_id: str, plan: Plan) -> InputRequest:
         sub_questions=[
             PlanItem(id=sq.id, text=sq.text, queries=list(sq.queries)) for sq in plan.sub_questions
         ],
+        scope=plan.scope,
+        evidence_strategy=plan.evidence_strategy,
+        output_format=plan.output_format,
     )
 
 

@@ -70,9 +70,10 @@ def waiting_text(request: InputRequest) -> str:
             "The run then goes on with your answer and returns its report."
         )
     items = "\n".join(f"{i}. {item.text}" for i, item in enumerate(request.sub_questions, 1))
+    outline = "".join(f"{line}\n" for line in request.outline_lines())
     return (
         f"Run {run_id} shows its research plan for review before it searches.\n\n"
-        f"Brief: {request.brief}\n\nSub-questions:\n{items}\n\n"
+        f"Brief: {request.brief}\n{outline}\nSub-questions:\n{items}\n\n"
         f"Approve it with the reply tool: {_call(run_id, action='approve')}; edit it with "
         f"{_call(run_id, action='edit', brief='...', sub_questions=['...'])} (1 to 8 "
         "sub-questions, which replace the plan's; the brief may be left out), or cancel the "

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from deepresearch.models.council import CouncilDecision
+from deepresearch.models.council import CouncilDecision, ReviewOutcome, VoteVerdict
 from deepresearch.models.event_payloads import Item
 from deepresearch.models.event_registry import Payload
 
@@ -41,6 +41,50 @@ class CouncilDecided(Payload):
     threshold: float = Field(description="the consensus the best proposal needs alone")
     chosen: list[str] = Field(description="the members the plan came from, best first")
     proposals: list[CouncilMember] = Field(description="every member's proposal, as scored")
+
+
+class CouncilVoted(Payload):
+    """A council member voted on the plan (seed 002's validate_brief): approve, revise or
+    reject, with feedback. Round 0 votes on the council's plan, round n on the n-th
+    revision."""
+
+    event_type = "council_voted"
+    stages = "council"
+    round: int = Field(description="0: the council's plan; n: the n-th revision")
+    member: str = Field(description="the model spec, or the planner's persona")
+    # null is sent, not left out: an abstention is told from an older event
+    verdict: VoteVerdict | None = Field(description="the vote; null: no usable reply")
+    feedback: str = Field(description="what the member says the plan needs")
+
+
+class CouncilReviewed(Payload):
+    """A round of the members' votes was tallied: the consensus (the mean vote, approve 1,
+    revise 0.5, reject 0) against the threshold decides whether the plan is approved or
+    revised (up to `council_max_revisions` times)."""
+
+    event_type = "council_reviewed"
+    stages = "council"
+    round: int = Field(description="0: the council's plan; n: the n-th revision")
+    outcome: ReviewOutcome = Field(
+        description="`approved`: at or above the threshold; `revise`: below, the planner "
+        "revises; `stopped`: below with no revision left (or it failed), the last plan "
+        "stands; `no_vote`: too few members or votes, the plan stands as decided"
+    )
+    consensus: float | None = Field(description="the round's consensus; null: no vote held")
+    threshold: float = Field(description="the consensus the plan needs")
+    votes: int = Field(description="votes cast this round")
+    note: str = Field(description="why no vote was held, or why the revisions stopped")
+
+
+class CouncilRevised(Payload):
+    """The planner revised the plan from the members' feedback; the members vote again."""
+
+    event_type = "council_revised"
+    stages = "council"
+    round: int = Field(description="the revision's number, 1 first")
+    feedback: str = Field(description="the members' feedback the planner was given")
+    brief: str = Field(description="the revised brief")
+    sub_questions: list[str] = Field(description="the revised sub-questions")
 
 
 class FindingsChecked(Payload):

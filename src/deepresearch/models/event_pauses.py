@@ -38,6 +38,16 @@ class InputRequested(Payload):
     sub_questions: list[PlannedUnit] | None = Field(
         default=None, description="plan: the sub-questions and their searches"
     )
+    scope: str | None = Field(default=None, description="plan: what the answer covers")
+    evidence_strategy: str | None = Field(
+        default=None, description="plan: how sources are found and checked"
+    )
+    output_format: str | None = Field(
+        default=None, description="plan: what the report will look like"
+    )
+    council: list[str] | None = Field(
+        default=None, description="plan: the council's decision, each round of votes, revisions"
+    )
     findings: list[ReviewedFinding] | None = Field(
         default=None, description="findings: the verified findings the writer would get"
     )

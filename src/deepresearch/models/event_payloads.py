@@ -127,6 +127,12 @@ class PlanReady(Payload):
     brief: str = Field(description="what the research is for, in a sentence or two")
     sub_questions: list[PlannedUnit] = Field(description="the first wave's units")
     fallback: bool = Field(description="true when the plan was made without a model")
+    # seed 004's research plan (issue 28); absent from events written before it
+    scope: str | None = Field(default=None, description="what the answer covers")
+    evidence_strategy: str | None = Field(
+        default=None, description="how sources are found and checked"
+    )
+    output_format: str | None = Field(default=None, description="what the report will look like")
 
 
 class WaveStarted(Payload):

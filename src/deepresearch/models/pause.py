@@ -46,7 +46,24 @@ class InputRequest(BaseModel):
     question: str = Field(default="", description="clarification: what the run asks")
     brief: str = Field(default="", description="plan: the research brief")
     sub_questions: list[PlanItem] = Field(default_factory=list, description="plan")
+    scope: str = Field(default="", description="plan: what the answer covers")
+    evidence_strategy: str = Field(default="", description="plan: how sources are found, checked")
+    output_format: str = Field(default="", description="plan: what the report will look like")
+    council: list[str] = Field(
+        default_factory=list, description="plan: the council's decision, votes and revisions"
+    )
     findings: list[FindingItem] = Field(default_factory=list, description="findings")
+
+    def outline_lines(self) -> list[str]:
+        """A plan's scope, evidence strategy and output format (seed 004), then the
+        council's record, as lines every front end shows under the brief (empty: not a
+        plan, or a pause from before them)."""
+        named = (
+            ("Scope", self.scope),
+            ("Evidence strategy", self.evidence_strategy),
+            ("Output format", self.output_format),
+        )
+        return [f"{name}: {text}" for name, text in named if text] + list(self.council)
 
     def event_data(self) -> dict[str, Any]:
         """The ``input_requested`` event's data (``models.event_pauses.InputRequested``)."""
@@ -58,6 +75,10 @@ class InputRequest(BaseModel):
         else:
             data["brief"] = self.brief
             data["sub_questions"] = [item.model_dump() for item in self.sub_questions]
+            data["scope"] = self.scope
+            data["evidence_strategy"] = self.evidence_strategy
+            data["output_format"] = self.output_format
+            data["council"] = list(self.council)
         return data
 
 

@@ -42,6 +42,10 @@ class Plan(BaseModel):
     brief: str
     sub_questions: list[SubQuestion]
     fallback: bool = Field(default=False, description="True when made without a model")
+    # seed 004's research plan (defaults: a checkpoint from before them still loads)
+    scope: str = Field(default="", description="what the answer covers")
+    evidence_strategy: str = Field(default="", description="how sources are found and checked")
+    output_format: str = Field(default="", description="what the report will look like")
 
 
 # what the planner answers: these schemas are part of its prompt, so a docstring or a
@@ -56,3 +60,6 @@ class PlanDraft(BaseModel):
 
     brief: str
     sub_questions: list[PlannedSubQuestion]
+    scope: str = ""
+    evidence_strategy: str = ""
+    output_format: str = ""

@@ -31,6 +31,7 @@ from deepresearch.recipes.research.stages import (
     claims,
     compress,
     council,
+    council_review,
     evaluate,
     followup,
     intake,
@@ -102,6 +103,8 @@ def research_script(
             return _claims(user)
         if system.startswith(_first_line(council.JUDGE_SYSTEM)):
             return _score_plan(user)
+        if system.startswith(_first_line(council_review.VOTE_SYSTEM)):
+            return json.dumps({"verdict": "approve", "feedback": "It answers the question."})
         if system.startswith(_first_line(evaluate.SYSTEM)):
             return _evaluate(user)
         if system.startswith(_first_line(answer.SYSTEM)):

@@ -68,6 +68,8 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.core.gate", "GateResult"),
     ("deepresearch.models.council", "CouncilResult"),
     ("deepresearch.models.council", "CouncilProposal"),
+    ("deepresearch.models.council", "CouncilVote"),
+    ("deepresearch.models.council", "CouncilRevision"),
     ("deepresearch.models.findings", "FindingCheck"),
     ("deepresearch.models.evaluation", "EvalResult"),
     ("deepresearch.models.evaluation", "DimensionScore"),

@@ -71,6 +71,11 @@ export const READERS = {
     question: str(data.question),
     brief: str(data.brief),
     sub_questions: items(data.sub_questions, (item) => ({ id: str(item.id), text: str(item.text), queries: strings(item.queries) })),
+    // a plan's scope, evidence strategy and output format (seed 004), and the council's votes
+    scope: str(data.scope),
+    evidence_strategy: str(data.evidence_strategy),
+    output_format: str(data.output_format),
+    council: strings(data.council),
     findings: items(data.findings, (item) => ({
       id: str(item.id),
       claim: str(item.claim),

@@ -92,10 +92,23 @@ export class InputPanel {
       row.querySelector("input").focus();
     });
     renumber();
+    // the plan's scope, evidence strategy and output format, then the council's votes
+    const outline = [
+      ["Scope", request.scope], ["Evidence strategy", request.evidence_strategy], ["Output format", request.output_format],
+    ].filter(([, text]) => text);
+    const council = (request.council || []).map(String);
+    const about = outline.length
+      ? h("dl", { class: "plan-outline" }, outline.map(([name, text]) => [h("dt", {}, name), h("dd", {}, String(text))]))
+      : null;
+    const votes = council.length
+      ? h("ul", { class: "council-notes", "aria-label": "The council's decision, votes and revisions" },
+        council.map((line) => h("li", {}, line)))
+      : null;
     const original = JSON.stringify([brief.value, [...list.querySelectorAll("input")].map((i) => i.value)]);
     const form = h("form", { class: "card ask-back", novalidate: true, "data-kind": "plan" },
       h("h2", {}, "Review the plan"),
       h("p", { class: "help" }, "Approve it, or edit the brief and the sub-questions (1 to 8): the edited plan is what gets researched."),
+      about, votes,
       h("div", { class: "field" }, h("label", { for: briefId }, "Brief"), brief),
       list, add, error,
       h("div", { class: "form-actions" },

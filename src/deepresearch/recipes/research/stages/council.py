@@ -1,7 +1,8 @@
 """The council (seed 002's validate_brief, as issue 16 reads it): several members propose a
 research brief, the judge scores each, and ``core.council.decide`` takes the best or
-merges the top two. Members are the ``--council-models`` when given, else the planner in
-several personas. Called by the plan stage; its model calls are counted under the stage
+merges the top two; then the members vote on that plan and the planner revises it below
+the consensus (``stages/council_review.py``). Members are the ``--council-models`` when
+given, else the planner in several personas. Called by the plan stage; its model calls are counted under the stage
 ``council`` in the run's usage.
 
 Without a judge (or without a planner, when members are personas) there is no council:
@@ -23,6 +24,7 @@ from deepresearch.models import CouncilProposal, CouncilResult
 from deepresearch.models.event_checks import CouncilDecided, CouncilMember
 from deepresearch.models.event_payloads import NoCouncilWarning, StageCompleted, StageStarted
 from deepresearch.models.plan import PlanDraft, PlannedSubQuestion
+from deepresearch.recipes.research.stages.council_review import vote_on
 
 STAGE = "council"
 
@@ -113,6 +115,7 @@ async def convene(
     if not proposed:
         result = CouncilResult(threshold=threshold, note="no member proposed a plan")
         _announce(ctx, result)
+        ctx.bus.emit(StageCompleted(), stage=STAGE)
         return None, result
     scores = await asyncio.gather(*(_score(ctx.gateway, question, draft) for _, draft in proposed))
     proposals = [
@@ -148,6 +151,11 @@ async def convene(
         note="" if verdict.consensus is not None else "the judge scored no proposal",
     )
     _announce(ctx, result)
+    # then the members vote on the plan, and the planner revises it below the consensus
+    plan, result = await vote_on(
+        ctx, council, plan, result, system=system, user=user, question=question
+    )
+    ctx.bus.emit(StageCompleted(), stage=STAGE)
     return plan, result
 
 
@@ -192,4 +200,3 @@ def _announce(ctx: RunContext, result: CouncilResult) -> None:
         stage=STAGE,
         message=f"Council: {what}" + (f" ({scored})" if scored else ""),
     )
-    ctx.bus.emit(StageCompleted(), stage=STAGE)

@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from deepresearch.context import RunContext
+from deepresearch.core.council import council_notes
 from deepresearch.core.findings_review import (
     check_findings_reply,
     gap_sub_question,
@@ -62,6 +63,10 @@ async def review_plan(
                     {"id": sq.id, "text": sq.text, "queries": list(sq.queries)}
                     for sq in plan.sub_questions
                 ],
+                "scope": plan.scope,
+                "evidence_strategy": plan.evidence_strategy,
+                "output_format": plan.output_format,
+                "council": council_notes(state["council"]) if "council" in state else [],
             }
         )
     )

@@ -22,6 +22,7 @@ from deepresearch.core.planning import (
     strip_numbering,
     usable_queries,
 )
+from deepresearch.core.research_plan import outline
 from deepresearch.core.review import clarified, clarified_brief
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.models.event_payloads import PlannedUnit, PlanReady, StageCompleted, StageStarted
@@ -36,7 +37,10 @@ STAGE = "plan"
 SYSTEM = """You plan research for a question. Write a short research brief (2-4 sentences:
 what a complete answer must cover), then break the question into focused sub-questions that
 together answer it; for multi-hop questions, make the first hop its own sub-question. For each
-sub-question write search queries a web search engine would answer well.{operators}"""
+sub-question write search queries a web search engine would answer well. Then say the
+plan's scope (what the answer will and will not cover), its evidence strategy (which kinds
+of sources it needs and how to weigh them) and the report's output format (its shape:
+sections, tables, comparisons).{operators}"""
 
 OPERATORS = (
     ' The search engine understands "exact phrases", intitle:, site: and -site:; use them'
@@ -93,21 +97,12 @@ async def plan(
     brief = draft.brief.strip() if draft is not None and draft.brief.strip() else question
     if clarification:
         brief = clarified_brief(brief, clarification["question"], clarification["answer"])
-    result = Plan(
-        question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None
+    result = outlined(
+        ctx,
+        draft,
+        Plan(question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None),
     )
-    ctx.bus.emit(
-        PlanReady(
-            brief=brief,
-            sub_questions=[
-                PlannedUnit(id=sq.id, text=sq.text, queries=list(sq.queries))
-                for sq in sub_questions
-            ],
-            fallback=result.fallback,
-        ),
-        stage=STAGE,
-        message=f"{len(sub_questions)} sub-question(s)",
-    )
+    _announce(ctx, result)
     ctx.bus.emit(StageCompleted(), stage=STAGE)
     update: RunState = {
         "plan": result,
@@ -122,6 +117,45 @@ async def plan(
     if ctx.policy.review_plan:
         return Command(goto="review_plan", update=update)
     return Command(goto=after_plan(ctx), update=update)
+
+
+def outlined(ctx: RunContext, draft: PlanDraft | None, plan: Plan) -> Plan:
+    """The plan with seed 004's scope, evidence strategy and output format: the planner's
+    where it gave them, else what the run will do (``core.research_plan``)."""
+    shape = outline(
+        [sq.text for sq in plan.sub_questions],
+        scope=draft.scope if draft is not None else "",
+        evidence_strategy=draft.evidence_strategy if draft is not None else "",
+        output_format=draft.output_format if draft is not None else "",
+        queries_per_question=ctx.limits.queries_per_question,
+        min_domains=ctx.limits.min_domains,
+        searched=ctx.search.name != "none",
+    )
+    update = {
+        "scope": shape.scope,
+        "evidence_strategy": shape.evidence_strategy,
+        "output_format": shape.output_format,
+    }
+    return plan.model_copy(update=update)
+
+
+def _announce(ctx: RunContext, result: Plan) -> None:
+    """The ``plan_ready`` event: the plan as the first wave will research it."""
+    ctx.bus.emit(
+        PlanReady(
+            brief=result.brief,
+            sub_questions=[
+                PlannedUnit(id=sq.id, text=sq.text, queries=list(sq.queries))
+                for sq in result.sub_questions
+            ],
+            fallback=result.fallback,
+            scope=result.scope,
+            evidence_strategy=result.evidence_strategy,
+            output_format=result.output_format,
+        ),
+        stage=STAGE,
+        message=f"{len(result.sub_questions)} sub-question(s)",
+    )
 
 
 def plan_prompt(ctx: RunContext, state: RunState) -> tuple[str, str]:

@@ -259,7 +259,14 @@ def _notes(
                 about=clip(questions.get(item.sub_question_id, ""), 120),
             )
         )
-    return (
-        f"Question: {state['question']}\nBrief: {state['plan'].brief}\n\nEvidence:\n"
-        + "\n".join(blocks)
+    plan = state["plan"]
+    # seed 004: the plan's scope and output format shape the report (a plan from an older
+    # checkpoint has neither)
+    shape = "".join(
+        f"\n{name}: {text}"
+        for name, text in (("Scope", plan.scope), ("Output format", plan.output_format))
+        if text
+    )
+    return f"Question: {state['question']}\nBrief: {plan.brief}{shape}\n\nEvidence:\n" + "\n".join(
+        blocks
     )
