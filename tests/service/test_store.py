@@ -325,3 +325,37 @@ def test_events_stored_before_the_typed_payloads_load_unchanged(
         job.id, RunEvent(run_id=job.id, ts=clock(), type="stage_started", data=StageStarted())
     )
     assert seq == len(rows) + 1
+
+
+def test_retention_forgets_only_jobs_that_ended_before_the_cut_off(
+    store: JobStore, clock: FakeClock
+) -> None:
+    done = RunCompleted(
+        kind="synthesized", sources=1, evidence=1, fetches=1, input_tokens=1, output_tokens=1
+    )
+    old = submit(store, "old").job
+    store.claim("w1", lease_s=30)
+    store.append_event(
+        old.id, RunEvent(run_id=old.id, ts=clock(), type="stage_started", data=StageStarted())
+    )
+    store.finish(old.id, "w1", "COMPLETED", message="done", ttl_s=60, completed=done)
+    clock.advance(10 * 86_400)
+    recent = submit(store, "recent").job
+    store.claim("w1", lease_s=30)
+    store.finish(recent.id, "w1", "FAILED", message="failed", error="x", ttl_s=60)
+    running = submit(store, "running").job
+    store.claim("w1", lease_s=30)
+    queued = submit(store, "queued").job
+    clock.advance(86_400)
+    cut = clock() - timedelta(days=5)
+    ids, events = store.forgettable(cut)
+    assert ids == [old.id] and events == 2  # its stage_started and run_completed
+    assert store.forget(ids) == 1
+    assert store.get(old.id) is None and store.events_after(old.id, 0) == []
+    for kept in (recent, running, queued):
+        assert store.get(kept.id) is not None
+    # a cut-off past everything still leaves what has not ended
+    far = clock() + timedelta(days=1)
+    ids, _ = store.forgettable(far)
+    assert ids == [recent.id]
+    assert store.forget([running.id, queued.id]) == 0  # checked again when deleting
