@@ -160,6 +160,8 @@ def vacuum(settings: Settings) -> None:
         if path.is_file():
             with contextlib.closing(sqlite3.connect(str(path), timeout=30)) as conn:
                 conn.execute("VACUUM")
+                # in WAL mode the rewritten pages land in the -wal file first
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def size_of(settings: Settings) -> int:
