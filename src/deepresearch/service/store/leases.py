@@ -118,15 +118,20 @@ class LeaseQueries(StoreBase):
         if not job_ids:
             return {}
         jobs = t.research_jobs.c
-        now = self.clock()
-        held = and_(jobs.id.in_(job_ids), jobs.lease_owner == worker, jobs.status == "RUNNING")
-        with self._write() if lease_s is not None else self._read() as conn:
-            if lease_s is not None:
-                conn.execute(
-                    update(t.research_jobs)
-                    .where(held)
-                    .values(lease_expires_at=now + timedelta(seconds=lease_s), updated_at=now)
-                )
+        if lease_s is not None:
+            # one short transaction a job: a statement over several rows would lock them
+            # in an order of its own against the event writer's (a deadlock on PostgreSQL)
+            for job_id in sorted(job_ids):
+                now = self.clock()
+                with self._write() as conn:
+                    conn.execute(
+                        update(t.research_jobs)
+                        .where(
+                            jobs.id == job_id, jobs.lease_owner == worker, jobs.status == "RUNNING"
+                        )
+                        .values(lease_expires_at=now + timedelta(seconds=lease_s), updated_at=now)
+                    )
+        with self._read() as conn:
             rows = conn.execute(
                 select(jobs.id, jobs.lease_owner, jobs.status, jobs.cancel_requested).where(
                     jobs.id.in_(job_ids)
