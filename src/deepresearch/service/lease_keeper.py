@@ -1,7 +1,7 @@
 """Keeping a worker's leases alive while its jobs run, in a way nothing else in the process
 can starve: one thread of its own (not the event loop, not its default thread pool) that,
 every ``check_s``, looks at every job the worker runs in one query and, every third of
-the lease, renews all their leases in one statement, on a database connection of its own
+the lease, renews their leases (a short transaction each), on a database connection of its own
 (``store`` is built on an engine nobody else draws from). A run that blocks the event loop,
 a default thread pool busy with page extraction and store calls, or a connection pool
 drained by event streams therefore cannot make a renewal late, so a busy worker's job is
