@@ -27,11 +27,10 @@ def database_url(settings: Storage) -> str:
     return url
 
 
-def make_engine(url: str, *, pool_size: int | None = None) -> Engine:
-    """An engine on ``url`` (``pool_size``: its connections, else the default)."""
+def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=pool_size or 8
+            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
@@ -43,12 +42,7 @@ def make_engine(url: str, *, pool_size: int | None = None) -> Engine:
             raise ConfigError(
                 "PostgreSQL needs the postgres extra", hint="pip install 'deepresearch[postgres]'"
             ) from None
-        return create_engine(
-            url,
-            pool_size=pool_size or 10,
-            max_overflow=0 if pool_size else 10,
-            pool_pre_ping=True,
-        )
+        return create_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
     raise ConfigError(
         "database_url must be a sqlite:/// or postgresql:// URL",
         hint="for example postgresql+psycopg://user:password@127.0.0.1/deepresearch",
@@ -73,13 +67,13 @@ def _sqlite_begin(conn: Connection) -> None:
 
 
 def own_engine(engine: Engine) -> Engine:
-    """A second engine on ``engine``'s database with one connection of its own, for work
-    that must not wait for a connection behind everything else (the lease keeper); an
-    in-memory SQLite database exists only on its engine, which is then shared."""
+    """A second engine on ``engine``'s database, for work that must never wait for a
+    connection behind everything else (the lease keeper: one thread, so one connection);
+    an in-memory SQLite database exists only on its engine, which is then shared."""
     url = engine.url
     if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
         return engine
-    return make_engine(url.render_as_string(hide_password=False), pool_size=1)
+    return make_engine(url.render_as_string(hide_password=False))
 
 
 #: the PostgreSQL advisory lock that lets one process at a time migrate the schema
