@@ -66,16 +66,6 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def own_engine(engine: Engine) -> Engine:
-    """A second engine on ``engine``'s database, for work that must never wait for a
-    connection behind everything else (the lease keeper: one thread, so one connection);
-    an in-memory SQLite database exists only on its engine, which is then shared."""
-    url = engine.url
-    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
-        return engine
-    return make_engine(url.render_as_string(hide_password=False))
-
-
 #: the PostgreSQL advisory lock that lets one process at a time migrate the schema
 MIGRATION_LOCK = 0x6465_6570_7265_73  # "deepres"
 

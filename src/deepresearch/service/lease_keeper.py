@@ -19,6 +19,9 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
+from sqlalchemy import Engine
+
+from deepresearch.service.db import make_engine
 from deepresearch.service.store import JobStore
 
 log = logging.getLogger(__name__)
@@ -91,3 +94,13 @@ class LeaseKeeper:
                 if not held or cancel:
                     why: Verdict = "lease lost" if not held else "cancelled"
                     self.loop.call_soon_threadsafe(self.verdict, job_id, why)
+
+
+def own_engine(engine: Engine) -> Engine:
+    """A second engine on ``engine``'s database, so the keeper never waits for a
+    connection behind everything else (one thread: it opens one connection); an
+    in-memory SQLite database exists only on its engine, which is then shared."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        return engine
+    return make_engine(url.render_as_string(hide_password=False))

@@ -44,10 +44,9 @@ from deepresearch.llm.redact import redact
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.models.pause import InputRequest
-from deepresearch.service.db import own_engine
 from deepresearch.service.identity import Life, new_worker_id, take_life
 from deepresearch.service.jobs import Job, Outcome
-from deepresearch.service.lease_keeper import LeaseKeeper, Verdict
+from deepresearch.service.lease_keeper import LeaseKeeper, Verdict, own_engine
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore
 from deepresearch.service.writer import EventWriter
