@@ -160,3 +160,75 @@ async def _postgres(
                     await conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
                 _ready.add(url)
         yield saver
+
+
+# compaction (``deepresearch gc``): a finished run's earlier checkpoints are history no
+# reader asks for; its report, follow-ups, replay and evaluation read the last one (its
+# state and its pending writes), which is kept whole.
+
+_SQLITE_OLDER = """
+    {table}.checkpoint_id < (
+        SELECT MAX(latest.checkpoint_id) FROM checkpoints AS latest
+        WHERE latest.thread_id = {table}.thread_id
+          AND latest.checkpoint_ns = {table}.checkpoint_ns
+    )"""
+
+
+async def compactable(saver: BaseCheckpointSaver[str], settings: Storage) -> dict[str, int]:
+    """Runs with checkpoints besides their last -> how many (the candidates of
+    ``compact``; whether a run is finished is its recipe's to say)."""
+    if is_postgres(settings.database_url):
+        query = (
+            "SELECT thread_id, COUNT(*) - COUNT(DISTINCT checkpoint_ns) FROM checkpoints "
+            "GROUP BY thread_id HAVING COUNT(*) > COUNT(DISTINCT checkpoint_ns)"
+        )
+        conn = getattr(saver, "conn", None)
+        assert conn is not None, "a PostgreSQL saver has its connection"
+        async with conn.cursor() as cur:
+            await cur.execute(query)
+            rows = await cur.fetchall()
+        return dict(_row(row) for row in rows)
+    older = _SQLITE_OLDER.format(table="checkpoints")
+    async with _sqlite(saver).execute(
+        f"SELECT thread_id, COUNT(*) FROM checkpoints WHERE {older} GROUP BY thread_id"  # noqa: S608 (no input)
+    ) as cursor:
+        return {str(thread): int(count) async for thread, count in cursor}
+
+
+async def compact(
+    saver: BaseCheckpointSaver[str], settings: Storage, run_ids: Sequence[str]
+) -> None:
+    """Keep only the last checkpoint (and its writes) of each of ``run_ids``: finished runs.
+    A checkpoint written meanwhile (an evaluation, a follow-up's turn) is the last one."""
+    if not run_ids:
+        return
+    if is_postgres(settings.database_url):
+        for run_id in run_ids:  # one at a time: another process may prune beside us
+            try:
+                await saver.aprune([run_id], strategy="keep_latest")
+            except Exception as exc:  # a concurrent prune of the run: it is done there
+                if type(exc).__name__ not in ("SerializationFailure", "DeadlockDetected"):
+                    raise
+        return
+    conn = _sqlite(saver)
+    for run_id in run_ids:
+        for table in ("writes", "checkpoints"):
+            older = _SQLITE_OLDER.format(table=table)
+            await conn.execute(
+                f"DELETE FROM {table} WHERE thread_id = ? AND {older}",  # noqa: S608 (no input)
+                (run_id,),
+            )
+        await conn.commit()
+
+
+def _sqlite(saver: BaseCheckpointSaver[str]) -> aiosqlite.Connection:
+    conn = getattr(saver, "conn", None)
+    assert isinstance(conn, aiosqlite.Connection), "a SQLite saver has its connection"
+    return conn
+
+
+def _row(row: object) -> tuple[str, int]:
+    """A (thread id, count) row of either driver's cursor (tuples or dicts)."""
+    values = list(row.values())[:2] if isinstance(row, dict) else row
+    assert isinstance(values, tuple | list)
+    return str(values[0]), int(values[1])

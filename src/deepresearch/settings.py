@@ -337,6 +337,25 @@ class Settings(BaseSettings):
         "(postgresql+psycopg://...); default: SQLite files in data_dir",
     )
 
+    # retention (deepresearch gc, and the service's periodic pass)
+    compact_checkpoints: bool = Field(
+        default=True,
+        description="keep only the last checkpoint of a finished run: all its report, "
+        "follow-ups, replay and evaluation read",
+    )
+    retain_jobs_days: float = Field(
+        default=30,
+        ge=0,
+        description="the service forgets a finished job (its row, events and results) "
+        "this long after it ended (0: never)",
+    )
+    gc_every_s: float = Field(
+        default=3_600,
+        ge=0,
+        description="how often the service compacts checkpoints and applies retention "
+        "(0: only when `deepresearch gc` runs)",
+    )
+
     # the service (deepresearch serve)
     serve_host: str = "127.0.0.1"
     serve_port: int = Field(default=8000, ge=0, le=65535)

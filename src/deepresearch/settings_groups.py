@@ -237,6 +237,14 @@ class ExportSettings(_Group):
     pdf_fonts: tuple[Path, ...]
 
 
+class RetentionSettings(_Group):
+    """What ``deepresearch gc`` and the service's periodic pass keep (``compose/gc.py``)."""
+
+    compact_checkpoints: bool
+    retain_jobs_days: float
+    gc_every_s: float
+
+
 class ServiceSettings(_Group):
     """The HTTP service and its workers (``deepresearch serve``, ``deepresearch worker``)."""
 
@@ -275,6 +283,7 @@ GROUPS: tuple[type[_Group], ...] = (
     StorageSettings,
     ExportSettings,
     ServiceSettings,
+    RetentionSettings,
 )
 
 
@@ -291,6 +300,7 @@ class SettingsGroups:
     storage: StorageSettings
     export: ExportSettings
     service: ServiceSettings
+    retention: RetentionSettings
 
     @classmethod
     def of(cls, settings: Settings) -> SettingsGroups:
@@ -304,4 +314,5 @@ class SettingsGroups:
             storage=StorageSettings.of(settings),
             export=ExportSettings.of(settings),
             service=ServiceSettings.of(settings),
+            retention=RetentionSettings.of(settings),
         )

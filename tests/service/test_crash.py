@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 
@@ -36,9 +37,16 @@ QUESTION = "If Gallu is a demon Lilu is what?"
 
 @contextmanager
 def serve(
-    web: str, chat: ChatServer, database_url: str, data_dir: Path, *, lease_s: float = 6
+    web: str,
+    chat: ChatServer,
+    database_url: str,
+    data_dir: Path,
+    *,
+    lease_s: float = 6,
+    extra: dict[str, str] | None = None,
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     env = {
+        **(extra or {}),
         **os.environ,
         "DEEPRESEARCH_DATA_DIR": str(data_dir),
         "DEEPRESEARCH_MODEL_API_KEY": SECRET,
@@ -175,6 +183,47 @@ def test_kill_9_mid_run_then_restart_completes_the_job(
     assert "run_resumed" in types and types[-1] == "run_completed"
     assert types.count("run_started") == 1
     check_stored_once(database_url, job_id, report)
+
+
+@pytest.mark.slow
+def test_a_restarted_server_resumes_the_jobs_it_held_at_once_and_first(
+    web_process: str,  # noqa: F811
+    chat_server: ChatServer,  # noqa: F811
+    database_url: str,
+    tmp_path: Path,
+) -> None:
+    """Killed with a job running and one queued behind it, the server starts again on its
+    data folder: the job it held resumes before the queued one, without waiting out its
+    lease (ten minutes here: the test would time out)."""
+    chat_server.write_delay_s = 60
+    data_dir = tmp_path / "data"
+    one = {"DEEPRESEARCH_MAX_CONCURRENT_JOBS": "1", "DEEPRESEARCH_ACTIVE_RUNS_PER_KEY": "2"}
+    with serve(web_process, chat_server, database_url, data_dir, lease_s=600, extra=one) as (
+        proc,
+        url,
+    ):
+        held = httpx.post(f"{url}/v1/research", json={"question": QUESTION}).json()["id"]
+        wait_until(lambda: WRITER in chat_server.prompts)
+        queued = httpx.post(f"{url}/v1/research", json={"question": QUESTION + " (2)"})
+        assert queued.json()["status"] == "QUEUED", queued.json()
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    chat_server.write_delay_s = 0
+    with serve(web_process, chat_server, database_url, data_dir, lease_s=600, extra=one) as (
+        _,
+        url,
+    ):
+        first = wait_for_status(url, held, "COMPLETED", "FAILED")
+        second = wait_for_status(url, queued.json()["id"], "COMPLETED", "FAILED")
+    assert first["status"] == "COMPLETED" and first["attempts"] == 2, first
+    assert second["status"] == "COMPLETED" and second["attempts"] == 1, second
+    # one job at a time: the one it held ran first
+    started, finished = (
+        datetime.fromisoformat(str(job[key]))
+        for job, key in ((second, "started_at"), (first, "finished_at"))
+    )
+    assert started >= finished
 
 
 @pytest.mark.slow

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from sqlalchemy import Connection, Engine
+from sqlalchemy.pool import QueuePool
+
 from deepresearch.service.app.jobs import Runtime, worker_pool
-from deepresearch.service.db import open_database
+from deepresearch.service.db import make_engine, open_database
 from deepresearch.service.jobs import request_hash
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore, Limits
+from deepresearch.service.worker import WorkerPool
 from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
@@ -80,4 +85,84 @@ async def test_a_saturated_default_thread_pool_does_not_starve_lease_renewals(
         assert done.attempts == 1  # never taken over, never resumed
     finally:
         await pool.stop()
+        engine.dispose()
+
+
+async def _running_job(
+    service_web: OfflineWeb, database_url: str, tmp_path: Path
+) -> tuple[Engine, JobStore, WorkerPool, str]:
+    """A real pool (started) running one real job; the pool's engine is ``store.engine``."""
+    settings = service_settings(service_web, tmp_path, database_url, job_lease_s=LEASE_S)
+    engine = open_database(settings)
+    store = JobStore(engine)
+    model = ScriptedChatModel(research_script(), latency_s=0.3)
+    pool = worker_pool(
+        store, settings, Notifier(), Runtime(models=dict.fromkeys(ROLES, model)), poll_s=0.1
+    )
+    job = store.submit(
+        owner="alice",
+        question=QUESTION,
+        recipe="research",
+        options={"depth": "quick"},
+        request_hash=request_hash(QUESTION, "research", {"depth": "quick"}),
+        idempotency_key=None,
+        max_active_runs=10,
+        limits=Limits(window_s=900, per_window=10, ttl_s=3600),
+    ).job
+    await pool.start()
+    await _until(lambda: job.id in pool.running_ids, "the job runs")
+    return engine, store, pool, job.id
+
+
+async def _ends_once(store: JobStore, pool: WorkerPool, job_id: str) -> None:
+    await _until(lambda: job_id not in pool.running_ids, "the job ends")
+    done = store.get(job_id)
+    assert done is not None and done.status == "COMPLETED", done
+    assert done.attempts == 1  # never taken over, never resumed
+
+
+async def test_a_blocked_event_loop_does_not_starve_lease_renewals(
+    service_web: OfflineWeb, database_url: str, tmp_path: Path
+) -> None:
+    """A run that holds the event loop (CPU-bound work done inline) past the lease: the
+    renewals do not wait for the loop."""
+    engine, store, pool, job_id = await _running_job(service_web, database_url, tmp_path)
+    other = JobStore(make_engine(str(engine.url.render_as_string(hide_password=False))))
+    try:
+        time.sleep(3 * LEASE_S)  # noqa: ASYNC251 (the point: the loop is held)
+        held = store.get(job_id)
+        assert held is not None and held.status == "RUNNING", held
+        assert held.lease_owner == pool.worker_id
+        assert other.claim("another-worker", LEASE_S) is None
+        await _ends_once(store, pool, job_id)
+    finally:
+        await pool.stop()
+        other.engine.dispose()
+        engine.dispose()
+
+
+async def test_a_drained_connection_pool_does_not_starve_lease_renewals(
+    service_web: OfflineWeb, database_url: str, tmp_path: Path
+) -> None:
+    """Every connection of the engine the pool's store calls draw from is taken (event
+    streams, store calls of the default thread pool) past the lease: the renewals have a
+    connection of their own."""
+    engine, store, pool, job_id = await _running_job(service_web, database_url, tmp_path)
+    other = JobStore(make_engine(str(engine.url.render_as_string(hide_password=False))))
+    taken: list[Connection] = []
+    try:
+        queue = engine.pool
+        assert isinstance(queue, QueuePool)
+        while len(taken) < queue.size() + queue._max_overflow:
+            taken.append(engine.connect())
+        await asyncio.sleep(3 * LEASE_S)
+        assert other.claim("another-worker", LEASE_S) is None
+    finally:
+        for conn in taken:
+            conn.close()
+    try:
+        await _ends_once(store, pool, job_id)
+    finally:
+        await pool.stop()
+        other.engine.dispose()
         engine.dispose()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine, insert
+from sqlalchemy import Engine, insert, update
 
 from deepresearch.events import once_per_fact
 from deepresearch.models import RunEvent
@@ -32,7 +32,7 @@ from deepresearch.service.store import (
     Limits,
     SubmissionRateLimited,
 )
-from deepresearch.service.tables import job_events, metadata
+from deepresearch.service.tables import job_events, metadata, research_jobs
 
 LIMITS = Limits(window_s=900, per_window=10, ttl_s=3600)
 
@@ -152,6 +152,53 @@ def test_claims_go_in_order_and_a_lapsed_lease_is_taken_over(
     # the terminal event the store writes is the run's, typed
     (terminal,) = [e.event for e in store.events_after(first.id, 0)]
     assert terminal.data == done and terminal.message == "done"
+
+
+def _leased(store: JobStore, job_id: str, owner: str, clock: FakeClock) -> None:
+    """``job_id`` running under ``owner``'s live lease, as a crash left it."""
+    with store.engine.begin() as conn:
+        conn.execute(
+            update(research_jobs)
+            .where(research_jobs.c.id == job_id)
+            .values(
+                status="RUNNING",
+                lease_owner=owner,
+                lease_expires_at=clock() + timedelta(seconds=30),
+                attempts=1,
+            )
+        )
+
+
+def test_a_restarted_worker_claims_its_earlier_lifes_jobs_first_and_at_once(
+    store: JobStore, clock: FakeClock
+) -> None:
+    """Its earlier life's running job (whose lease still runs) comes before an older
+    queued job; another slot's live lease is left alone, and so is a prefix that matches
+    only as a LIKE pattern."""
+    queued = submit(store, "queued").job
+    clock.advance(1)
+    mine = submit(store, "mine").job
+    clock.advance(1)
+    theirs = submit(store, "theirs").job
+    clock.advance(1)
+    lookalike = submit(store, "lookalike").job
+    _leased(store, mine.id, "host_1:s0/111:aaaa", clock)
+    _leased(store, theirs.id, "host_1:s1/222:bbbb", clock)
+    _leased(store, lookalike.id, "hostX1:s0/444:dddd", clock)
+    now, earlier = "host_1:s0/333:cccc", "host_1:s0/"
+    assert store.has_claimable(now, earlier)
+    first = store.claim(now, lease_s=30, earlier=earlier)
+    assert first is not None and first.id == mine.id and first.attempts == 2
+    assert first.lease_owner == now
+    second = store.claim(now, lease_s=30, earlier=earlier)
+    assert second is not None and second.id == queued.id
+    assert store.claim(now, lease_s=30, earlier=earlier) is None  # live leases of others
+    assert not store.has_claimable(now, earlier)
+    # its own current jobs are not "an earlier life's"
+    assert store.keep_leases([mine.id, theirs.id], now, 30) == {
+        mine.id: (True, False),
+        theirs.id: (False, False),
+    }
 
 
 def test_release_requeues_and_cancel_of_a_queued_job_is_immediate(store: JobStore) -> None:
@@ -278,3 +325,37 @@ def test_events_stored_before_the_typed_payloads_load_unchanged(
         job.id, RunEvent(run_id=job.id, ts=clock(), type="stage_started", data=StageStarted())
     )
     assert seq == len(rows) + 1
+
+
+def test_retention_forgets_only_jobs_that_ended_before_the_cut_off(
+    store: JobStore, clock: FakeClock
+) -> None:
+    done = RunCompleted(
+        kind="synthesized", sources=1, evidence=1, fetches=1, input_tokens=1, output_tokens=1
+    )
+    old = submit(store, "old").job
+    store.claim("w1", lease_s=30)
+    store.append_event(
+        old.id, RunEvent(run_id=old.id, ts=clock(), type="stage_started", data=StageStarted())
+    )
+    store.finish(old.id, "w1", "COMPLETED", message="done", ttl_s=60, completed=done)
+    clock.advance(10 * 86_400)
+    recent = submit(store, "recent").job
+    store.claim("w1", lease_s=30)
+    store.finish(recent.id, "w1", "FAILED", message="failed", error="x", ttl_s=60)
+    running = submit(store, "running").job
+    store.claim("w1", lease_s=30)
+    queued = submit(store, "queued").job
+    clock.advance(86_400)
+    cut = clock() - timedelta(days=5)
+    ids, events = store.forgettable(cut)
+    assert ids == [old.id] and events == 2  # its stage_started and run_completed
+    assert store.forget(ids) == 1
+    assert store.get(old.id) is None and store.events_after(old.id, 0) == []
+    for kept in (recent, running, queued):
+        assert store.get(kept.id) is not None
+    # a cut-off past everything still leaves what has not ended
+    far = clock() + timedelta(days=1)
+    ids, _ = store.forgettable(far)
+    assert ids == [recent.id]
+    assert store.forget([running.id, queued.id]) == 0  # checked again when deleting

@@ -22,6 +22,7 @@ from deepresearch.cli.common import EXIT_FAILED, fail
 from deepresearch.cli.doctor import doctor
 from deepresearch.cli.employer import employer
 from deepresearch.cli.evaluate import evaluate
+from deepresearch.cli.gc import gc
 from deepresearch.cli.index import index
 from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
@@ -91,6 +92,7 @@ app.command(name="employer")(employer)
 app.command(name="serve")(serve)
 app.command(name="mcp")(mcp)
 app.command(name="worker")(worker)
+app.command(name="gc")(gc)
 app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
 app.add_typer(runs, name="runs")

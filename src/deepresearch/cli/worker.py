@@ -80,6 +80,7 @@ def worker(
 
 
 async def _work(settings: Settings, engine: Engine, health_file: Path | None) -> None:
+    from deepresearch.compose.gc import collect_every
     from deepresearch.service.app.jobs import worker_pool
     from deepresearch.service.db import database_url
     from deepresearch.service.notify import Notifier
@@ -98,10 +99,12 @@ async def _work(settings: Settings, engine: Engine, health_file: Path | None) ->
         err=True,
     )
     health = asyncio.create_task(_keep_health_file(pool, health_file)) if health_file else None
+    retention = asyncio.create_task(collect_every(settings, pool.store))  # bounded storage
     try:
         await stop.wait()
         typer.echo("deepresearch worker stopping: handing running jobs back", err=True)
     finally:
+        retention.cancel()
         if health is not None:
             health.cancel()
         await pool.stop()

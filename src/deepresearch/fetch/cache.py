@@ -108,6 +108,36 @@ class PageCache:
         """The summed size of the stored bodies."""
         return self._db.read(_total_bytes)
 
+    def stale(self) -> tuple[int, int]:
+        """Pages no run would be served any more (older than ``ttl_s``) and the bytes of
+        the bodies only they use."""
+        return self._db.read(lambda conn: self._stale(conn))
+
+    def drop_stale(self) -> tuple[int, int]:
+        """Delete the stale pages and the bodies only they used (``deepresearch gc``)."""
+        return self._db.write_now(lambda conn: self._stale(conn, drop=True))
+
+    def _stale(self, conn: sqlite3.Connection, *, drop: bool = False) -> tuple[int, int]:
+        ttl = self._db.ttl_s
+        if ttl is None:
+            return 0, 0
+        cutoff = self._db.now() - ttl
+        count = int(
+            conn.execute("SELECT COUNT(*) FROM pages WHERE fetched_at < ?", (cutoff,)).fetchone()[0]
+        )
+        freed = int(
+            conn.execute(
+                "SELECT COALESCE(SUM(size), 0) FROM blobs WHERE sha256 IN "
+                "(SELECT sha256 FROM pages WHERE fetched_at < ?) AND sha256 NOT IN "
+                "(SELECT sha256 FROM pages WHERE fetched_at >= ?)",
+                (cutoff, cutoff),
+            ).fetchone()[0]
+        )
+        if drop and count:
+            conn.execute("DELETE FROM pages WHERE fetched_at < ?", (cutoff,))
+            conn.execute(_DELETE_ORPHANS)
+        return count, freed
+
     def _get(self, conn: sqlite3.Connection, url: str) -> FetchedPage | None:
         row = conn.execute(
             "SELECT p.final_url, p.status, p.content_type, p.fetched_at, p.hops, "

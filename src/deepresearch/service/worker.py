@@ -9,10 +9,14 @@ keeps its lease alive while it runs. The pool holds no Settings: its limits are 
   The stage it resumes in runs again, so what it reports again (pages read, evidence
   found) is held back when an earlier attempt's stored events already said it
   (``events.once_per_fact``): a client reading the whole stream counts each fact once.
-* Leases: each running job's lease is renewed every third of ``job_lease_s`` on a thread
-  of the pool's own (``_leases``), never through the event loop's default thread pool,
-  which the runs' own blocking work (page extraction, the response cache, store calls)
-  may keep busy for seconds: a busy worker keeps its jobs.
+* Leases: the running jobs' leases are renewed every third of ``job_lease_s`` by a
+  ``LeaseKeeper``, a thread of its own on a database connection of its own: neither a
+  busy event loop, nor the runs' blocking work in the default thread pool, nor store
+  calls holding the engine's connections can make a renewal late, so a busy worker keeps
+  its jobs.
+* A restarted process (``identity_dir``: its data folder's ``workers/``) knows the jobs
+  its earlier life held (``service.identity``) and claims them before anything else, at
+  once: their lease need not lapse, that life is over.
 * Cancellation: the job's flag is polled every second and a cancel request reaching this
   process cancels the run's task at once, in the middle of a stage if need be.
 * Shutdown (SIGTERM): stop claiming, cancel the running tasks, and hand their jobs back to
@@ -30,13 +34,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
-import uuid
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from pathlib import Path
+from typing import Any, Protocol
 
 from deepresearch.errors import DeepResearchError
 from deepresearch.events import Sink, once_per_fact
@@ -44,15 +44,15 @@ from deepresearch.llm.redact import redact
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.models.pause import InputRequest
+from deepresearch.service.identity import Life, new_worker_id, take_life
 from deepresearch.service.jobs import Job, Outcome
+from deepresearch.service.lease_keeper import LeaseKeeper, Verdict, own_engine
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore
 from deepresearch.service.writer import EventWriter
 from deepresearch.settings_groups import ServiceSettings
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 #: events the worker stores itself, in the transaction that ends the job
 _HELD_BACK = frozenset({"run_completed", "run_failed"})
@@ -106,6 +106,7 @@ class WorkerPool:
         *,
         poll_s: float = 0.5,
         check_s: float = 1.0,
+        identity_dir: Path | None = None,
     ) -> None:
         self.store = store
         self.service = service
@@ -113,18 +114,24 @@ class WorkerPool:
         self.runner = runner
         self.poll_s = poll_s
         self.check_s = check_s
-        self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.identity_dir = identity_dir
+        #: this life's id; with ``identity_dir``, taken at start with the earlier lives'
+        self.worker_id = new_worker_id()
+        self._life: Life | None = None
         self._running: dict[str, _Running] = {}
         self._wake = asyncio.Event()
         self._stopping = False
         self._loop_task: asyncio.Task[None] | None = None
-        #: the lease keepers' store calls: one thread of their own, so that a renewal never
-        #: queues behind the run's blocking work in the default thread pool
-        self._leases: ThreadPoolExecutor | None = None
+        self._keeper: LeaseKeeper | None = None
         self.writer: EventWriter | None = None
-        #: loop time of the last claim round or lease check that reached the database
-        #: (``deepresearch worker --health-file`` reads it)
-        self.healthy_at = float("-inf")
+        self._claimed_at = float("-inf")
+
+    @property
+    def healthy_at(self) -> float:
+        """Monotonic time of the last claim round or lease round that reached the database
+        (``deepresearch worker --health-file`` reads it)."""
+        kept = self._keeper.healthy_at if self._keeper is not None else float("-inf")
+        return max(self._claimed_at, kept)
 
     # lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
@@ -135,7 +142,15 @@ class WorkerPool:
                 loop.call_soon_threadsafe(self.notifier.publish, job_id)
 
         self.writer = EventWriter(self.store, stored)
-        self._leases = ThreadPoolExecutor(1, thread_name_prefix="deepresearch-leases")
+        if self.identity_dir is not None:
+            self._life = take_life(self.identity_dir)
+            if self._life is not None:
+                self.worker_id = self._life.worker_id
+        leases = JobStore(own_engine(self.store.engine), self.store.clock)
+        self._keeper = LeaseKeeper(
+            leases, self.worker_id, self.service.job_lease_s, self.check_s, self._verdict, loop
+        )
+        self._keeper.start()
         self._loop_task = asyncio.create_task(self._claim_loop(), name="deepresearch-workers")
 
     async def stop(self) -> None:
@@ -154,8 +169,12 @@ class WorkerPool:
                 await self._loop_task
         if self.writer is not None:
             await asyncio.to_thread(self.writer.close)
-        if self._leases is not None:
-            self._leases.shutdown(wait=False)
+        if self._keeper is not None:
+            await asyncio.to_thread(self._keeper.stop)
+            if self._keeper.store.engine is not self.store.engine:
+                self._keeper.store.engine.dispose()
+        if self._life is not None:
+            self._life.end()
 
     def wake(self) -> None:
         self._wake.set()
@@ -182,15 +201,21 @@ class WorkerPool:
             try:
                 if loop.time() >= next_expiry:
                     await asyncio.to_thread(self.store.expire)
-                    self.healthy_at = loop.time()
+                    self._claimed_at = loop.time()
                     next_expiry = loop.time() + expire_every_s
+                earlier = self._life.earlier if self._life is not None else None
                 while len(self._running) < self.service.max_concurrent_jobs:
-                    claimable = await asyncio.to_thread(self.store.has_claimable)
-                    self.healthy_at = loop.time()
+                    claimable = await asyncio.to_thread(
+                        self.store.has_claimable, self.worker_id, earlier
+                    )
+                    self._claimed_at = loop.time()
                     if not claimable:
                         break  # a read; the claim below is a write
                     job = await asyncio.to_thread(
-                        self.store.claim, self.worker_id, self.service.job_lease_s
+                        self.store.claim,
+                        self.worker_id,
+                        self.service.job_lease_s,
+                        earlier=earlier,
                     )
                     if job is None or self._stopping:
                         if job is not None:
@@ -216,6 +241,8 @@ class WorkerPool:
     def _start(self, job: Job) -> None:
         running = _Running(job, asyncio.create_task(self._execute(job)))
         self._running[job.id] = running
+        assert self._keeper is not None, "the pool is started"
+        self._keeper.hold(job.id)
         running.supervisor = asyncio.create_task(self._supervise(running), name=f"job-{job.id}")
 
     # one job ------------------------------------------------------------------------
@@ -253,7 +280,6 @@ class WorkerPool:
 
     async def _supervise(self, running: _Running) -> None:
         job = running.job
-        keeper = asyncio.create_task(self._keep_lease(running))
         try:
             outcome = await running.task
             await self._completed(running, outcome)
@@ -267,11 +293,12 @@ class WorkerPool:
             message = f"the run failed unexpectedly ({type(exc).__name__})"
             await self._end(running, "FAILED", f"Research failed: {message}", error=message)
         finally:
-            keeper.cancel()
             # this process may have claimed the job again (its lease had lapsed): the
-            # newer attempt's entry stays
+            # newer attempt's entry stays, and its lease is kept
             if self._running.get(job.id) is running:
                 del self._running[job.id]
+                if self._keeper is not None:
+                    self._keeper.drop(job.id)
             self.notifier.publish(job.id)
             self._wake.set()
 
@@ -335,39 +362,11 @@ class WorkerPool:
         if self.writer is not None:
             await self.writer.flush()
 
-    async def _keep_lease(self, running: _Running) -> None:
-        """Renew the lease every third of its length (a write) and look at the cancel flag
-        every ``check_s`` (a read) while the job runs, on the lease keepers' own thread."""
-        loop = asyncio.get_running_loop()
-        lease_s = self.service.job_lease_s
-        renew_every = lease_s / 3
-        renewed = loop.time()
-        while not running.task.done():
-            await asyncio.sleep(min(self.check_s, renew_every))
-            try:
-                if loop.time() - renewed >= renew_every:
-                    # the lease runs from when the renewal starts (the store's clock)
-                    started = loop.time()
-                    job = await self._lease_call(
-                        self.store.renew, running.job.id, self.worker_id, lease_s
-                    )
-                    renewed = started
-                else:
-                    job = await self._lease_call(self.store.get, running.job.id)
-                    if job is not None and job.lease_owner != self.worker_id:
-                        job = None
-                self.healthy_at = loop.time()
-            except Exception:
-                log.exception("checking the lease of %s failed", running.job.id)
-                continue
-            if job is None:
-                running.why_stopped = "lease lost"
-                running.task.cancel()
-            elif job.cancel_requested:
-                running.why_stopped = "cancelled"
-                running.task.cancel()
-
-    async def _lease_call(self, call: Callable[..., T], *args: Any) -> T:
-        """``call(*args)`` on the lease keepers' thread."""
-        assert self._leases is not None, "the pool is not started"
-        return await asyncio.get_running_loop().run_in_executor(self._leases, call, *args)
+    def _verdict(self, job_id: str, why: Verdict) -> None:
+        """What the lease keeper found about a running job: another worker holds it now,
+        or its owner cancelled it; its run is stopped (in the event loop)."""
+        running = self._running.get(job_id)
+        if running is None or running.task.done():
+            return  # it ended meanwhile
+        running.why_stopped = running.why_stopped or why
+        running.task.cancel()

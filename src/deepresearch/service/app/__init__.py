@@ -10,6 +10,7 @@ worker pool and the job checks (``jobs.py``) and hands the request handlers (``r
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -22,6 +23,7 @@ from sqlalchemy import Engine, text
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
+from deepresearch.compose.gc import collect_every
 from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.librarydb.engine import open_library
 from deepresearch.librarydb.store import LibraryStore
@@ -72,10 +74,14 @@ def create_app(
         )
         if start_workers and settings.run_workers:
             await workers.start()
+        # storage stays bounded: API processes and workers alike, taking turns
+        retention = asyncio.create_task(collect_every(settings, store)) if start_workers else None
         try:
             async with mcp.running() if mcp is not None else contextlib.nullcontext():
                 yield
         finally:
+            if retention is not None:
+                retention.cancel()
             await workers.stop()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             library.dispose()

@@ -173,8 +173,14 @@ def worker_pool(
     runtime: Runtime | None = None,
     **timing: float,
 ) -> WorkerPool:
-    """The worker pool of ``settings``: its limits, and its jobs run by ``RecipeJobs``
-    (``timing``: the pool's ``poll_s`` and ``check_s``)."""
+    """The worker pool of ``settings``: its limits, its identity across restarts (the
+    data folder's ``workers/``), and its jobs run by ``RecipeJobs`` (``timing``: the
+    pool's ``poll_s`` and ``check_s``)."""
     return WorkerPool(
-        store, ServiceSettings.of(settings), notifier, RecipeJobs(settings, runtime), **timing
+        store,
+        ServiceSettings.of(settings),
+        notifier,
+        RecipeJobs(settings, runtime),
+        identity_dir=settings.data_dir / "workers",
+        **timing,
     )

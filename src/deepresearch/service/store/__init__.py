@@ -11,7 +11,8 @@ clock and the transaction helpers of ``base.py``:
 - ``leases.py``: claims, leases, cancelling, finishing and expiry;
 - ``events.py``: appending events (folded into the job's row) and reading them back;
 - ``results.py``: a finished job's document, sources and evidence;
-- ``inputs.py``: jobs waiting for a person's answer (issue 15), and the answers.
+- ``inputs.py``: jobs waiting for a person's answer (issue 15), and the answers;
+- ``retention.py``: forgetting jobs that ended long ago (``deepresearch gc``).
 
 Writes that read-then-write (submissions, claims) are serialised: SQLite transactions
 start with ``BEGIN IMMEDIATE``; PostgreSQL takes a per-owner advisory lock for
@@ -26,6 +27,7 @@ from deepresearch.service.store.jobs import JobQueries
 from deepresearch.service.store.keys import ApiKey, KeyQueries, hash_token
 from deepresearch.service.store.leases import LeaseQueries
 from deepresearch.service.store.results import ResultQueries
+from deepresearch.service.store.retention import RetentionQueries
 from deepresearch.service.store.submissions import (
     IdempotencyInFlight,
     IdempotencyMismatch,
@@ -44,6 +46,7 @@ class JobStore(
     EventQueries,
     ResultQueries,
     InputQueries,
+    RetentionQueries,
 ):
     """The service's store: ``JobStore(engine, clock)``; see the module docstring."""
 

@@ -1,14 +1,16 @@
-"""Running jobs: claiming the oldest queued job (or one whose worker's lease lapsed),
-renewing and releasing the lease, cancelling, finishing with the terminal event in the same
+"""Running jobs: claiming the oldest queued job (or one whose worker's lease lapsed, or
+one an earlier life of the claiming worker held: ``worker_identity``), renewing and
+releasing the lease, cancelling, finishing with the terminal event in the same
 transaction, and expiring jobs past their time-to-live. PostgreSQL claims with
 ``FOR UPDATE SKIP LOCKED``."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, case, func, or_, select, update
 
 from deepresearch.models.event_pauses import RunExpired
 from deepresearch.models.event_payloads import RunCancelled, RunCompleted, RunFailed
@@ -19,35 +21,58 @@ from deepresearch.service.store.base import StoreBase, get_job
 from deepresearch.service.store.events import append_row
 from deepresearch.service.store.results import delete_results
 
+#: a lease keeper's look at one job: (still held by the worker, cancel requested)
+LeaseState = tuple[bool, bool]
+
+
+def _earlier_life(worker: str, earlier: str | None) -> Any:
+    """Running jobs leased by an earlier life of this worker (``earlier``: the prefix of
+    every worker id that life and this one share), not by this life itself."""
+    if earlier is None:
+        return None
+    jobs = t.research_jobs.c
+    return and_(
+        jobs.status == "RUNNING",
+        jobs.lease_owner.startswith(earlier, autoescape=True),
+        jobs.lease_owner != worker,
+    )
+
 
 class LeaseQueries(StoreBase):
-    def _claimable(self) -> Any:
+    def _claimable(self, worker: str = "", earlier: str | None = None) -> Any:
         now = self.clock()
-        return or_(
-            t.research_jobs.c.status == "QUEUED",
-            and_(
-                t.research_jobs.c.status == "RUNNING",
-                t.research_jobs.c.lease_expires_at < now,
-            ),
+        lapsed = and_(
+            t.research_jobs.c.status == "RUNNING",
+            t.research_jobs.c.lease_expires_at < now,
         )
+        own = _earlier_life(worker, earlier)
+        if own is None:
+            return or_(t.research_jobs.c.status == "QUEUED", lapsed)
+        return or_(t.research_jobs.c.status == "QUEUED", lapsed, own)
 
-    def has_claimable(self) -> bool:
+    def has_claimable(self, worker: str = "", earlier: str | None = None) -> bool:
         """Whether ``claim`` would find a job (a read, without taking the write lock)."""
         with self._read() as conn:
             row = conn.execute(
-                select(t.research_jobs.c.id).where(self._claimable()).limit(1)
+                select(t.research_jobs.c.id).where(self._claimable(worker, earlier)).limit(1)
             ).first()
         return row is not None
 
-    def claim(self, worker: str, lease_s: float) -> Job | None:
-        """Take the oldest queued job, or a running one whose lease has lapsed (its
-        worker died), and lease it to ``worker``."""
+    def claim(self, worker: str, lease_s: float, *, earlier: str | None = None) -> Job | None:
+        """Lease a job to ``worker``: first one an earlier life of it held (``earlier``:
+        the prefix its ids share, see ``service.identity``; that life is over, so its jobs
+        are resumed at once rather than after their lease), then the oldest queued one or
+        a running one whose lease has lapsed (its worker died)."""
         now = self.clock()
+        own = _earlier_life(worker, earlier)
+        order: list[Any] = [t.research_jobs.c.created_at, t.research_jobs.c.id]
+        if own is not None:
+            order.insert(0, case((own, 0), else_=1))
         with self._write() as conn:
             row = conn.execute(
                 select(t.research_jobs.c.id)
-                .where(self._claimable())
-                .order_by(t.research_jobs.c.created_at, t.research_jobs.c.id)
+                .where(self._claimable(worker, earlier))
+                .order_by(*order)
                 .limit(1)
                 .with_for_update(skip_locked=True)
             ).first()
@@ -83,6 +108,43 @@ class LeaseQueries(StoreBase):
             if not result.rowcount:
                 return None
             return get_job(conn, job_id)
+
+    def keep_leases(
+        self, job_ids: Collection[str], worker: str, lease_s: float | None
+    ) -> dict[str, LeaseState]:
+        """The lease keeper's one round for every job ``worker`` runs: extend their leases
+        (``lease_s``; None: only look) and say, per job, whether the worker still holds it
+        and whether a cancel was asked."""
+        if not job_ids:
+            return {}
+        jobs = t.research_jobs.c
+        if lease_s is not None:
+            # one short transaction a job: a statement over several rows would lock them
+            # in an order of its own against the event writer's (a deadlock on PostgreSQL)
+            for job_id in sorted(job_ids):
+                now = self.clock()
+                with self._write() as conn:
+                    conn.execute(
+                        update(t.research_jobs)
+                        .where(
+                            jobs.id == job_id, jobs.lease_owner == worker, jobs.status == "RUNNING"
+                        )
+                        .values(lease_expires_at=now + timedelta(seconds=lease_s), updated_at=now)
+                    )
+        with self._read() as conn:
+            rows = conn.execute(
+                select(jobs.id, jobs.lease_owner, jobs.status, jobs.cancel_requested).where(
+                    jobs.id.in_(job_ids)
+                )
+            ).all()
+        found = {
+            row.id: (
+                row.lease_owner == worker and row.status == "RUNNING",
+                bool(row.cancel_requested),
+            )
+            for row in rows
+        }
+        return {job_id: found.get(job_id, (False, False)) for job_id in job_ids}
 
     def release(self, job_id: str, worker: str) -> None:
         """Give a running job back to the queue (shutdown): the next worker resumes it."""
