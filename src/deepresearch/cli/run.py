@@ -326,12 +326,26 @@ def _run_once(
             ),
         )
     except DeepResearchError as exc:
-        if answer is not None and isinstance(exc, ConfigError):
+        if answer is not None and isinstance(exc, ConfigError) and _still_waits(settings, run_id):
             remember(status="awaiting_input")  # a bad answer: the run still waits
             common.fail(exc)
-        failed(remember, settings, exc)
+        failed(remember, settings, exc)  # past its pause: a reply's failure is the run's
     except KeyboardInterrupt:
         interrupted(remember, f"deepresearch run --resume {run_id}")
+
+
+def _still_waits(settings: Settings, run_id: str) -> bool:
+    """Whether run ``run_id``'s checkpoint still holds the pause: the answer was refused
+    before anything ran. An error after the run went past it (the search could not be
+    reached) is the run's failure, whatever kind of error it is."""
+    import asyncio
+
+    from deepresearch.records import waiting_input
+
+    try:
+        return asyncio.run(waiting_input(settings, run_id)) is not None
+    except DeepResearchError:
+        return False
 
 
 def _finish(
