@@ -23,7 +23,7 @@ from deepresearch.cli.running import (
     written,
 )
 from deepresearch.core.ids import new_run_id
-from deepresearch.errors import ConfigError, DeepResearchError
+from deepresearch.errors import ConfigError, DeepResearchError, InvalidReply
 
 if TYPE_CHECKING:
     from deepresearch.models.report import Report
@@ -328,6 +328,10 @@ def _run_once(
     except DeepResearchError as exc:
         if answer is not None and isinstance(exc, ConfigError) and _still_waits(settings, run_id):
             remember(status="awaiting_input")  # a bad answer: the run still waits
+            if isinstance(exc, InvalidReply):  # the kind of answer it asks, in our flags
+                from deepresearch.cli.pause import how_to_answer
+
+                common.error(exc.message, how_to_answer(exc.asked, f"deepresearch reply {run_id}"))
             common.fail(exc)
         failed(remember, settings, exc)  # past its pause: a reply's failure is the run's
     except KeyboardInterrupt:

@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.sanitize import normalize_question
-from deepresearch.errors import DeepResearchError, InvalidInput
+from deepresearch.errors import DeepResearchError, InvalidInput, InvalidReply
 from deepresearch.export import BINARY_FORMATS
 from deepresearch.export.formats import ReportFormat, media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
@@ -157,9 +157,21 @@ class Backend(Protocol):
         ...
 
 
+#: how to answer each kind of pause with the ``reply`` tool: the hint for a reply of the
+#: wrong kind, in the tool's arguments (the core's hint is the API's JSON)
+REPLY_HINTS = {
+    "clarification": "call reply with answer (text), or action cancel",
+    "plan": "call reply with action approve; action edit with brief and/or sub_questions; "
+    "or action cancel",
+    "findings": "call reply with action approve; action drop with drop (evidence ids); "
+    "action gap with gap; or action cancel",
+}
+
+
 def tool_error(exc: DeepResearchError) -> ToolError:
     """Our error as a tool error: its message and what to do, nothing else."""
-    return ToolError(f"{exc.message} (hint: {exc.hint})" if exc.hint else exc.message)
+    hint = REPLY_HINTS.get(exc.asked, exc.hint) if isinstance(exc, InvalidReply) else exc.hint
+    return ToolError(f"{exc.message} (hint: {hint})" if hint else exc.message)
 
 
 def not_found(run_id: str) -> ToolError:
