@@ -43,10 +43,28 @@ def check_target(
 ) -> Path:
     """Where the report goes (``out``, else ``<default>.<format>``); exit 2 before any
     work if it could not be written there (``check_output``: the file, and the rules for
-    a binary format)."""
+    a binary format). A file named with ``--out`` is overwritten, as asked; the default
+    name never overwrites: when it is taken, the first free ``<default>-N.<format>`` is
+    used, and said."""
     if out == STDOUT and json_events:
         error("--out - and --json-events both want standard output", f"write the {noun} to a file")
-    return check_output(out, fmt.value, default=Path(f"{default}.{fmt.value}"))
+    if out is None:
+        named = Path(f"{default}.{fmt.value}")
+        out = free_name(named)
+        if out != named:
+            say(f"{named} exists: the {noun} goes to {out} (--out {named} overwrites it)")
+    return check_output(out, fmt.value)
+
+
+def free_name(path: Path) -> Path:
+    """``path``, or when a file is there the first ``<stem>-N<suffix>`` (N from 2) that
+    is not."""
+    number = 2
+    free = path
+    while free.exists() or free.is_symlink():
+        free = path.with_name(f"{path.stem}-{number}{path.suffix}")
+        number += 1
+    return free
 
 
 def remember(settings: Settings, run_id: str, **fields: object) -> None:
