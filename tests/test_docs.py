@@ -78,13 +78,13 @@ def test_the_offline_world_block_runs_as_written(tmp_path: Path) -> None:
             if words == ["kill", "%1"]:
                 continue  # the finally below stops it
             if words[-1] == "&":
-                web = subprocess.Popen(  # noqa: S603 (our interpreter, the README's words)
+                web = subprocess.Popen(
                     _argv(words[:-1]), cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True
                 )
                 background.append(web)
                 assert web.stdout is not None and web.stdout.readline().startswith("http://")
                 continue
-            done = subprocess.run(  # noqa: S603
+            done = subprocess.run(
                 _argv(words), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
             )
             assert done.returncode == 0, f"{line}\n{done.stderr}"
