@@ -45,13 +45,14 @@ def test_the_default_report_name_never_overwrites(tmp_path: Path) -> None:
     earlier = (tmp_path / "report.md").read_text(encoding="utf-8")
     second = cli("run", "What are generators?", *args, "--run-id", "two")
     assert second.returncode in (0, 3), second.stderr
-    assert "report.md exists: the report goes to report-2.md" in second.stderr
+    assert "written to report-2.md" in second.stderr
+    assert "report.md was there already and is left as it was" in second.stderr
     assert (tmp_path / "report.md").read_text(encoding="utf-8") == earlier
     assert "Run two:" in (tmp_path / "report-2.md").read_text(encoding="utf-8")
     listed = [json.loads(line) for line in cli("runs", "list", "--json").stdout.splitlines()]
     assert {row["run_id"]: row["out"] for row in listed}["two"] == str(tmp_path / "report-2.md")
     named = cli("run", "What are generators?", *args, "--run-id", "three", "--out", "report.md")
-    assert named.returncode in (0, 3) and "exists" not in named.stderr
+    assert named.returncode in (0, 3) and "was there already" not in named.stderr
     assert "Run three:" in (tmp_path / "report.md").read_text(encoding="utf-8")
 
 
