@@ -19,11 +19,12 @@ help: ## Show this help
 
 $(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(RUNTIME)
 
+# --group needs pip 25.1
 $(STAMP): $(RUNTIME)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 	$(BIN)/python -m pip install --quiet -e . --group dev
 	touch $(STAMP)
 
