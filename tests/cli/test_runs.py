@@ -168,3 +168,8 @@ def test_a_reply_that_fails_leaves_one_status_everywhere(tmp_path: Path) -> None
     assert report.returncode == 1
     assert "run stuck failed: SearXNG" in report.stderr
     assert "deepresearch run --resume stuck" in report.stderr
+    # answering it again is refused, says how it stands, and keeps what it failed of
+    again = cli("reply", "stuck", "--approve")
+    assert again.returncode == 2 and "is not waiting for input" in again.stderr
+    assert "run stuck failed: SearXNG" in again.stderr
+    assert "could not be reached" in str(_runs()["stuck"]["error"])

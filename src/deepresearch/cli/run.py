@@ -240,6 +240,7 @@ def resume_with(run_id: str, answer: Any, *, json_events: bool = False) -> None:
         )
     if answer == CANCEL:
         cancel(settings, run_id)
+    _check_waits(settings, run_id)  # before its record says it runs again
     fmt = fmt or Format.md
     target = check_target(out, fmt, json_events)
     remember = recorder(settings, run_id, kept=record is not None)
@@ -336,6 +337,30 @@ def _run_once(
         failed(remember, settings, exc)  # past its pause: a reply's failure is the run's
     except KeyboardInterrupt:
         interrupted(remember, f"deepresearch run --resume {run_id}")
+
+
+def _check_waits(settings: Settings, run_id: str) -> None:
+    """Exit 2 unless run ``run_id`` waits for an answer, saying how it stands and what to
+    do instead (as ``report`` says it); its record is left as it is."""
+    import asyncio
+
+    from deepresearch.cli.runs import unfinished
+    from deepresearch.records import run_row, waiting_input
+
+    try:
+        if asyncio.run(waiting_input(settings, run_id)) is not None:
+            return
+        row = asyncio.run(run_row(settings, run_id))
+    except DeepResearchError as exc:
+        common.fail(exc)
+    if row is not None and row.status == "complete":
+        hint = f"it is complete: deepresearch report {run_id}"
+    else:
+        stands, what_to_do = unfinished(
+            run_id, None if row is None else row.status, None if row is None else row.error
+        )
+        hint = f"{stands}; {what_to_do}"
+    common.error(f"run {run_id} is not waiting for input", hint)
 
 
 def _still_waits(settings: Settings, run_id: str) -> bool:
