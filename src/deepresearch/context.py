@@ -51,6 +51,10 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def not_kept(what: str) -> None:
+    """A part of the run was cut at a time limit, and no recording is made."""
+
+
 @dataclass(frozen=True)
 class PlannedAhead:
     """The planner's draft, asked for by intake at the same time as its own call (both
@@ -99,6 +103,10 @@ class RunContext:
     #: the run's changing counts (fetches, failed search providers, the plan drafted
     #: ahead), one object shared by reference
     ledger: RunLedger = field(default_factory=RunLedger)
+    #: told when a part of the run is cut at a time limit (a research unit past
+    #: ``unit_timeout_s``): where it was cut depends on the machine's speed, so the run's
+    #: recording notes it (``RunTape.cut``) and a replay refuses instead of differing
+    cut: Callable[[str], None] = not_kept
     #: how far the run goes, every limit resolved from ``depth`` once
     limits: RunLimits = field(init=False)
     #: which stages run and how strict they are (clarify, plan review, audit, council...)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from deepresearch.context import RunContext
+from deepresearch.core.content_quality import assess_content
 from deepresearch.core.gate import domain_of
 from deepresearch.core.ids import source_id
 from deepresearch.core.provenance import REFUSED, Provenance
@@ -34,7 +35,8 @@ STAGE = "research"
 
 class SourceReader:
     """Reads each URL once per run, even when several research units want it at once:
-    every caller gets the same ``Reading``."""
+    every caller gets the same ``Reading``. A unit cut at its time limit stops a read
+    only when no other unit waits for it."""
 
     def __init__(
         self, ctx: RunContext, known: dict[str, Source], provenance: Provenance | None = None
@@ -42,6 +44,8 @@ class SourceReader:
         self.ctx = ctx
         self.provenance = provenance if provenance is not None else Provenance()
         self._tasks: dict[str, asyncio.Task[Reading]] = {}
+        #: how many callers wait for each read in flight
+        self._waiting: dict[str, int] = {}
         self._known = {source.url: Reading(source) for source in known.values()}
 
     async def read(self, hit: SearchHit) -> Reading:
@@ -51,8 +55,18 @@ class SourceReader:
         if task is None:
             task = asyncio.create_task(self._read(hit))
             self._tasks[hit.url] = task
-        reading = await task
-        self._known[hit.url] = reading
+        url = hit.url
+        self._waiting[url] = self._waiting.get(url, 0) + 1
+        try:
+            # shielded: a unit cut at its time limit must not cancel a read another awaits
+            reading = await asyncio.shield(task)
+        finally:
+            self._waiting[url] -= 1
+            if not self._waiting[url] and not task.done():
+                # its only caller was cut: stop the read (a later unit reads it afresh)
+                task.cancel()
+                self._tasks.pop(url, None)
+        self._known[url] = reading
         return reading
 
     async def _read(self, hit: SearchHit) -> Reading:
@@ -67,7 +81,9 @@ class SourceReader:
         )
         if hit.content:
             text = truncate(hit.content.strip(), policy.max_text_chars)
-            source = base.model_copy(update={"text": text, "kind": "text"})
+            source = base.model_copy(
+                update={"text": text, "kind": "text", "content_quality": assess_content(text).tier}
+            )
             self._emit_fetched(source, cached=True)
             return Reading(source, self._screen(source, hit.content))
         if not self.provenance.allows(hit.url):
@@ -100,6 +116,7 @@ class SourceReader:
                 "title": doc.title or hit.title,
                 "kind": doc.kind,
                 "published": doc.published or hit.published,
+                "content_quality": assess_content(doc.text).tier,
             }
         )
         self._emit_fetched(source, cached=False)
@@ -132,7 +149,13 @@ class SourceReader:
             message=f"Could not read {base.domain}: {reason}; using the search snippet",
         )
         return base.model_copy(
-            update={"text": hit.snippet, "kind": "snippet", "fetched": False, "fetch_error": reason}
+            update={
+                "text": hit.snippet,
+                "kind": "snippet",
+                "fetched": False,
+                "fetch_error": reason,
+                "content_quality": assess_content(hit.snippet, fetched=False).tier,
+            }
         )
 
     def _emit_fetched(self, source: Source, *, cached: bool) -> None:

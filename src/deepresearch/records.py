@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,20 +30,9 @@ CANCELLED = "cancelled"
 
 def update_run_record(settings: Storage, run_id: str, **fields: object) -> None:
     """Merge ``fields`` into the run's record (created when missing)."""
-    from deepresearch.runner import load_run_record, run_record_path
+    from deepresearch.runner import update_run_record as update
 
-    path = run_record_path(settings, run_id)
-    record: dict[str, object] = load_run_record(settings, run_id) or {"run_id": run_id}
-    record.update(fields)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".record-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(record, out, indent=2, default=str)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    update(settings, run_id, **fields)
 
 
 def now() -> str:

@@ -14,6 +14,9 @@ takes about a second: this module and the recipes import them when a graph is bu
 from __future__ import annotations
 
 import json
+import logging
+import os
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
     from deepresearch.replay.base import RunTape
     from deepresearch.search.base import SearchProvider
 
+log = logging.getLogger(__name__)
 RECURSION_LIMIT = 200
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -122,6 +126,7 @@ async def run_recipe(
     reply: Any = None,
     reply_to: str | None = None,
     tape: RunTape | None = None,
+    owner: str | None = None,
 ) -> R | InputRequest | None:
     """Run ``recipe`` on ``request`` (from ``recipe.request``), or resume run ``run_id``
     (``request`` None), and return its document; None when ``stop_after`` paused it.
@@ -136,21 +141,31 @@ async def run_recipe(
     continues it with the answer (checked for what was asked: ``core.review``); a run
     that is not waiting refuses a reply, unless ``reply_to`` names the pause it answers
     and the run is already past it (a service worker taking the job over again): then
-    it just resumes."""
+    it just resumes.
+
+    ``owner`` is whose run it is: None for the local user, whose runs have a record in
+    ``data_dir/runs`` (``runs list``, whichever front end started them) and go to the
+    ``local`` library; a service job names its API key's id (the job store keeps it).
+    A run that ends with its document is added to its owner's library
+    (``compose.keep``)."""
     run_id = _checked_id(run_id, request, resume=resume)
     began = time.monotonic()
     settings = settings.with_role_temperatures(recipe.role_temperatures)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     bus = EventBus(run_id, list(sinks))
+    question = None
     if not resume:
         assert request is not None
-        _announce(recipe, request, settings, search, bus)
+        question = _announce(recipe, request, settings, search, bus)
     from deepresearch.compose.ports import open_context
 
     async with AsyncExitStack() as stack:
         if not resume:  # announced: a setup failure from here on ends it as run_failed
             stack.push(_failed_on_error(bus, settings))
         run = await _open_run(stack, recipe, settings, run_id, resume=resume)
+        keeper = _Keeper(settings, owner, bus)
+        keeper.started(recipe, question)
+        stack.push(keeper.on_error)
         waiting, answer = _reply(run_id, run.snapshot, reply, reply_to, resume=resume)
         tape = tape or _tape_for(settings, run_id)  # loads LangChain: after run_started
         ctx = await open_context(
@@ -165,7 +180,7 @@ async def run_recipe(
             assert request is not None
             start = _begin(recipe, request, run_id, settings, ctx, tape)
         await _stream(run, start, recipe.context(ctx, resources or {}), stop_after, bus)
-        return await _outcome(run, recipe, ctx, tape, stop_after)
+        return await _outcome(run, recipe, ctx, tape, stop_after, keeper)
 
 
 def _checked_id(run_id: str | None, request: BaseModel | None, *, resume: bool) -> str:
@@ -185,12 +200,13 @@ def _announce(
     settings: Settings,
     search: SearchProvider | None,
     bus: EventBus,
-) -> None:
-    """``run_started``, before the ports and the graph are built."""
+) -> str:
+    """``run_started``, before the ports and the graph are built; the question it names."""
     # the provider the ports will build: its name is the canonical list in settings
     search_name = search.name if search is not None else settings.search
     message, started = recipe.started(request, SettingsGroups.of(settings), search_name)
     bus.emit(started, message=message)
+    return started.question
 
 
 @dataclass(frozen=True)
@@ -352,12 +368,19 @@ async def _stream(
 
 
 async def _outcome(
-    run: _Run, recipe: Recipe[Q, R], ctx: RunContext, tape: RunTape, stop_after: str | None
+    run: _Run,
+    recipe: Recipe[Q, R],
+    ctx: RunContext,
+    tape: RunTape,
+    stop_after: str | None,
+    keeper: _Keeper,
 ) -> R | InputRequest | None:
-    """How the run stands after streaming: waiting for a person, paused, or complete."""
+    """How the run stands after streaming: waiting for a person, paused, or complete
+    (kept in its owner's library before ``run_completed`` says so)."""
     final = await run.graph.aget_state(run.config)
     request_ = waiting_request(run.run_id, final.interrupts)
     if request_ is not None:  # a person's turn: checkpointed, not failed
+        keeper.note(status="awaiting_input")
         tape.waited()
         ctx.bus.emit(
             InputRequested.model_validate(request_.event_data()),
@@ -374,6 +397,7 @@ async def _outcome(
         return None
     tape.finish(document)
     completion = recipe.completion(document, fetches=ctx.ledger.fetches)
+    await keeper.finished(recipe, final.values, completion.kind)
     gateway = ctx.gateway
     budget = gateway.budget  # which budget ended the run (None: none did), and spend
     completed = completion.completed_event
@@ -383,6 +407,80 @@ async def _outcome(
         )
     ctx.bus.emit(completed, message=completion.message)
     return document
+
+
+class _Keeper:
+    """What the runner keeps of a run besides its checkpoint: the local user's run record
+    (``owner`` None: created when the front end wrote none, so ``runs list`` shows runs
+    started from the Python library too, and its status noted) and, once finished, the
+    run in its owner's library."""
+
+    def __init__(self, settings: Settings, owner: str | None, bus: EventBus) -> None:
+        self.settings = settings
+        self.owner = owner
+        self.bus = bus
+
+    def started(self, recipe: Recipe[Any, Any], question: str | None) -> None:
+        """A new run (``question``): its record, unless its front end wrote one."""
+        if self.owner is not None or question is None:
+            return
+        run_id = self.bus.run_id
+        if load_run_record(self.settings, run_id) is None:
+            self.note(
+                recipe=recipe.name,
+                question=question,
+                started=datetime.now(UTC).isoformat(),
+                options={},
+                files={},
+                status="running",
+                pid=os.getpid(),
+            )
+
+    def note(self, **fields: object) -> None:
+        """Merge ``fields`` into the local run's record (a record that cannot be written
+        costs the run nothing)."""
+        if self.owner is not None:
+            return
+        try:
+            update_run_record(self.settings, self.bus.run_id, **fields)
+        except OSError as exc:
+            log.warning("could not update the record of run %s (%s)", self.bus.run_id, exc)
+
+    async def finished(self, recipe: Recipe[Any, Any], values: Any, kind: str) -> None:
+        import asyncio
+
+        from deepresearch.compose.keep import keep_in_library
+        from deepresearch.models.library import LOCAL_OWNER
+
+        owner = self.owner if self.owner is not None else LOCAL_OWNER
+        history = list(self.bus.history)
+        await asyncio.to_thread(keep_in_library, self.settings, owner, recipe, values, history)
+        now = datetime.now(UTC).isoformat()
+        self.note(status="complete", kind=kind, finished=now, error=None)
+
+    def on_error(self, exc_type: object, exc: BaseException | None, tb: object) -> bool:
+        """An exit callback: a run that failed says so in its record."""
+        if isinstance(exc, DeepResearchError):
+            error = redact(exc.message, self.settings.secrets())
+            self.note(status="failed", error=error, finished=datetime.now(UTC).isoformat())
+        return False
+
+
+def update_run_record(settings: Storage, run_id: str, **fields: object) -> None:
+    """Merge ``fields`` into the run's record (created when missing), rewritten whole
+    through a temporary file, so a reader never sees half of one."""
+    path = run_record_path(settings, run_id)
+    record: dict[str, object] = load_run_record(settings, run_id) or {"run_id": run_id}
+    record.update(fields)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".record-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(record, out, indent=2, default=str)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def _asking(request: InputRequest) -> str:

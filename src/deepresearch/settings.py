@@ -181,6 +181,13 @@ class Settings(BaseSettings):
     )
     corpus_dir: Path | None = None
     search_timeout_s: float = Field(default=8.0, gt=0)
+    search_max_retries: int = Field(
+        default=4,
+        ge=0,
+        le=10,
+        description="retries of a search call that timed out, was reset or answered 429/5xx "
+        "(seed 001: 4, with backoff from 0.5 s to 4 s)",
+    )
 
     # fetching
     allow_hosts: list[str] = Field(default_factory=list)
@@ -237,6 +244,12 @@ class Settings(BaseSettings):
     max_waves: int | None = Field(default=None, ge=1, le=10)
     max_units_total: int | None = Field(default=None, ge=1, le=100)
     max_concurrent_units: int | None = Field(default=None, ge=1, le=16)
+    unit_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="seconds one research unit may run; past it the unit is marked timed "
+        "out and the run goes on without it (none: no limit)",
+    )
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
     min_sources_read: int | None = Field(default=None, ge=0, le=200)
     min_evidence: int = Field(default=5, ge=0)

@@ -110,6 +110,7 @@ class SearchSettings(_Group):
     search_rrf_k: float
     corpus_dir: Path | None
     search_timeout_s: float
+    search_max_retries: int
 
     @classmethod
     def _resolved(cls, settings: Settings) -> dict[str, Any]:
@@ -159,6 +160,8 @@ class RunLimits(_Group):
     max_waves: int
     max_units_total: int
     max_concurrent_units: int
+    #: seconds one research unit may run before it is cut and marked timed out (None: no limit)
+    unit_timeout_s: float | None
     evidence_per_question: int
     #: sources a run reads before it stops widening (reflect follows leads until then)
     min_sources_read: int

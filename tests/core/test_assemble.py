@@ -96,6 +96,14 @@ def test_unknown_citations_and_unknown_sources_are_ignored() -> None:
     assert [(r.id, r.number) for r in refs] == [("sa", 1)]
 
 
+def test_a_cited_source_keeps_its_publication_date_for_the_bibliographies() -> None:
+    dated = src("sa").model_copy(update={"published": datetime(2021, 3, 4, tzinfo=UTC)})
+    evidence = {"e1": ev("e1", "sa"), "e2": ev("e2", "sb")}
+    sentences = [Sentence(text="A.", citations=["e1", "e2"])]
+    refs = number_sources(sentences, evidence, {"sa": dated, "sb": src("sb")})
+    assert [r.published for r in refs] == [datetime(2021, 3, 4, tzinfo=UTC), None]
+
+
 def test_a_source_without_title_is_named_by_its_url() -> None:
     refs = number_sources(
         [Sentence(text="A.", citations=["e1"])], {"e1": ev("e1", "sa")}, {"sa": src("sa")}

@@ -119,6 +119,18 @@ def test_min_domains_boundary(n: int, status: str) -> None:
     assert any("distinct source domains" in r for r in result.reasons) == (status == "retry")
 
 
+def test_a_stub_page_adds_no_domain() -> None:
+    """Seed 001's content tier: a page of under ten words (INSUFFICIENT) is no source of
+    its own for the gate's distinct domains; a tier not known counts."""
+    evidence = [ev(url) for url in urls(3)]
+    thresholds = GateThresholds(min_evidence=1, min_cited_evidence=1, min_domains=3)
+    tiers = {evidence[0].source_id: "HIGH", evidence[1].source_id: "LOW"}
+    assert evaluate_gate(evidence, sqs("q1"), thresholds, content=tiers).status == "pass"
+    stub = {**tiers, evidence[1].source_id: "INSUFFICIENT"}
+    result = evaluate_gate(evidence, sqs("q1"), thresholds, content=stub)
+    assert result.status == "retry" and result.domains == ["site0.example", "site2.example"]
+
+
 def test_local_corpus_files_count_as_one_domain() -> None:
     evidence = [ev(f"file:///corpus/doc{i}.md") for i in range(4)]
     result = evaluate_gate(evidence, sqs("q1"), GateThresholds(min_domains=2))

@@ -119,6 +119,16 @@ def test_markdown_quotes_appear_under_their_source() -> None:
     assert "Never cited." not in md
 
 
+def test_each_source_says_the_content_quality_of_its_page() -> None:
+    report = make_report()
+    first = report.sources[0].model_copy(update={"content_quality": "HIGH"})
+    report = report.model_copy(update={"sources": [first, *report.sources[1:]]})
+    md = to_markdown(report)
+    assert "1. [Bee facts](https://sb.example/) — sb.example · content: HIGH" in md
+    assert "2. [Ant facts](https://sa.example/) — sa.example\n" in md  # not known: not said
+    assert '<span class="domain">sb.example · content: HIGH</span>' in to_html(report)
+
+
 def test_markdown_escapes_brackets_in_titles_and_ends_with_usage() -> None:
     report = make_report(sources=[ref("sb", 1, "[Bees] and [more]"), ref("sa", 2, "Ants")])
     report.summary[1].citations.remove("ghost")

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from deepresearch.core.ranking import rank_and_select
+from deepresearch.core.scoring import ModelDims
 from deepresearch.core.threshold import (
     adaptive_threshold,
     select,
     social_ratio,
     threshold_for,
 )
+from deepresearch.domain_rules import load_domain_rules
+from deepresearch.models import SearchHit
 from deepresearch.models.scores import SourceScores, SourceType
 
 
@@ -33,6 +39,42 @@ from deepresearch.models.scores import SourceScores, SourceType
 )
 def test_adaptive_threshold_boundaries(count: int, social: float, expected: float) -> None:
     assert adaptive_threshold(count, social) == expected
+
+
+@pytest.mark.parametrize(
+    ("count", "social", "expected"),
+    [(14, 0.0, 0.35), (15, 0.0, 0.50), (41, 0.0, 0.55), (15, 0.6, 0.35)],
+)
+def test_an_entity_comparison_lowers_the_threshold(
+    count: int, social: float, expected: float
+) -> None:
+    # seed 001, decision 4: "Query type (entity comparison → lower threshold)"
+    assert adaptive_threshold(count, social, comparison=True) == expected
+    assert adaptive_threshold(count, social, comparison=True) < adaptive_threshold(count, social)
+
+
+def test_a_comparison_question_is_ranked_against_the_lower_threshold() -> None:
+    """Through the ranking: the same candidates and ratings, and the comparison question's
+    bar is 0.10 lower, so a source between the two is read for it and dropped for the
+    plain question."""
+    hits = [
+        SearchHit(url=f"https://s{i}.example/p", title=t, snippet=t, provider="searxng", rank=i)
+        for i, t in enumerate(["Saturn rings", "Jupiter moons", "Mars dust storms"] * 6)
+    ]
+    rules = load_domain_rules(None)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    ratings = {hit.url: ModelDims(0.8, 0.8, 0.8) for hit in hits}
+
+    def bar(query: str) -> float:
+        return rank_and_select(hits, query, rules, now=now, limit=None, ratings=ratings).threshold
+
+    plain, compared = (
+        bar("How large are the rings of Saturn?"),
+        bar("Is Saturn larger than Jupiter?"),
+    )
+    assert (plain, compared) == (0.60, 0.50)
+    between = [scores(0.9, url="https://a.example/best"), scores(0.55), scores(0.2)] * 5
+    assert len(select(between, compared, None).read) > len(select(between, plain, None).read)
 
 
 def test_social_ratio() -> None:

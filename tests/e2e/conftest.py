@@ -70,6 +70,7 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
     import pytest_socket
 
     from deepresearch.compose.replay import replay_run
+    from deepresearch.export.formats import TEXT_FORMATS, render_text
     from deepresearch.runner import load_result
     from deepresearch.settings import load_settings
 
@@ -99,7 +100,7 @@ def _every_finished_run_replays(tmp_path: Path) -> Iterator[None]:
             # ``deepresearch eval`` evaluated the stored run after it ended: the replay
             # reproduces the report the run wrote, which had no evaluation yet
             original = original.model_copy(update={"evaluation": None})
-        for fmt in ("md", "json"):
-            assert recipe.render(replayed, fmt) == recipe.render(original, fmt), (
+        for fmt in TEXT_FORMATS:
+            assert render_text(recipe, replayed, fmt) == render_text(recipe, original, fmt), (
                 f"the replay of {manifest.parent.name} rendered {fmt} differently"
             )

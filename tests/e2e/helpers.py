@@ -19,8 +19,9 @@ def doc_id_of(url: str) -> str:
 
 
 def assert_citations_hold(report: Report, web: OfflineWeb) -> None:
-    """Every cited source was fetched from the offline web, and every quote shown is in
-    the text of the page it cites."""
+    """Every cited source was fetched from the offline web, carries the content-quality
+    tier of what was read (seed 001), and every quote shown is in the text of the page it
+    cites."""
     assert report.sources, "the report cites no sources"
     cited_ids = set(report.cited_evidence_ids())
     evidence = {item.id: item for item in report.evidence}
@@ -29,6 +30,7 @@ def assert_citations_hold(report: Report, web: OfflineWeb) -> None:
         assert web.hits_for_path(urlsplit(ref.url).path) > 0, (
             f"{ref.url} was cited but never fetched"
         )
+        assert ref.content_quality in ("HIGH", "MEDIUM", "LOW"), (ref.url, ref.content_quality)
     for item in report.evidence:
         document = web.document(doc_id_of(item.source_url))
         assert document is not None, f"evidence from unknown page {item.source_url}"

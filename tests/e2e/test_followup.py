@@ -11,6 +11,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from deepresearch.export.formats import render_text
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.registry import get_recipe
@@ -100,7 +101,7 @@ async def test_a_topic_shift_without_a_model_starts_fresh_research(
     assert not {item.id for item in first.evidence} & set(second.cited_evidence_ids())
     assert not {ref.url for ref in first.sources} & {ref.url for ref in second.sources}
     assert second.followup is not None and second.followup.topic_shift
-    assert "researched afresh" in get_recipe("research").render(second, "md")
+    assert "researched afresh" in render_text(get_recipe("research"), second, "md")
     turns = await thread_turns(settings, "run-a")
     assert [(t.run_id, t.topic_shift) for t in turns] == [("run-a", False), ("run-b", True)]
 

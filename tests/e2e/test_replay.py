@@ -1,6 +1,6 @@
 """Replay (issue 19): every end-to-end scenario that writes a report, run for real over
 the offline web (only the model's words scripted), then replayed from its recording in a
-new data folder: the same markdown and JSON byte for byte, with no model call, no search
+new data folder: the same report in every format byte for byte, with no model call, no search
 and no fetch during the replay (counted on the offline web and the scripted model)."""
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import pytest
 
 from deepresearch.compose.replay import export_recording, replay_run
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
+from deepresearch.export.formats import FORMATS, render_bytes
 from deepresearch.export.report_render import to_json, to_markdown
 from deepresearch.models import Report
+from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_research
 from deepresearch.settings import Settings
 from deepresearch.settings_values import ROLES
@@ -77,6 +79,9 @@ async def test_replay_reproduces_the_report_byte_for_byte_offline(
     assert (len(model.calls) if model is not None else 0) == calls  # no model call
     assert to_markdown(replayed) == to_markdown(report)
     assert to_json(replayed) == to_json(report)
+    recipe = get_recipe("research")
+    for fmt in FORMATS:  # every format, the zip-based ones (DOCX, ODT) too
+        assert render_bytes(recipe, replayed, fmt) == render_bytes(recipe, report, fmt), fmt
 
 
 async def test_a_copied_recording_replays_in_a_new_data_folder_without_the_key(

@@ -1,5 +1,6 @@
 """Opening exported reports the way a reader's software does: pypdf for PDF (text and
-link annotations), python-docx for DOCX (paragraphs, tables, hyperlink relationships)."""
+link annotations), python-docx for DOCX (paragraphs, tables, hyperlink relationships),
+odfpy's loader for ODT (paragraphs, headings, tables, links)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 import docx
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml.ns import qn
+from odf import opendocument, teletype, text
+from odf import table as odf_table
 from pypdf import PdfReader
 
 
@@ -76,3 +79,46 @@ def cited_quotes(report: dict[str, Any]) -> list[str]:
         for cid in sentence["citations"]
     }
     return [flat(item["quote"]) for item in report["evidence"] if item["id"] in cited]
+
+
+def odt_text(source: bytes | Path) -> str:
+    """Every paragraph's and heading's text, tables included, whitespace collapsed."""
+    document = opendocument.load(io.BytesIO(_data(source)))
+    parts = [
+        teletype.extractText(element)
+        for element in document.text.childNodes
+        if element.qname[1] in ("h", "p")
+    ]
+    for cell in document.getElementsByType(odf_table.TableCell):
+        parts.append(teletype.extractText(cell))
+    for listed in document.getElementsByType(text.ListItem):
+        parts.append(teletype.extractText(listed))
+    return flat(" ".join(parts))
+
+
+def odt_links(source: bytes | Path) -> list[tuple[str, str]]:
+    """Every hyperlink as (its text, its target), in document order."""
+    document = opendocument.load(io.BytesIO(_data(source)))
+    return [
+        (teletype.extractText(link), str(link.getAttribute("href")))
+        for link in document.getElementsByType(text.A)
+    ]
+
+
+def odt_headings(source: bytes | Path) -> list[tuple[int, str]]:
+    document = opendocument.load(io.BytesIO(_data(source)))
+    return [
+        (int(h.getAttribute("outlinelevel")), teletype.extractText(h))
+        for h in document.getElementsByType(text.H)
+    ]
+
+
+def odt_tables(source: bytes | Path) -> list[list[list[str]]]:
+    document = opendocument.load(io.BytesIO(_data(source)))
+    return [
+        [
+            [teletype.extractText(cell) for cell in row.getElementsByType(odf_table.TableCell)]
+            for row in found.getElementsByType(odf_table.TableRow)
+        ]
+        for found in document.getElementsByType(odf_table.Table)
+    ]

@@ -1,6 +1,6 @@
-"""``GET /v1/research/{id}/report?format=pdf|docx`` on the real service: a download with
-the right media type and file name and the service's security headers, that opens and
-carries the report's quotes."""
+"""``GET /v1/research/{id}/report?format=pdf|docx|odt|latex|bibtex|ris|csljson`` on the
+real service: a download with the right media type and file name and the service's
+security headers, that opens and carries the report's quotes or cited sources."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import httpx
+import rispy
 
 from deepresearch.service.app import create_app
 from deepresearch.service.problems import SECURITY_HEADERS
@@ -16,7 +17,7 @@ from deepresearch.settings import load_settings
 from deepresearch.testing.web import OfflineWeb
 
 from .conftest import QUESTION, run_options
-from .reading import cited_quotes, docx_links, docx_text, pdf_links, pdf_text
+from .reading import cited_quotes, docx_links, docx_text, odt_text, pdf_links, pdf_text
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
@@ -56,7 +57,27 @@ def test_the_report_downloads_as_pdf_and_docx(bee_web: OfflineWeb, tmp_path: Pat
         assert all(quote in docx_text(word.content) for quote in quotes)
         assert {url for _, url in docx_links(word.content)} == cited
 
-        unknown = client.get(f"/v1/research/{job_id}/report?format=odt")
+        odt = client.get(f"/v1/research/{job_id}/report", params={"format": "odt"})
+        assert odt.headers["content-type"] == "application/vnd.oasis.opendocument.text"
+        assert odt.headers["content-disposition"] == f'attachment; filename="{job_id}.odt"'
+        assert all(quote in odt_text(odt.content) for quote in quotes)
+
+        # the text formats drawn from the document download under their own extensions
+        for fmt, file_name, media in (
+            ("latex", f"{job_id}.tex", "application/x-tex; charset=utf-8"),
+            ("bibtex", f"{job_id}.bib", "application/x-bibtex; charset=utf-8"),
+            ("ris", f"{job_id}.ris", "application/x-research-info-systems; charset=utf-8"),
+            ("csljson", f"{job_id}.json", "application/vnd.citationstyles.csl+json; charset=utf-8"),
+        ):
+            got = client.get(f"/v1/research/{job_id}/report", params={"format": fmt})
+            assert got.status_code == 200 and got.headers["content-type"] == media, fmt
+            assert got.headers["content-disposition"] == f'attachment; filename="{file_name}"'
+            assert all(url in got.text for url in cited), fmt
+        assert len(rispy.loads(client.get(f"/v1/research/{job_id}/report?format=ris").text)) == len(
+            cited
+        )
+
+        unknown = client.get(f"/v1/research/{job_id}/report?format=rtf")
         assert unknown.status_code == 422
         assert client.get("/v1/research/run-000000000000/report?format=pdf").status_code == 404
         # the id rule of every edge: a path id that is not a run id is a 422, not a lookup

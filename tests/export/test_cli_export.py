@@ -11,6 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import bibtexparser
+import pytest
+
+from deepresearch.cli.choices import Format
+from deepresearch.cli.running import check_target
 from deepresearch.runner import run_research
 from deepresearch.settings import load_settings
 from deepresearch.testing.web import OfflineWeb
@@ -98,6 +103,14 @@ def test_binary_formats_never_go_to_standard_output_unasked_or_to_a_terminal(
     # a text format still prints as before
     markdown = cli("report", "bees2", "--format", "md")
     assert markdown.returncode == 0 and markdown.stdout.startswith(b"# ")
+    # ODT is binary like PDF; LaTeX and the bibliographies are text
+    odt = cli("report", "bees2", "--format", "odt")
+    assert odt.returncode == 2 and "ODT is a binary format" in odt.stderr.decode()
+    bib = cli("report", "bees2", "--format", "bibtex")
+    assert bib.returncode == 0
+    assert bibtexparser.parse_string(bib.stdout.decode()).entries[0].key == "ref1"
+    tex = cli("report", "bees2", "--format", "latex")
+    assert tex.returncode == 0 and tex.stdout.startswith(b"\\documentclass")
 
     # NDJSON events already own standard output
     mixed = cli(
@@ -114,3 +127,13 @@ def test_binary_formats_never_go_to_standard_output_unasked_or_to_a_terminal(
     )
     assert mixed.returncode == 2
     assert b"--out - and --json-events both want standard output" in mixed.stderr
+
+
+def test_a_report_without_out_is_saved_under_its_formats_extension(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for fmt, name in ((Format.md, "report.md"), (Format.latex, "report.tex")):
+        assert check_target(None, fmt, False) == Path(name)
+    assert check_target(None, Format.bibtex, False, default="p") == Path("p.bib")
+    assert check_target(None, Format.csljson, False) == Path("report.json")

@@ -31,7 +31,7 @@ from deepresearch.testing.web import OfflineWeb
 from ..export.conftest import QUESTION, run_options
 from ..export.reading import pdf_text
 
-TOOLS = {"research", "reply", "follow_up", "get_report", "list_runs"}
+TOOLS = {"research", "reply", "follow_up", "get_report", "list_runs", "search_library"}
 MCP_DOC = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text()
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {
@@ -124,6 +124,10 @@ async def test_the_endpoint_takes_the_same_keys_and_keeps_each_keys_runs_apart(
             assert [(r["run_id"], r["status"]) for r in runs] == [(run_id, "completed")]
             pdf = await client.call_tool("get_report", {"run_id": run_id, "format": "pdf"})
             assert "waggle dance" in pdf_text(base64.b64decode(pdf.content[0].resource.blob))
+            # the finished run is in alice's library
+            found = await client.call_tool("search_library", {"query": "waggle dance"})
+            hits = found.structured_content["results"]
+            assert hits and {hit["run"]["run_id"] for hit in hits} == {run_id}
 
         # the run is a job of the service: the same key sees it over /v1 too
         job = await raw.get(f"/v1/research/{run_id}", headers={"Authorization": f"Bearer {alice}"})
@@ -140,6 +144,10 @@ async def test_the_endpoint_takes_the_same_keys_and_keeps_each_keys_runs_apart(
 
         async with session(url, bob) as client:
             assert (await client.call_tool("list_runs", {})).structured_content["runs"] == []
+            theirs = await client.call_tool("search_library", {"query": "waggle dance"})
+            assert theirs.structured_content["results"] == []  # alice's library is hers
+            bad = await client.call_tool("search_library", {"query": "x" * 10_000})
+            assert bad.is_error and "longer than 500" in text_of(bad)
             other = await client.call_tool("get_report", {"run_id": run_id})
             assert other.is_error and f"no run '{run_id}'" in text_of(other)
 

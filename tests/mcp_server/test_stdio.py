@@ -20,7 +20,7 @@ from mcp.types import EmbeddedResource, TextContent
 from deepresearch.testing.web import OfflineWeb
 
 from ..export.conftest import QUESTION
-from ..export.reading import docx_text, pdf_links, pdf_text
+from ..export.reading import docx_text, odt_text, pdf_links, pdf_text
 from ..export.test_cli_export import offline
 
 Progress = list[tuple[float, float | None, str | None]]
@@ -55,7 +55,14 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
     data_dir = tmp_path / "data"
     async with connect(server_args(bee_web), data_dir) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"research", "reply", "follow_up", "get_report", "list_runs"}
+        assert set(tools) == {
+            "research",
+            "reply",
+            "follow_up",
+            "get_report",
+            "list_runs",
+            "search_library",
+        }
         schema = tools["research"].input_schema
         assert schema["required"] == ["question"]
         assert set(schema["properties"]) == {
@@ -96,6 +103,13 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
 
         again = await session.call_tool("get_report", {"run_id": run_id})
         assert text_of(again) == markdown
+        found = await session.call_tool(
+            "search_library", {"query": "waggle dance", "kind": "quote"}
+        )
+        hits = found.structured_content["results"]
+        assert hits and all(h["run"]["run_id"] == run_id and h["source"]["url"] for h in hits)
+        empty_query = await session.call_tool("search_library", {"query": "  "})
+        assert empty_query.is_error and "empty" in text_of(empty_query)
         pdf = await session.call_tool("get_report", {"run_id": run_id, "format": "pdf"})
         (block,) = pdf.content
         assert isinstance(block, EmbeddedResource)
@@ -105,6 +119,14 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
         assert pdf_links(data) and all(u.startswith(bee_web.base_url) for u in pdf_links(data))
         docx = await session.call_tool("get_report", {"run_id": run_id, "format": "docx"})
         assert "waggle dance" in docx_text(base64.b64decode(docx.content[0].resource.blob))
+        odt = await session.call_tool("get_report", {"run_id": run_id, "format": "odt"})
+        (block,) = odt.content
+        assert isinstance(block, EmbeddedResource)
+        assert str(block.resource.uri) == f"deepresearch://runs/{run_id}/report.odt"
+        assert "waggle dance" in odt_text(base64.b64decode(block.resource.blob))
+        # the cited sources as a bibliography, as text
+        ris = await session.call_tool("get_report", {"run_id": run_id, "format": "ris"})
+        assert text_of(ris).startswith("TY  - ELEC\n")
 
         # mistakes are tool errors that say what to do, never tracebacks
         missing = await session.call_tool("get_report", {"run_id": "run-000000000000"})

@@ -28,6 +28,7 @@ def cli_like_web(google_documents: list[CorpusDocument]) -> Iterator[OfflineWeb]
 
 def _normalized(text: str, web: OfflineWeb) -> str:
     text = text.replace(web.base_url, DOCS_URL)
+    text = text.replace(web.base_url.removeprefix("http://"), DOCS_URL.removeprefix("http://"))
     return re.sub(r"run-[0-9a-f]{12}", "run-ID", text)
 
 

@@ -20,6 +20,7 @@ from deepresearch.search.brave import BraveSearch
 from deepresearch.search.duckduckgo import DuckDuckGoSearch
 from deepresearch.search.exa import ExaSearch
 from deepresearch.search.google_cse import GoogleSearch
+from deepresearch.search.http import ProviderUnavailable, RetryPolicy
 from deepresearch.search.none import NoSearch
 from deepresearch.search.pubmed import PubmedSearch
 from deepresearch.search.registry import build_search_provider, index_path
@@ -71,12 +72,33 @@ class FakeLocal:
     ],
 )
 def test_builds_each_provider(http, overrides, expected) -> None:
-    provider = _provider(Settings(**overrides, search_timeout_s=3.5), http)
+    provider = _provider(Settings(**overrides, search_timeout_s=3.5, search_max_retries=2), http)
     assert type(provider) is expected
     assert isinstance(provider, SearchProvider)
     assert provider.name == overrides["search"]
     if not isinstance(provider, NoSearch):
         assert provider._timeout_s == 3.5
+        assert provider._retry.max_retries == 2
+
+
+@pytest.mark.parametrize("retries", [0, 1])
+async def test_the_retry_setting_is_how_often_a_failing_search_is_sent_again(
+    http, provider_server, retries
+) -> None:
+    provider_server.always(503, "<html>down</html>")
+    settings = Settings(
+        search="searxng", searxng_url=provider_server.base_url, search_max_retries=retries
+    )
+    with pytest.raises(ProviderUnavailable):
+        await _provider(settings, http).search("anything", limit=3)
+    assert len(provider_server.requests) == 1 + retries
+
+
+def test_searches_are_retried_four_times_by_default() -> None:
+    # seed 001's retry strategy: CSE_MAX_RETRIES = 4 (5 attempts), 0.5 s to 4 s backoff
+    assert Settings().search_max_retries == 4
+    assert RetryPolicy().max_retries == 4
+    assert (RetryPolicy().base_delay_s, RetryPolicy().max_delay_s) == (0.5, 4.0)
 
 
 def test_default_is_duckduckgo(http) -> None:

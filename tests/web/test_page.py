@@ -9,8 +9,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import bibtexparser
 import pytest
 
+from deepresearch.export.formats import FORMATS
 from deepresearch.service.db import make_engine
 from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
@@ -206,7 +208,7 @@ def test_ask_watch_live_and_read_a_report_with_checkable_citations(
         )
         assert links and all(rel == "noopener noreferrer" for _, rel in links)
         assert {href for href, _ in links} <= cited_urls
-        for fmt in ("md", "html", "json", "pdf", "docx"):
+        for fmt in FORMATS:
             link = page.locator(f".downloads a[data-format={fmt}]")
             assert link.get_attribute("href") == f"v1/research/{job_id}/report?format={fmt}"
         with page.expect_download() as download:
@@ -222,6 +224,12 @@ def test_ask_watch_live_and_read_a_report_with_checkable_citations(
             page.click(".downloads a[data-format=docx]")
         assert download.value.suggested_filename == f"{job_id}.docx"
         assert first_quote in docx_text(Path(download.value.path()))
+        # the cited sources as BibTeX, saved as a .bib file
+        with page.expect_download() as download:
+            page.click(".downloads a[data-format=bibtex]")
+        assert download.value.suggested_filename == f"{job_id}.bib"
+        entries = bibtexparser.parse_file(download.value.path()).entries
+        assert [entry["url"] for entry in entries] == [ref["url"] for ref in report["sources"]]
         assert_accessible(page, "report")
         screenshot(page, "03-report", full_page=True)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tree_sitter import Node
 
+from deepresearch.export import extension
 from deepresearch.export.formats import FORMATS
 from deepresearch.models.pause import INPUT_KINDS
 from deepresearch.models.report import REPLY_KINDS
@@ -66,6 +67,8 @@ def test_the_page_offers_every_report_format() -> None:
     formats = constant("formats", WEB_DIR / "report.js")
     assert formats.type == "array"
     assert [strings(pair)[0] for pair in formats.named_children] == list(FORMATS)
+    # each is saved with the extension the API's download names it by
+    assert [strings(pair)[2] for pair in formats.named_children] == list(map(extension, FORMATS))
 
 
 def test_the_page_tells_a_reply_from_a_report_as_the_engine_does() -> None:

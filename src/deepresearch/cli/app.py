@@ -26,6 +26,7 @@ from deepresearch.cli.index import index
 from deepresearch.cli.init import init
 from deepresearch.cli.jobs import jobs
 from deepresearch.cli.keys import keys
+from deepresearch.cli.library import library
 from deepresearch.cli.mcp import mcp
 from deepresearch.cli.replay import record, replay
 from deepresearch.cli.reply import reply
@@ -93,6 +94,7 @@ app.command(name="worker")(worker)
 app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
 app.add_typer(runs, name="runs")
+app.add_typer(library, name="library")
 
 
 def main() -> None:

@@ -30,3 +30,8 @@ class Format(StrEnum):
     json = "json"
     pdf = "pdf"
     docx = "docx"
+    odt = "odt"
+    latex = "latex"
+    bibtex = "bibtex"
+    ris = "ris"
+    csljson = "csljson"

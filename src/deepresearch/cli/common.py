@@ -109,7 +109,7 @@ def check_output(
     """Where ``fmt`` output goes (``out``, else ``default``), checked now, before any
     research; exit 2 if it could not be written there. ``-`` is standard output.
 
-    A binary format (pdf, docx) goes to standard output only when it was asked for
+    A binary format (pdf, docx, odt) goes to standard output only when it was asked for
     (``--out -``) and standard output is not a terminal. A file must not be a folder, and
     its folder must exist or be creatable and take new files (missing parent folders are
     created when writing)."""

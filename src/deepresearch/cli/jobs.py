@@ -312,7 +312,7 @@ def report(
     api_key: ApiKey = None,
 ) -> None:
     """Print or write the report of a finished job: md and html as the service renders
-    them; json, pdf and docx as 'deepresearch report' writes them."""
+    them; every other format as 'deepresearch report' writes it."""
     target = check_output(out, fmt.value)
     with _client(server, api_key) as client:
         data: str | bytes

@@ -37,6 +37,22 @@ from deepresearch.models.event_payloads import (
 )
 
 
+@dataclass(frozen=True)
+class UnitLine:
+    """One research unit as its event summarized it (seed 004's per-unit summary)."""
+
+    status: str
+    seconds: float | None = None
+    reason: str | None = None
+
+    def text(self) -> Text:
+        took = f" {self.seconds:.1f}s" if self.seconds is not None else ""
+        if self.status == "completed":
+            return Text(f"done{took}")
+        label = "timed out" if self.status == "timed_out" else "failed"
+        return Text(f"{label}{took}", style="red")
+
+
 @dataclass
 class RunView:
     """What the live panel shows, folded from events."""
@@ -45,6 +61,9 @@ class RunView:
     message: str = ""
     sub_questions: dict[str, str] = field(default_factory=dict)
     evidence_by_question: dict[str, int] = field(default_factory=dict)
+    #: each sub-question's last research unit, from its ``evidence_added`` summary:
+    #: how it ended ("completed", "failed", "timed_out"), why not, how long it ran
+    units: dict[str, UnitLine] = field(default_factory=dict)
     sources_read: int = 0
     sources_failed: int = 0
     input_tokens: int = 0
@@ -76,8 +95,11 @@ class RunView:
                 self.sources_read += 1
             case SourceFailed():
                 self.sources_failed += 1
-            case EvidenceAdded(sub_question=sub_question, count=count):
-                self.evidence_by_question[sub_question] = count
+            case EvidenceAdded() as added:
+                self.evidence_by_question[added.sub_question] = added.count
+                self.units[added.sub_question] = UnitLine(
+                    added.status, added.duration_s, added.failure_reason
+                )
             case ModelCalled(input_tokens=input_tokens, output_tokens=output_tokens):
                 self.model_calls += 1
                 self.input_tokens += input_tokens
@@ -128,9 +150,16 @@ class RunView:
         table.add_column("#", width=4)
         table.add_column("sub-question", ratio=1)
         table.add_column("quotes", justify="right", width=7)
+        table.add_column("unit", width=16)
         for sq_id, text in self.sub_questions.items():
             count = self.evidence_by_question.get(sq_id)
-            table.add_row(_text(sq_id), _text(text), Text("…" if count is None else str(count)))
+            unit = self.units.get(sq_id)
+            table.add_row(
+                _text(sq_id),
+                _text(text),
+                Text("…" if count is None else str(count)),
+                unit.text() if unit is not None else Text(""),
+            )
         totals = Text(
             f"sources read {self.sources_read} (failed {self.sources_failed})   "
             f"verified quotes {sum(self.evidence_by_question.values())}   "
@@ -138,11 +167,28 @@ class RunView:
             f"   cost ${self.cost_usd:.4f}",
             style="dim",
         )
+        failed = [Text(line, style="red") for line in self.failure_lines()]
         queue = [Text(line, style="yellow") for line in self.waiting_lines()]
         budget = [Text(line, style="yellow") for line in self.budget_lines()]
         return Group(
-            head, table, totals, *budget, *queue, Text(for_terminal(self.message), style="italic")
+            head,
+            table,
+            totals,
+            *failed,
+            *budget,
+            *queue,
+            Text(for_terminal(self.message), style="italic"),
         )
+
+    def failure_lines(self) -> list[str]:
+        """``"s2 research unit timed out (30.0 s)"``, one per sub-question whose last unit
+        failed, from the units' events only (seed 004's parity rule)."""
+        return [
+            for_terminal(f"{sq_id} {unit.reason or unit.status}")
+            + (f" ({unit.seconds:.1f} s)" if unit.seconds is not None else "")
+            for sq_id, unit in self.units.items()
+            if unit.status != "completed"
+        ]
 
     def budget_lines(self) -> list[str]:
         """``"budget: tokens 1,200 of 5,000   $0.0031 of $0.5000"`` while a budget is set;

@@ -188,7 +188,7 @@ DatabaseUrl = Annotated[
 ReportFormat = Annotated[Format, typer.Option("--format", help="Report format.")]
 OutFile = Annotated[
     Path | None,
-    typer.Option(help="Write here instead of stdout (- is stdout; pdf and docx need it)."),
+    typer.Option(help="Write here instead of stdout (- is stdout; pdf, docx and odt need it)."),
 ]
 #: the placeholder default of a ``backends`` parameter (``with_backends`` replaces it)
 NOT_GIVEN = Backends()

@@ -23,6 +23,7 @@ from deepresearch.cli.common import (
     shown,
     write_output,
 )
+from deepresearch.export import extension
 
 if TYPE_CHECKING:  # the runner and the live view load when a run starts, not for --help
     from deepresearch.errors import DeepResearchError
@@ -41,16 +42,17 @@ def check_target(
     default: str = "report",
     noun: str = "report",
 ) -> Path:
-    """Where the report goes (``out``, else ``<default>.<format>``); exit 2 before any
+    """Where the report goes (``out``, else ``<default>.<extension>``: ``report.tex`` for
+    latex, ``report.bib`` for bibtex); exit 2 before any
     work if it could not be written there (``check_output``: the file, and the rules for
     a binary format). A file named with ``--out`` is overwritten, as asked; the default
-    name never overwrites: when it is taken, the first free ``<default>-N.<format>`` is
+    name never overwrites: when it is taken, the first free ``<default>-N.<extension>`` is
     used, and ``written`` says so once the report is there (not before: the command may
     still stop on another mistake)."""
     if out == STDOUT and json_events:
         error("--out - and --json-events both want standard output", f"write the {noun} to a file")
     if out is None:
-        named = Path(f"{default}.{fmt.value}")
+        named = Path(f"{default}.{extension(fmt.value)}")
         out = free_name(named)
         if out != named:
             _INSTEAD_OF[out] = named

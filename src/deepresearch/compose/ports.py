@@ -97,6 +97,7 @@ async def open_context(
         ledger=ledger,
         secrets=secrets,
         clock=tape.clock(utc_now),
+        cut=tape.cut,
         threads=None
         if followups is None
         else tape.threads(lambda: followups.store(groups.storage)),

@@ -21,6 +21,7 @@ from deepresearch.core.gate import GateResult
 from deepresearch.core.keyfacts import key_facts
 from deepresearch.core.model_claims import claim_ledger, contradiction_pairs
 from deepresearch.core.questions import analyze_question
+from deepresearch.core.units import failed_units, failure_note
 from deepresearch.models import (
     Evidence,
     Paragraph,
@@ -54,6 +55,8 @@ def number_sources(
                 url=source.url,
                 title=source.title or source.url,
                 domain=source.domain,
+                content_quality=source.content_quality,
+                published=source.published,
             )
     return list(refs.values())
 
@@ -129,13 +132,18 @@ def limitations(
     out = []
     if gate is not None and gate.status != "pass":
         out.append("The evidence did not meet the quality gate: " + "; ".join(gate.reasons) + ".")
+    failed = {sq.id for sq in failed_units(sub_questions)}  # said below, with why
     unanswered = [
         sq.text
         for sq in sub_questions
-        if (sq.id not in answered if answered is not None else sq.status != "covered")
+        if sq.id not in failed
+        and (sq.id not in answered if answered is not None else sq.status != "covered")
     ]
     if unanswered:
         out.append("No verified evidence was found for: " + "; ".join(unanswered) + ".")
+    note = failure_note(sub_questions)
+    if note:
+        out.append(note)
     unread = [s for s in sources.values() if not s.fetched]
     if unread:
         out.append(f"{len(unread)} source(s) could not be read and were not quoted.")

@@ -11,9 +11,12 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field
 
 from deepresearch.core.answers import answer_gaps
+from deepresearch.core.content_quality import at_least
 from deepresearch.core.questions import analyze_question
 from deepresearch.core.subject import unseen_subject
+from deepresearch.core.units import failed_units
 from deepresearch.models import Evidence, SubQuestion
+from deepresearch.models.source import ContentQuality
 
 GateStatus = Literal["pass", "retry", "abort"]
 
@@ -59,18 +62,25 @@ def evaluate_gate(
     titles: Mapping[str, str] | None = None,
     texts: Iterable[str] | None = None,
     asked_for: Sequence[str] = (),
+    content: Mapping[str, ContentQuality | None] | None = None,
 ) -> GateResult:
     """Seed 004: enough evidence, enough cited evidence (verified, with a source URL), and
-    enough distinct domains; plus every sub-question covered by some evidence. Given the
+    enough distinct domains; plus every sub-question covered by some evidence, and no
+    research unit failed (``core.units``: named with its reason). Given the
     ``question``, also what the evidence must show to answer it (``answer_gaps``: every
     compared thing quoted, a value of the asked kind, both steps of a multi-hop chain;
     ``titles``: page titles by source id). Given ``texts`` (every page read), a question
     whose named things no page names at all aborts: what was found is about something
     else (``core.subject``); the things named in ``asked_for`` (what a person added to
-    the research: an edited plan's sub-questions, a gap) count as the question's."""
+    the research: an edited plan's sub-questions, a gap) count as the question's.
+    ``content``: each source's content-quality tier by source id (seed 001); a page
+    whose content is INSUFFICIENT (under ten words) adds no distinct domain."""
     verified = [item for item in evidence if item.verified]
     cited = [item for item in verified if item.source_url]
-    domains = sorted({domain_of(item.source_url) for item in cited})
+    tiers = content or {}
+    domains = sorted(
+        {domain_of(item.source_url) for item in cited if at_least(tiers.get(item.source_id), "LOW")}
+    )
     per_question = {sq.id: 0 for sq in sub_questions}
     for item in verified:
         if item.sub_question_id in per_question:
@@ -89,6 +99,11 @@ def evaluate_gate(
         reasons.append(f"{len(domains)} distinct source domains, need {thresholds.min_domains}")
     if weak:
         reasons.append(f"{len(weak)} sub-question(s) without enough evidence")
+    failed = failed_units(sub_questions)
+    if failed:  # seed 004: a unit's failure is its own, and the gate names it
+        reasons.append(
+            "research failed for " + ", ".join(f"{sq.id} ({sq.failure})" for sq in failed)
+        )
     profile = analyze_question(question) if question else None
     gaps = [gap.detail for gap in answer_gaps(profile, verified, titles)] if profile else []
     reasons.extend(gaps)

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from deepresearch.core.answers import own_page
+from deepresearch.core.questions import analyze_question
 from deepresearch.core.scoring import NEUTRAL_MODEL_SCORE, ModelDims, model_score, score_hit
 from deepresearch.core.threshold import Selection, ensure_minimum, select, threshold_for
 from deepresearch.core.tiers import DomainRules
@@ -73,7 +74,8 @@ def rank_and_select(
         )
         for hit, relevance in zip(hits, retrieval, strict=True)
     ]
-    selection = select(scored, threshold_for(scored), limit)
+    comparison = analyze_question(query).comparison  # seed 001: a comparison's bar is lower
+    selection = select(scored, threshold_for(scored, comparison=comparison), limit)
     # Seed 001's threshold is set for model scores: it filters only when some were given
     # (a judge that failed on every candidate leaves nothing but the neutral 0.5).
     judged = any(dims is not None for dims in ratings.values())

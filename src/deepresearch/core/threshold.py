@@ -2,7 +2,11 @@
 
 Seed 001, 4.3: "Low result count (<15): Use 0.45 (niche query); High social ratio (>50%):
 Use 0.45 (limited quality sources); Well-covered topic (>40 results, <20% social): Use 0.65
-(stricter); Default: Use 0.60". Seed 001, 4.5 counts a source as passing when
+(stricter); Default: Use 0.60". Seed 001, decision 4, also lowers it by query type
+("entity comparison → lower threshold") without a figure: a comparison's page about one of
+the things compared answers half the question and scores lower against it, so a
+comparison's threshold is the rule's less ``COMPARISON_LOWER`` (0.10), never under
+``COMPARISON_FLOOR``. Seed 001, 4.5 counts a source as passing when
 ``score >= adaptive_threshold``.
 """
 
@@ -22,6 +26,8 @@ NICHE_BELOW = 15
 SOCIAL_ABOVE = 0.5
 WELL_COVERED_ABOVE = 40
 WELL_COVERED_SOCIAL_BELOW = 0.2
+COMPARISON_LOWER = 0.10
+COMPARISON_FLOOR = 0.35
 _EPSILON = 1e-9
 
 
@@ -32,9 +38,19 @@ def social_ratio(source_types: Sequence[SourceType]) -> float:
     return sum(1 for kind in source_types if kind == "social") / len(source_types)
 
 
-def adaptive_threshold(result_count: int, social_ratio: float) -> float:
+def adaptive_threshold(
+    result_count: int, social_ratio: float, *, comparison: bool = False
+) -> float:
     """Seed 001, rules checked in order: fewer than 15 results -> 0.45; more than half
-    social -> 0.45; more than 40 results and under 20% social -> 0.65; else 0.60."""
+    social -> 0.45; more than 40 results and under 20% social -> 0.65; else 0.60. For an
+    entity ``comparison``, that less 0.10 (not under 0.35)."""
+    base = _by_results(result_count, social_ratio)
+    if comparison:
+        return round(max(base - COMPARISON_LOWER, COMPARISON_FLOOR), 2)
+    return base
+
+
+def _by_results(result_count: int, social_ratio: float) -> float:
     if result_count < NICHE_BELOW:
         return NICHE_THRESHOLD
     if social_ratio > SOCIAL_ABOVE:
@@ -44,9 +60,10 @@ def adaptive_threshold(result_count: int, social_ratio: float) -> float:
     return DEFAULT_THRESHOLD
 
 
-def threshold_for(scored: Sequence[SourceScores]) -> float:
-    """``adaptive_threshold`` over a scored result list."""
-    return adaptive_threshold(len(scored), social_ratio([s.source_type for s in scored]))
+def threshold_for(scored: Sequence[SourceScores], *, comparison: bool = False) -> float:
+    """``adaptive_threshold`` over a scored result list (for a ``comparison`` query)."""
+    kinds = [s.source_type for s in scored]
+    return adaptive_threshold(len(scored), social_ratio(kinds), comparison=comparison)
 
 
 class Selection(BaseModel):

@@ -12,6 +12,9 @@ become sources and decisions, and how a wave's units merge into the run's state.
   sub-questions and its first summary; evidence is added once per id; a read decision is
   never undone by another unit's "dropped", but a flagged page is always dropped; each
   unit's sub-question becomes covered or weak.
+- A unit that failed (``core.units``: it raised something unexpected, or ran past its
+  time limit) hands back an empty result with its outcome: its sub-question is marked
+  failed with the reason, and the wave's other units merge as usual.
 - ``search_failure`` says when the search itself is broken (a refused key, or nothing at
   all from the first wave), which stops the run instead of writing an empty report."""
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from deepresearch.core.units import COMPLETED, UnitOutcome
 from deepresearch.errors import ProviderAuthError, ProviderError
 from deepresearch.injection import Finding, flag_reason
 from deepresearch.models import Evidence, Source, SubQuestion
@@ -41,6 +45,14 @@ class UnitResult:
     passing: int = 0
     #: the pages this unit read that try to instruct the model: url -> the findings
     flagged: dict[str, list[Finding]] = field(default_factory=dict)
+    #: how the unit ended (a failed one found nothing: its partial work is not kept)
+    outcome: UnitOutcome = COMPLETED
+
+
+def failed_unit(sub_question: SubQuestion, outcome: UnitOutcome) -> UnitResult:
+    """The result of a unit that ended with ``outcome`` (failed or timed out): nothing
+    found, nothing read; only the outcome."""
+    return UnitResult(sub_question=sub_question, outcome=outcome)
 
 
 @dataclass(frozen=True)
@@ -173,11 +185,18 @@ def unit_status(
 ) -> SubQuestion:
     """The sub-question after its unit ran: covered with verified evidence from at least
     ``min_passing`` sources above the threshold, else weak (reflect may retry it). A
-    widened one was covered already: its further results only add to it."""
+    widened one was covered already: its further results only add to it. A unit that
+    failed marks its sub-question failed with the reason (reflect does not retry it: a
+    unit that timed out or broke would most likely do so again)."""
     enough = bool(result.evidence) and result.passing >= min_passing
+    if result.outcome.failed:
+        status = "covered" if sub_question.widened else "failed"
+    else:
+        status = "covered" if enough or sub_question.widened else "weak"
     return sub_question.model_copy(
         update={
-            "status": "covered" if enough or sub_question.widened else "weak",
+            "status": status,
+            "failure": result.outcome.reason,
             "wave": wave,
             "attempts": sub_question.attempts + 1,
             "passing": result.passing,
@@ -206,6 +225,8 @@ def merge_wave(
         warnings.extend(result.warnings)
         flagged.update(result.flagged)
         sq = result.sub_question
+        if result.outcome.failed:  # an abort report's limitations are the warnings
+            warnings.append(f"Research failed for: {sq.text} ({result.outcome.reason}).")
         done[sq.id] = unit_status(sq, result, wave=wave, min_passing=min_passing)
     considered = merge_considered(
         before.considered, (s for result in results for s in result.considered), flagged

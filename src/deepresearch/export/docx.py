@@ -4,14 +4,15 @@ Headings use Word's heading styles (so the navigation pane lists them), lists th
 styles, quotes the Quote style, tables the Table Grid style. Links are real hyperlinks:
 python-docx has no call for them, so each is a ``w:hyperlink`` element pointing at an
 external relationship of the document part, the form Word itself writes. Text is stored
-as Unicode (Word picks fonts per script); characters XML cannot hold are dropped.
+as Unicode (Word picks fonts per script); characters XML cannot hold are dropped. The
+archive's entries are dated by the document (``export.archive``), so the same report
+gives the same bytes.
 """
 
 from __future__ import annotations
 
 import io
 import re
-from datetime import UTC, datetime
 
 import docx
 from docx.enum.text import WD_COLOR_INDEX
@@ -22,6 +23,7 @@ from docx.shared import Pt, RGBColor
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph as DocxParagraph
 
+from deepresearch.export.archive import EPOCH, fixed_dates
 from deepresearch.models.document import (
     Block,
     Document,
@@ -33,7 +35,6 @@ from deepresearch.models.document import (
     Table,
 )
 
-EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 LINK = RGBColor(0x06, 0x45, 0xAD)
 GREY = RGBColor(0x55, 0x55, 0x55)
 WARN = RGBColor(0x96, 0x46, 0x00)
@@ -58,7 +59,7 @@ def to_docx(doc: Document) -> bytes:
         _block(out, block)
     buffer = io.BytesIO()
     out.save(buffer)
-    return buffer.getvalue()
+    return fixed_dates(buffer.getvalue(), doc.created or EPOCH)
 
 
 def _block(out: docx.document.Document, block: Block) -> None:

@@ -1,25 +1,38 @@
-"""Every report format from one place, for any recipe's document: the text ones (md, html,
-json) from the recipe's ``render``, the binary ones (pdf, docx) drawn from its
-page-neutral ``document``. The CLI, the API and the MCP server all write reports through
-``render_bytes``, with the recipe the run's id or job names (``recipes.registry``)."""
+"""Every report format from one place, for any recipe's result: JSON from the recipe's
+``to_json``, every other format drawn from its page-neutral ``document`` (md, html, pdf,
+docx, odt, latex, and the bibliography formats bibtex, ris, csljson from its
+references). The CLI, the API and the MCP server all write reports through
+``render_text`` and ``render_bytes``, with the recipe the run's id or job names
+(``recipes.registry``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel
 
-from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES, BinaryFormat, export_document
+from deepresearch.export import (
+    DRAWN_FORMATS,
+    MEDIA_TYPES,
+    BinaryFormat,
+    DrawnTextFormat,
+    export_document,
+)
 from deepresearch.export.fonts import find_fonts
-from deepresearch.recipes.base import Recipe, TextFormat
+
+if TYPE_CHECKING:
+    from deepresearch.recipes.base import Recipe
 
 R = TypeVar("R", bound=BaseModel)
 
+#: the formats written as text: markdown and HTML drawn from the document, and JSON
+TextFormat = Literal["md", "html", "json"]
+TEXT_FORMATS: tuple[TextFormat, ...] = get_args(TextFormat)
 #: every format a report can be had in: the one list the CLI, the API, the MCP server and
 #: the page take (or a test checks against)
-ReportFormat = Literal[TextFormat, BinaryFormat]
+ReportFormat = Literal[TextFormat, BinaryFormat, DrawnTextFormat]
 FORMATS: tuple[ReportFormat, ...] = get_args(ReportFormat)
 TEXT_MEDIA_TYPES = {
     "md": "text/markdown; charset=utf-8",
@@ -32,13 +45,27 @@ def media_type(fmt: str) -> str:
     return MEDIA_TYPES.get(fmt) or TEXT_MEDIA_TYPES[fmt]
 
 
+def render_text(recipe: Recipe[Any, R], result: R, fmt: str) -> str:
+    """``result`` (``recipe``'s) as ``md``, ``html`` or ``json``; ValueError for another
+    format."""
+    from deepresearch.export import html, markdown
+
+    if fmt == "md":
+        return markdown.to_markdown(recipe.document(result))
+    if fmt == "html":
+        return html.to_html(recipe.document(result))
+    if fmt == "json":
+        return recipe.to_json(result)
+    raise ValueError(f"unknown text format {fmt!r}; choose one of {', '.join(TEXT_FORMATS)}")
+
+
 def render_bytes(
     recipe: Recipe[Any, R], result: R, fmt: str, *, pdf_fonts: Sequence[Path] = ()
 ) -> bytes:
-    """``result`` (``recipe``'s document) in ``fmt``. A PDF embeds ``pdf_fonts`` (the
+    """``result`` (``recipe``'s) in ``fmt``. A PDF embeds ``pdf_fonts`` (the
     ``pdf_fonts`` setting) and then the system fonts ``find_fonts`` finds. ValueError for
     an unknown format."""
-    if fmt in BINARY_FORMATS:
+    if fmt in DRAWN_FORMATS:
         fonts = find_fonts(pdf_fonts) if fmt == "pdf" else ()
         return export_document(recipe.document(result), fmt, fonts=fonts)
-    return recipe.render(result, fmt).encode("utf-8")
+    return render_text(recipe, result, fmt).encode("utf-8")

@@ -158,10 +158,12 @@ def _span(span: Span, *, plain: bool = False) -> str:
 
 def _source(ref: Source) -> str:
     quotes = "".join(f"<blockquote>{escape(quote)}</blockquote>" for quote in ref.quotes)
+    title = escape(ref.title)
+    if ref.url:
+        title = f'<a href="{escape(ref.url)}" rel="noopener noreferrer">{title}</a>'
     return (
-        f'<li id="src-{ref.number}"><a href="{escape(ref.url)}" '
-        f'rel="noopener noreferrer">{escape(ref.title)}</a> '
-        f'<span class="domain">{escape(ref.domain)}</span>{quotes}</li>'
+        f'<li id="src-{ref.number}">{title} '
+        f'<span class="domain">{escape(ref.site)}</span>{quotes}</li>'
     )
 
 

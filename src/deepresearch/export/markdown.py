@@ -81,8 +81,8 @@ def _sources(block: SourceList) -> list[str]:
     """Numbered linked titles, each with its quotes under it."""
     lines = []
     for ref in block.sources:
-        title = f"[{escape(ref.title)}]({link_target(ref.url)})"
-        lines.append(f"{ref.number}. {title} — {escape(ref.domain)}")
+        title = f"[{escape(ref.title)}]({link_target(ref.url)})" if ref.url else escape(ref.title)
+        lines.append(f"{ref.number}. {title} — {escape(ref.site)}")
         lines += [f"   > “{escape(quote)}”" for quote in ref.quotes]
     return lines
 

@@ -28,6 +28,7 @@ from deepresearch.export.report_text import (
     flat,
     header_lines,
     neutralize,
+    quality_detail,
     quotes_by_source,
     row_sentence,
     usage_line,
@@ -79,19 +80,21 @@ def report_document(report: Report) -> Document:
         if items:
             blocks.append(Heading(2, heading))
             blocks.append(ItemList(tuple((text(item),) for item in items)))
-    if report.sources:
-        quotes = quotes_by_source(report)
-        listed = (
-            Source(
-                ref.number,
-                clean(ref.title or ref.url),
-                ref.url,
-                clean(ref.domain),
-                tuple(clean(item.quote) for item in quotes.get(ref.id, [])),
-            )
-            for ref in report.sources
+    quotes = quotes_by_source(report)
+    listed = tuple(
+        Source(
+            ref.number,
+            clean(ref.title or ref.url),
+            ref.url,
+            clean(ref.domain),
+            tuple(clean(item.quote) for item in quotes.get(ref.id, [])),
+            published=ref.published,
+            detail=quality_detail(ref.content_quality),
         )
-        blocks += [Heading(2, "Sources"), SourceList(tuple(listed))]
+        for ref in report.sources
+    )
+    if listed:
+        blocks += [Heading(2, "Sources"), SourceList(listed)]
     if report.considered:
         blocks += _considered(report, cites)
     summary = audit_line(report)
@@ -107,6 +110,7 @@ def report_document(report: Report) -> Document:
         blocks=tuple(blocks),
         subject=clean(report.question),
         created=report.created_at,
+        references=listed,
     )
 
 

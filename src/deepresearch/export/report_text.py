@@ -204,6 +204,12 @@ def usage_line(report: Report) -> str:
     )
 
 
+def quality_detail(tier: str | None) -> str:
+    """What a cited source's line says of its page's content (seed 001's tier), or
+    nothing for a source read before tiers were kept."""
+    return f"content: {tier}" if tier else ""
+
+
 def considered_name(scores: SourceScores) -> str:
     """How a candidate is named in "Sources considered": a local document by its own title
     (its "domain" is only ``local corpus``), a web page by its site."""

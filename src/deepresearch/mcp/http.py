@@ -44,9 +44,10 @@ from deepresearch.mcp.server import (
     not_found,
     validation_problems,
 )
+from deepresearch.models.library import LOCAL_OWNER, LibraryHit, LibraryQuery
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.service.answers import answer_job
-from deepresearch.service.auth import LOCAL_OWNER, Caller, caller
+from deepresearch.service.auth import Caller, caller
 from deepresearch.service.evals import evaluated_result
 from deepresearch.service.jobs import Submission
 from deepresearch.service.problems import ApiProblem
@@ -161,6 +162,13 @@ class ServiceBackend:
         _, document, _ = found
         recipe = get_recipe(job.recipe)
         return RunResult(recipe, recipe.result_model.model_validate(document))
+
+    async def library(self, ctx: Context, query: LibraryQuery) -> list[LibraryHit]:
+        state, who = self._who(ctx)
+        if state.library is None:
+            raise ToolError("the library is not available on this server")
+        store = state.library
+        return await run_in_threadpool(lambda: store.search(who.owner, query))
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]:
         state, who = self._who(ctx)

@@ -24,11 +24,13 @@ from langchain_core.language_models import BaseChatModel
 from deepresearch.core.ids import new_run_id
 from deepresearch.core.review import check_reply
 from deepresearch.errors import ConfigError, DeepResearchError, RunNotFound
+from deepresearch.export.formats import render_text
 from deepresearch.llm.redact import redact
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.outcomes import AWAITING, Cancelled, Finished, Outcome, Waiting, request_data
 from deepresearch.mcp.server import EventHandler, RunInfo, RunResult, not_found, tool_error
 from deepresearch.models import RunEvent
+from deepresearch.models.library import LOCAL_OWNER, LibraryHit, LibraryQuery
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.base import Recipe
 from deepresearch.recipes.registry import DEFAULT_RECIPE, followups, get_recipe
@@ -200,7 +202,7 @@ class LocalBackend:
         assert document is not None  # only stop_after pauses a run without asking
         kind = recipe.completion(document, fetches=0).kind
         _remember(settings, run_id, status="complete", kind=kind, finished=now(), error=None)
-        return Finished(run_id, kind, recipe.render(document, "md"))
+        return Finished(run_id, kind, render_text(recipe, document, "md"))
 
     def _options_of(self, run_id: str) -> dict[str, Any]:
         """The options run ``run_id`` was started with (its run record), else the
@@ -229,6 +231,9 @@ class LocalBackend:
     async def _waiting(self, run_id: str) -> InputRequest | None:
         """What unfinished run ``run_id`` asks, unless it was cancelled."""
         return await waiting_input(self.settings, run_id)
+
+    async def library(self, ctx: Context, query: LibraryQuery) -> list[LibraryHit]:
+        return await _search_library(self.settings, query)
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]:
         records = list_run_records(self.settings)[:limit]
@@ -263,6 +268,20 @@ class LocalBackend:
                 )
             )
         return out
+
+
+async def _search_library(settings: Settings, query: LibraryQuery) -> list[LibraryHit]:
+    """The local user's library, searched off the event loop."""
+    from deepresearch.library import open_store
+
+    def search() -> list[LibraryHit]:
+        with open_store(settings) as store:
+            return store.search(LOCAL_OWNER, query)
+
+    try:
+        return await asyncio.to_thread(search)
+    except DeepResearchError as exc:
+        raise tool_error(exc) from None
 
 
 def _remember(settings: Settings, run_id: str, **fields: object) -> None:

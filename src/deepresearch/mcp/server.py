@@ -44,14 +44,16 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, Field, ValidationError
 
 from deepresearch.core.ids import run_id_problem
+from deepresearch.core.library_query import parse_query
 from deepresearch.core.sanitize import MAX_QUESTION_CHARS, normalize_question
 from deepresearch.errors import DeepResearchError, InvalidInput, InvalidReply
-from deepresearch.export import BINARY_FORMATS
+from deepresearch.export import BINARY_FORMATS, extension
 from deepresearch.export.formats import ReportFormat, media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.outcomes import Outcome, Waiting, outcome_result
 from deepresearch.mcp.progress import ProgressTracker
 from deepresearch.models import RunEvent
+from deepresearch.models.library import ItemKind, LibraryHit, LibraryQuery
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.base import Recipe
 from deepresearch.service.schemas import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, InputReply
@@ -81,7 +83,8 @@ INSTRUCTIONS = (
     "research with the question; it takes minutes and reports progress. When a run asks "
     "back (a clarifying question, or its plan to review), the result says so with the run "
     "id: answer it with reply. follow_up asks a further question on a finished run, "
-    "reusing what it read. Reports of earlier runs: list_runs, then get_report."
+    "reusing what it read. Reports of earlier runs: list_runs, then get_report; what earlier "
+    "runs found and verified: search_library."
 )
 NoClarify = Annotated[
     bool | None,
@@ -211,6 +214,10 @@ class Backend(Protocol):
         ...
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]: ...
+
+    async def library(self, ctx: Context, query: LibraryQuery) -> list[LibraryHit]:
+        """The caller's library items matching ``query`` (issue 25)."""
+        ...
 
     @property
     def pdf_fonts(self) -> Sequence[Path]:
@@ -357,9 +364,10 @@ FOLLOW_UP_DESCRIPTION = (
 
 #: the ``get_report`` tool's description, which the client's model reads
 GET_REPORT_DESCRIPTION = (
-    "The report of a finished run, by run id: md (default), html or json as text; pdf "
-    "or docx as an embedded file (base64) with its media type. For a run that waits "
-    "(status awaiting_input): what it asks, to answer with reply."
+    "The report of a finished run, by run id: md (default), html, json or latex as text; "
+    "its cited sources as bibtex, ris or csljson text; pdf, docx or odt as an embedded "
+    "file (base64) with its media type. For a run that waits (status awaiting_input): "
+    "what it asks, to answer with reply."
 )
 
 #: the ``list_runs`` tool's description, which the client's model reads
@@ -370,7 +378,7 @@ LIST_RUNS_DESCRIPTION = (
 
 
 def build_server(backend: Backend) -> MCPServer:
-    """The MCP server with its five tools over ``backend``."""
+    """The MCP server with its six tools over ``backend``."""
     server: MCPServer = ResearchServer(
         name="deepresearch",
         version=__version__,
@@ -383,6 +391,7 @@ def build_server(backend: Backend) -> MCPServer:
         add_follow_up,
         add_get_report,
         add_list_runs,
+        add_search_library,
     ):  # in this order in the client's tool list
         add_tool(server, backend)
     return server
@@ -486,7 +495,7 @@ def report_block(run_id: str, format: str, data: bytes) -> ContentBlock:
         return EmbeddedResource(
             type="resource",
             resource=BlobResourceContents(
-                uri=f"deepresearch://runs/{run_id}/report.{format}",
+                uri=f"deepresearch://runs/{run_id}/report.{extension(format)}",
                 mime_type=media_type(format),
                 blob=base64.b64encode(data).decode("ascii"),
             ),
@@ -500,3 +509,51 @@ def add_list_runs(server: MCPServer, backend: Backend) -> None:
     @server.tool(name="list_runs", description=LIST_RUNS_DESCRIPTION, annotations=READS_RUNS)
     async def list_runs(ctx: Context, limit: Limit = DEFAULT_LIST_LIMIT) -> RunList:
         return RunList(runs=await backend.runs(ctx, limit))
+
+
+#: the ``search_library`` tool's description, which the client's model reads
+SEARCH_LIBRARY_DESCRIPTION = (
+    "Search what your earlier runs found: full text over their reports, verified quotes and "
+    "claims. Each result has the text, its source (URL, title, when the page was read) and "
+    "its run (id, question, date, tags). Filters: since and until (YYYY-MM-DD), domain, "
+    "run, tag, recipe, kind (report, quote or claim); limit 1-100."
+)
+
+
+class LibraryResults(BaseModel):
+    results: list[LibraryHit]
+
+
+def add_search_library(server: MCPServer, backend: Backend) -> None:
+    """The ``search_library`` tool: the caller's library, searched (issue 25)."""
+
+    @server.tool(
+        name="search_library", description=SEARCH_LIBRARY_DESCRIPTION, annotations=READS_RUNS
+    )
+    async def search_library(
+        query: str,
+        ctx: Context,
+        since: str | None = None,
+        until: str | None = None,
+        domain: str | None = None,
+        run: str | None = None,
+        tag: str | None = None,
+        recipe: str | None = None,
+        kind: ItemKind | None = None,
+        limit: int = 10,
+    ) -> LibraryResults:
+        filters = {
+            "since": since,
+            "until": until,
+            "domain": domain,
+            "run": run,
+            "tag": tag,
+            "recipe": recipe,
+            "kind": kind,
+            "limit": limit,
+        }
+        try:  # the rules of every front end
+            checked = parse_query(query, filters)
+        except DeepResearchError as exc:
+            raise tool_error(exc) from None
+        return LibraryResults(results=await backend.library(ctx, checked))

@@ -3,14 +3,15 @@ tables, and the two lists a research report ends with (its sources, and the tabl
 every source it considered). Pure data, no rendering.
 
 Each recipe's result is built into one (``Recipe.document``: a research Report by
-``export.report_document``, an employer profile by ``recipes.employer.document``). A
-research report's every format is drawn from it (``export.markdown``, ``export.html``,
-``export.pdf``, ``export.docx``); the employer profile's PDF and DOCX are. Whoever builds
-a document has already made its text safe (neutralized, flattened) and decided its
-links; the hints here (a citation and its quote, the program's own words, an address
-shown as text, a paragraph's or a list's role, a table's kind and the columns a narrow
-page shows, a span's text kept whole for a page that reflows it) say what a piece is,
-and each renderer decides how it looks.
+``export.report_document``, an employer profile by ``recipes.employer.document``), and
+every format but JSON is drawn from it through ``export.formats``: ``export.markdown``,
+``export.html``, ``export.pdf``, ``export.docx``, ``export.odt``, ``export.latex``, and
+the bibliographies from its ``references``. Whoever builds a document has already made
+its text safe (neutralized, flattened) and decided its links; the hints here (a citation
+and its quote, the program's own words, an address shown as text, a paragraph's or a
+list's role, a table's kind and the columns a narrow page shows, a span's text kept
+whole for a page that reflows it) say what a piece is, and each renderer decides how it
+looks.
 """
 
 from __future__ import annotations
@@ -123,14 +124,23 @@ def merged(cell: Cell) -> Span:
 
 @dataclass(frozen=True)
 class Source:
-    """One cited source: its number, title (its link's words), address and site, and the
-    verified quotes cited from it."""
+    """One cited source: its number, title (its link's words), address (empty: a source
+    that is not a page, such as a pasted job posting, and is not linked) and site, the
+    verified quotes cited from it, when it was published, where known, and ``detail``,
+    said after the site (the program's own words: the page's content-quality tier)."""
 
     number: int
     title: str
     url: str
     domain: str
     quotes: tuple[str, ...] = ()
+    published: datetime | None = None
+    detail: str = ""
+
+    @property
+    def site(self) -> str:
+        """The site, and the detail after it."""
+        return f"{self.domain} · {self.detail}" if self.detail else self.domain
 
 
 @dataclass(frozen=True)
@@ -148,8 +158,8 @@ class SourceList:
                 Paragraph(
                     (
                         Span(f"[{ref.number}] ", bold=True),
-                        Span(ref.title, url=ref.url),
-                        Span(f" — {ref.domain}"),
+                        Span(ref.title, url=ref.url or None),
+                        Span(f" — {ref.site}"),
                     )
                 )
             )
@@ -162,10 +172,15 @@ Block = Heading | Paragraph | ItemList | Table | SourceList
 
 @dataclass(frozen=True)
 class Document:
+    """A document's blocks; ``references`` are the sources it cites, for the bibliography
+    formats (BibTeX, RIS, CSL-JSON) and LaTeX's bibliography: a research report's are
+    those of its source list, another recipe's the pages its citations point to."""
+
     title: str
     blocks: tuple[Block, ...]
     subject: str = ""
     created: datetime | None = None
+    references: tuple[Source, ...] = ()
 
     def links(self) -> list[str]:
         """Every link target, in order (tests and callers check them)."""

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from deepresearch.models.event_registry import Payload
+from deepresearch.models.plan import UnitStatus
 from deepresearch.models.report import Audit, ReportKind
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.source import SourceKind
@@ -212,8 +213,9 @@ class SourceSummarized(Payload):
 
 
 class EvidenceAdded(Payload):
-    """A research unit finished. ``done``, ``units`` and ``max_waves`` give the service's
-    job progress."""
+    """A research unit finished: seed 004's per-unit summary (status, topic, duration,
+    failure reason) and what it found. ``done``, ``units`` and ``max_waves`` give the
+    service's job progress."""
 
     event_type = "evidence_added"
     stages = "research"
@@ -225,6 +227,19 @@ class EvidenceAdded(Payload):
     done: int = Field(description="how many of the wave's units have finished")
     units: int = Field(description="of how many")
     max_waves: int = Field(description="the run's bound on waves")
+    status: UnitStatus = Field(
+        default="completed",
+        description="completed, or failed / timed_out: the unit raised something "
+        "unexpected or ran past unit_timeout_s; the run goes on without it",
+    )
+    topic: str = Field(default="", description="the sub-question the unit researched")
+    duration_s: float | None = Field(
+        default=None, description="seconds the unit ran (never in the report: a replay's differ)"
+    )
+    failure_reason: str | None = Field(
+        default=None,
+        description="why it failed: 'research unit timed out' or 'research unit execution failed'",
+    )
 
 
 class GateEvaluated(Payload):

@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 SubQuestionStatus = Literal["pending", "covered", "weak", "failed"]
+#: how a research unit (one sub-question's research in a wave) ended (``core.units``)
+UnitStatus = Literal["completed", "failed", "timed_out"]
 
 
 class SubQuestion(BaseModel):
@@ -28,6 +30,11 @@ class SubQuestion(BaseModel):
     )
     passing: int = Field(default=0, description="sources that passed the threshold, last wave")
     status: SubQuestionStatus = "pending"
+    failure: str | None = Field(
+        default=None,
+        description="why its last research unit failed (issue 28): "
+        "'research unit timed out' or 'research unit execution failed'",
+    )
 
 
 class Plan(BaseModel):

@@ -11,6 +11,7 @@ from deepresearch.models.claims import ClaimLedger
 from deepresearch.models.evaluation import EvalResult
 from deepresearch.models.evidence import Evidence
 from deepresearch.models.scores import SourceScores
+from deepresearch.models.source import ContentQuality
 from deepresearch.models.thread import FollowupInfo
 from deepresearch.models.usage import Usage
 
@@ -107,6 +108,12 @@ class SourceRef(BaseModel):
     url: str
     title: str
     domain: str
+    content_quality: ContentQuality | None = Field(
+        default=None, description="the page's content-quality tier (seed 001), when known"
+    )
+    published: datetime | None = Field(
+        default=None, description="when the page says it was published, where known"
+    )
 
 
 class Report(BaseModel):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
 from deepresearch.models.scores import SourceScores
 
 SourceKind = Literal["html", "pdf", "text", "snippet"]
+#: seed 001's content-quality tiers, best first (``core.content_quality`` decides them)
+ContentQuality = Literal["HIGH", "MEDIUM", "LOW", "INSUFFICIENT"]
+CONTENT_QUALITIES: tuple[ContentQuality, ...] = get_args(ContentQuality)
 
 
 class Source(BaseModel):
@@ -31,6 +34,11 @@ class Source(BaseModel):
     fetch_error: str | None = None
     scores: SourceScores | None = Field(
         default=None, description="every ranking dimension, the threshold and the decision"
+    )
+    content_quality: ContentQuality | None = Field(
+        default=None,
+        description="how much the stored text gives to write from (seed 001's tier; None: "
+        "read before tiers were kept)",
     )
 
 

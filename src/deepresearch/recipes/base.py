@@ -12,22 +12,25 @@ A recipe supplies:
   state; ``context`` what the nodes get through LangGraph's Runtime (the run's ports,
   plus the recipe's own resources); ``checkpoint_types`` what its state may contain;
 - ``result(values)``: the document of a finished run (a ``Report``, an ``EmployerResult``);
-  ``completion`` how it reads to a front end; ``render`` it as md, html or json;
-  ``document`` it as a page-neutral ``models.document.Document``, which
-  ``export.formats.render_bytes`` draws as PDF or DOCX (so every recipe has every format
-  of ``export.formats.FORMATS`` without knowing about either);
+  ``completion`` how it reads to a front end; ``to_json`` it as JSON (its model, plus what
+  the recipe adds); ``document`` it as a page-neutral ``models.document.Document``, which
+  ``export.formats`` draws in every other format (markdown, HTML, PDF, DOCX...), so every
+  recipe has every format of ``export.formats.FORMATS`` without knowing about any;
 - ``role_temperatures``: the recipe's per-role sampling temperatures (seed 000: synthesis
   0.3, judging 0.1), used unless the user set a temperature;
 - ``multiline_question``: whether its question keeps line breaks when normalised (the
   employer's may be a pasted job posting).
+- ``library_entry(values, fetched_at)``: what a finished run adds to its owner's library
+  (issue 25; docs/library.md), or None for a recipe whose runs are not kept there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -44,16 +47,12 @@ if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is
     from deepresearch.context import RunContext, ThreadStore
     from deepresearch.models import EvalResult
     from deepresearch.models.document import Document
+    from deepresearch.models.library import LibraryEntry
     from deepresearch.models.thread import Turn
     from deepresearch.settings_groups import ModelSettings, Storage
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
-
-#: every text format a recipe renders its document in (``render``); the binary ones are
-#: drawn from its ``document`` (``export.formats``)
-TextFormat = Literal["md", "html", "json"]
-FORMATS: tuple[TextFormat, ...] = get_args(TextFormat)
 
 
 @dataclass(frozen=True)
@@ -172,11 +171,19 @@ class Recipe(Protocol[Q, R]):
 
     def completion(self, result: R, *, fetches: int) -> Completion: ...
 
-    def render(self, result: R, fmt: str) -> str:
-        """``result`` as md, html or json; ValueError for another format."""
+    def to_json(self, result: R) -> str:
+        """``result`` as JSON: the one format not drawn from its document."""
         ...
 
     def document(self, result: R) -> Document:
-        """``result`` as a page-neutral document (what ``render`` shows as markdown), for
-        the PDF and DOCX exports."""
+        """``result`` as a page-neutral document, which every other format draws
+        (``export.formats``)."""
+        ...
+
+    def library_entry(
+        self, values: Mapping[str, Any], fetched_at: Mapping[str, datetime]
+    ) -> LibraryEntry | None:
+        """What a finished run (its final state ``values``) adds to its owner's library
+        (issue 25), or None for a recipe whose runs are not kept there; ``fetched_at``
+        says when the run read each URL."""
         ...

@@ -74,6 +74,8 @@ class RunTape(Protocol):
 
     def waited(self) -> None: ...
 
+    def cut(self, what: str) -> None: ...
+
     def answered(self, pause: str, kind: str, answer: Any) -> None: ...
 
     def finish(self, document: BaseModel) -> None: ...
@@ -126,6 +128,9 @@ class NoTape:
         pass
 
     def waited(self) -> None:
+        pass
+
+    def cut(self, what: str) -> None:
         pass
 
     def answered(self, pause: str, kind: str, answer: Any) -> None:

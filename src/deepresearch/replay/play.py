@@ -65,7 +65,8 @@ BUDGET_SETTINGS = ("max_tokens", "max_cost", "max_time")
 def refuse_inexact(manifest: dict[str, Any]) -> None:
     """Refuse, before any work, a recorded run whose replay cannot be exact: one that
     needed what its recording (made by an earlier version) does not hold: a budget's
-    decisions, a person's answers, a follow-up's parent."""
+    decisions, a person's answers, a follow-up's parent; or one with a research unit cut
+    at its time limit (``Recorder.cut``)."""
     run = manifest.get("run_id")
     report = f"`deepresearch report {run}` shows its report"
     holds = manifest.get("holds", [])
@@ -83,6 +84,13 @@ def refuse_inexact(manifest: dict[str, Any]) -> None:
             f"run {run!r} waited for a person's answer (a clarifying question or a plan "
             "review), which its recording does not hold, so its replay cannot be exact",
             hint=f"{report}; recordings made since this version keep the answers and replay",
+        )
+    cut = manifest.get("cut", [])
+    if cut:
+        raise RunError(
+            f"run {run!r} had {cut[0]} cut at its time limit (unit_timeout_s); what it had "
+            "done by then depends on the machine's speed, so its replay cannot be exact",
+            hint=f"{report}; a run with no unit cut at its time limit replays",
         )
     parent = manifest.get("request", {}).get("followup_of")
     if parent and "parents" not in holds:

@@ -119,6 +119,10 @@ def search_key(provider: str, query: str, limit: int) -> str:
 
 
 def _error_entry(exc: Exception) -> dict[str, Any]:
+    if not isinstance(exc, RunError):
+        # not one of ours: the research unit that asked fails (``core.units``); the text
+        # of such an error may hold anything, so only its class is kept
+        return {"error": type(exc).__name__, "unexpected": True}
     return {
         "error": type(exc).__name__,
         "message": getattr(exc, "message", str(exc)),
@@ -128,7 +132,10 @@ def _error_entry(exc: Exception) -> dict[str, Any]:
 
 def _raise_recorded(entry: Mapping[str, Any], fallback: type[RunError]) -> None:
     """Raise the error a port raised while the run was recorded (the same class of our
-    error tree, the same message)."""
+    error tree, the same message); one not of ours as a ``RecordedFailure`` of its name."""
+    if entry.get("unexpected"):
+        name = str(entry.get("error", "Exception"))
+        raise type(name, (RecordedFailure,), {})(f"a recorded {name} failure")
     cls = getattr(error_tree, str(entry.get("error")), None)
     if not (isinstance(cls, type) and issubclass(cls, RunError)):
         cls = fallback
@@ -233,7 +240,7 @@ class RecordingSearch:
         token = _SEARCH_FAILURES.set(failures)
         try:
             hits = await self.inner.search(query, limit=limit)
-        except RunError as exc:
+        except Exception as exc:
             self._tape.append("searches", {"key": key, **_error_entry(exc)})
             raise
         finally:
@@ -253,7 +260,7 @@ class RecordingFetcher:
     async def fetch(self, url: str) -> FetchedPage:
         try:
             page = await self.inner.fetch(url)
-        except RunError as exc:
+        except Exception as exc:
             self._tape.append("pages", {"url": url, **_error_entry(exc)})
             raise
         entry = page.model_dump(mode="json", exclude={"content"})
@@ -305,6 +312,15 @@ class Recorder:
         if self.tape.exists():
             manifest = self.tape.manifest()
             manifest["waited_for_input"] = True
+            self.tape.write_manifest(manifest)
+
+    def cut(self, what: str) -> None:
+        """A part of the run was cut at a time limit (``what``: a research unit past
+        ``unit_timeout_s``): what it had done by then depends on the machine's speed, so
+        the replay refuses (``replay.play.refuse_inexact``) instead of differing."""
+        if self.tape.exists():
+            manifest = self.tape.manifest()
+            manifest["cut"] = [*manifest.get("cut", []), what]
             self.tape.write_manifest(manifest)
 
     def answered(self, pause: str, kind: str, answer: Any) -> None:
@@ -490,6 +506,9 @@ class Player(NoTape):
         gateway.boundary = str(self.manifest.get("boundary", gateway.boundary))
 
     def waited(self) -> None:
+        pass
+
+    def cut(self, what: str) -> None:
         pass
 
     def answered(self, pause: str, kind: str, answer: Any) -> None:

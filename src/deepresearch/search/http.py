@@ -49,7 +49,8 @@ _SWITCH = "or choose another provider with --search"
 class RetryPolicy:
     """How often and how patiently to retry. Tests set the delays to zero."""
 
-    max_retries: int = 3
+    #: seed 001's retry strategy: 4 retries (5 attempts), backoff 0.5 s doubling to 4 s
+    max_retries: int = 4
     base_delay_s: float = 0.5
     max_delay_s: float = 4.0
     #: a longer Retry-After is cut to this; waiting longer stalls the whole run

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # settings imports this module for the provider names
     import httpx
     from pydantic import SecretStr
 
+    from deepresearch.search.adapter import HttpOptions
     from deepresearch.search.base import SearchProvider
     from deepresearch.search.fanout import OnFailure
 
@@ -74,6 +75,8 @@ class SearchConfig(Protocol):
     def corpus_dir(self) -> Path | None: ...
     @property
     def search_timeout_s(self) -> float: ...
+    @property
+    def search_max_retries(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,12 @@ class _Build:
     local_factory: LocalFactory | None
 
     @property
-    def timeout_s(self) -> float:
-        return self.settings.search_timeout_s
+    def options(self) -> HttpOptions:
+        """Every web adapter's per-attempt timeout and retry policy, from the settings."""
+        from deepresearch.search.http import RetryPolicy
+
+        retry = RetryPolicy(max_retries=self.settings.search_max_retries)
+        return {"timeout_s": self.settings.search_timeout_s, "retry": retry}
 
     def url(self, name: str, default: str) -> str:
         return self.settings.search_urls.get(name, default)
@@ -119,7 +126,7 @@ class Provider:
 def _searxng(b: _Build) -> SearchProvider:
     from deepresearch.search.searxng import SearxngSearch
 
-    return SearxngSearch(b.client, _searxng_url(b.settings.searxng_url), timeout_s=b.timeout_s)
+    return SearxngSearch(b.client, _searxng_url(b.settings.searxng_url), **b.options)
 
 
 def _tavily(b: _Build) -> SearchProvider:
@@ -127,7 +134,7 @@ def _tavily(b: _Build) -> SearchProvider:
 
     key = _key(b.settings.tavily_api_key, "tavily")
     url = b.url("tavily", tavily.DEFAULT_BASE_URL)
-    return tavily.TavilySearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+    return tavily.TavilySearch(b.client, key, base_url=url, **b.options)
 
 
 def _exa(b: _Build) -> SearchProvider:
@@ -135,7 +142,7 @@ def _exa(b: _Build) -> SearchProvider:
 
     key = _key(b.settings.exa_api_key, "exa")
     url = b.url("exa", exa.DEFAULT_BASE_URL)
-    return exa.ExaSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+    return exa.ExaSearch(b.client, key, base_url=url, **b.options)
 
 
 def _brave(b: _Build) -> SearchProvider:
@@ -143,14 +150,14 @@ def _brave(b: _Build) -> SearchProvider:
 
     key = _key(b.settings.brave_api_key, "brave")
     url = b.url("brave", brave.DEFAULT_BASE_URL)
-    return brave.BraveSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+    return brave.BraveSearch(b.client, key, base_url=url, **b.options)
 
 
 def _duckduckgo(b: _Build) -> SearchProvider:
     from deepresearch.search import duckduckgo
 
     url = b.url("duckduckgo", duckduckgo.DEFAULT_BASE_URL)
-    return duckduckgo.DuckDuckGoSearch(b.client, base_url=url, timeout_s=b.timeout_s)
+    return duckduckgo.DuckDuckGoSearch(b.client, base_url=url, **b.options)
 
 
 def _google(b: _Build) -> SearchProvider:
@@ -164,7 +171,7 @@ def _google(b: _Build) -> SearchProvider:
         )
     url = b.url("google", google_cse.DEFAULT_BASE_URL)
     return google_cse.GoogleSearch(
-        b.client, key, b.settings.google_cse_id, base_url=url, timeout_s=b.timeout_s
+        b.client, key, b.settings.google_cse_id, base_url=url, **b.options
     )
 
 
@@ -173,14 +180,14 @@ def _serper(b: _Build) -> SearchProvider:
 
     key = _key(b.settings.serper_api_key, "serper")
     url = b.url("serper", serper.DEFAULT_BASE_URL)
-    return serper.SerperSearch(b.client, key, base_url=url, timeout_s=b.timeout_s)
+    return serper.SerperSearch(b.client, key, base_url=url, **b.options)
 
 
 def _wikipedia(b: _Build) -> SearchProvider:
     from deepresearch.search import wikipedia as wiki
 
     url = b.url("wikipedia", wiki.DEFAULT_BASE_URL)
-    return wiki.WikipediaSearch(b.client, base_url=url, timeout_s=b.timeout_s)
+    return wiki.WikipediaSearch(b.client, base_url=url, **b.options)
 
 
 def _arxiv(b: _Build) -> SearchProvider:
@@ -188,7 +195,7 @@ def _arxiv(b: _Build) -> SearchProvider:
 
     url = b.url("arxiv", arxiv.DEFAULT_BASE_URL)
     return arxiv.ArxivSearch(
-        b.client, base_url=url, min_interval_s=b.settings.arxiv_interval_s, timeout_s=b.timeout_s
+        b.client, base_url=url, min_interval_s=b.settings.arxiv_interval_s, **b.options
     )
 
 
@@ -201,7 +208,7 @@ def _pubmed(b: _Build) -> SearchProvider:
         api_key=b.settings.ncbi_api_key,
         email=b.settings.ncbi_email,
         base_url=url,
-        timeout_s=b.timeout_s,
+        **b.options,
     )
 
 
@@ -210,7 +217,7 @@ def _semantic_scholar(b: _Build) -> SearchProvider:
 
     url = b.url("semantic_scholar", s2.DEFAULT_BASE_URL)
     return s2.SemanticScholarSearch(
-        b.client, api_key=b.settings.semantic_scholar_api_key, base_url=url, timeout_s=b.timeout_s
+        b.client, api_key=b.settings.semantic_scholar_api_key, base_url=url, **b.options
     )
 
 

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.state import ServiceState
 
-LOCAL_OWNER = "local"
+__all__ = ["LOCAL_OWNER", "Caller", "caller"]
 
 
 @dataclass(frozen=True)

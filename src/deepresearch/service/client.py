@@ -36,8 +36,8 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from deepresearch.errors import ConfigError, DeepResearchError, RunError
+from deepresearch.export.formats import TextFormat
 from deepresearch.models import Report, RunEvent
-from deepresearch.recipes.base import TextFormat
 from deepresearch.resilience import backoff_delay, parse_retry_after
 from deepresearch.service import DEFAULT_SERVER
 from deepresearch.service.jobs import TERMINAL, TERMINAL_EVENTS

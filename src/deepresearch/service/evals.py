@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select
 
+from deepresearch.export.formats import render_text
 from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.service import tables as t
@@ -59,5 +60,5 @@ def evaluated_result(store: JobStore, job: Job) -> tuple[str, dict[str, Any], st
     if evaluation is not None and document.get("evaluation") != evaluation:
         document = {**document, "evaluation": evaluation}
         recipe = get_recipe(job.recipe)
-        markdown = recipe.render(recipe.result_model.model_validate(document), "md")
+        markdown = render_text(recipe, recipe.result_model.model_validate(document), "md")
     return kind, document, markdown

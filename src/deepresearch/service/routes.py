@@ -10,8 +10,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.errors import ConfigError, DeepResearchError
-from deepresearch.export import BINARY_FORMATS, MEDIA_TYPES
-from deepresearch.export.formats import ReportFormat, render_bytes
+from deepresearch.export import DRAWN_FORMATS, MEDIA_TYPES, extension
+from deepresearch.export.formats import ReportFormat, render_bytes, render_text
 from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.service.answers import answer_job, owned_job
@@ -291,7 +291,8 @@ async def report(
     who: CallerDep,
     format: ReportFormat = "json",
 ) -> Response:
-    """The report as markdown, HTML, JSON, or a PDF or DOCX download."""
+    """The report as markdown, HTML, JSON or LaTeX, its cited sources as BibTeX, RIS or
+    CSL-JSON, or a PDF, DOCX or ODT download."""
     job = await _own_job(request, who, job_id)
     if job.status == "EXPIRED":
         raise ApiProblem(410, "the job's results have expired", kind="expired")
@@ -300,7 +301,7 @@ async def report(
         raise ApiProblem(409, f"the job is {job.status}; its report is not ready", kind="not-ready")
     _, document, markdown = found
     recipe = get_recipe(job.recipe)
-    if format in BINARY_FORMATS:
+    if format in DRAWN_FORMATS:
         export = _state(request).export
         data = await run_in_threadpool(
             lambda: render_bytes(
@@ -313,12 +314,12 @@ async def report(
         return Response(
             data,
             media_type=MEDIA_TYPES[format],
-            headers={"Content-Disposition": f'attachment; filename="{job.id}.{format}"'},
+            headers={"Content-Disposition": f'attachment; filename="{job.id}.{extension(format)}"'},
         )
     if format == "md":
         return PlainTextResponse(markdown, media_type="text/markdown; charset=utf-8")
     if format == "html":
-        page = recipe.render(recipe.result_model.model_validate(document), "html")
+        page = render_text(recipe, recipe.result_model.model_validate(document), "html")
         return HTMLResponse(page, headers={"Content-Security-Policy": REPORT_CSP})
     return JSONResponse(document)
 

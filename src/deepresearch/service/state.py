@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.librarydb.store import LibraryStore
 from deepresearch.models import EvalResult
 from deepresearch.models.thread import Turn
 from deepresearch.service.jobs import Job
@@ -65,6 +66,8 @@ class ServiceState:
     notifier: Notifier
     workers: Workers
     jobs: JobChecks
+    #: the keys' libraries (issue 25; ``library_routes.py``); None: not opened
+    library: LibraryStore | None = None
     _keys_checked: tuple[float, bool] = (-1e9, False)
 
     async def keys_required(self) -> bool:

@@ -3,9 +3,9 @@ anything generic, fabricated or injected ("bad data is worse than no data").
 
 One module per step: ``classify`` (Phase 1), ``queries``, ``gather`` and ``synthesize``
 (Phase 2; ``extract`` is its model-free core), ``prune``, ``tiers``, ``bad_data``,
-``industry``, ``judge`` and ``rerank`` (Phase 2B), ``routing`` (section 8), and the formats:
-``profile_text`` (the words they share), ``render`` (md, html, json), ``document`` (the
-page-neutral document of the PDF and DOCX).
+``industry``, ``judge`` and ``rerank`` (Phase 2B), ``routing`` (section 8), and the profile
+as a page-neutral document (``document``, its words in ``profile_text``), which every
+format but JSON draws (``export.formats``; ``render.render_employer`` for a library caller).
 ``nodes`` wires them into the LangGraph graph of ``graph`` (its state in ``state``),
 checkpointed after every phase on the shared runner; ``recipe`` is what the registry
 (``deepresearch.recipes.registry``) hands the front ends. ``lists`` loads the seed's

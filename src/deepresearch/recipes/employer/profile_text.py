@@ -1,5 +1,5 @@
-"""An EmployerResult's words, shared by every format (markdown, HTML, JSON and the
-page-neutral document the PDF and DOCX draw). Pure.
+"""An EmployerResult's words, put in the page-neutral document every format but JSON
+draws (``document``). Pure.
 
 Found facts cite their verified quotes by number ([1], [2]...): the cited ones from 1 in
 order of first citation (``numbers``), then every other passage read.
@@ -82,7 +82,9 @@ def meta_line(result: EmployerResult) -> str:
 
 
 #: the routing table's columns, in every format (``routing_cells`` gives a step's cells)
-ROUTING_HEADER = ("attempt", "data", "quality", "confidence", "recommended", "route", "next")
+ROUTING_HEADER = (
+    "attempt", "data", "quality", "confidence", "recommended", "route", "next", "state after",
+)  # fmt: skip
 
 
 def routing_cells(step: RoutingStep) -> tuple[str, ...]:
@@ -95,4 +97,11 @@ def routing_cells(step: RoutingStep) -> tuple[str, ...]:
         step.recommended_action,
         step.route,
         step.next_phase,
+        f"search_attempt={step.after.search_attempt}, low_data_flag={step.after.low_data_flag}, "
+        f"early_exit={step.after.early_exit}",
     )
+
+
+def attempt_label(attempt: int) -> str:
+    """A search attempt's name: the first, or the enhanced retry the routing asked for."""
+    return f"Attempt {attempt} ({'first attempt' if attempt == 1 else 'enhanced retry'})"

@@ -4,6 +4,7 @@ renderings (``recipes/base.py``'s protocol)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,6 @@ from deepresearch.recipes.base import Completion, Recipe
 from deepresearch.recipes.employer import events as _events  # noqa: F401  (registers its payloads)
 from deepresearch.recipes.employer.lists import EmployerLists, default_lists, load_employer_lists
 from deepresearch.recipes.employer.models import EmployerOptions, EmployerRequest, EmployerResult
-from deepresearch.recipes.employer.render import render_employer
 from deepresearch.settings_groups import SettingsGroups
 from deepresearch.settings_values import Role
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
 
     from deepresearch.context import RunContext
     from deepresearch.models.document import Document
+    from deepresearch.models.library import LibraryEntry
     from deepresearch.recipes.employer.state import EmployerContext
 
 #: the resources a local front end may load from a file: the lists (``--lists FILE``)
@@ -141,13 +142,20 @@ class EmployerRecipe:
             notes=(f"reason: {result.reranker.early_exit_reason}",) if early else (),
         )
 
-    def render(self, result: EmployerResult, fmt: str) -> str:
-        return render_employer(result, fmt)
+    def to_json(self, result: EmployerResult) -> str:
+        return result.model_dump_json(indent=2) + "\n"
 
     def document(self, result: EmployerResult) -> Document:
         from deepresearch.recipes.employer.document import employer_document  # exports only
 
         return employer_document(result)
+
+    def library_entry(
+        self, values: Mapping[str, Any], fetched_at: Mapping[str, datetime]
+    ) -> LibraryEntry | None:
+        """Employer profiles are not kept in the library (yet): their facts are not
+        verified quotes of stored pages."""
+        return None
 
 
 def _describe(request: EmployerRequest) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,9 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from deepresearch.core.budget import with_budget_note
 from deepresearch.core.ids import run_id_problem
+from deepresearch.core.library_entry import library_entry
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
-from deepresearch.export.report_render import render
+from deepresearch.export.markdown import to_markdown
+from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
 from deepresearch.models.report import REPLY_KINDS
@@ -28,6 +31,7 @@ if TYPE_CHECKING:  # LangGraph loads when the graph is built (run_started comes 
 
     from deepresearch.context import RunContext
     from deepresearch.models.document import Document
+    from deepresearch.models.library import LibraryEntry
 
 
 class ResearchOptions(BaseModel):
@@ -168,8 +172,24 @@ class ResearchRecipe:
             report=result,
         )
 
-    def render(self, result: Report, fmt: str) -> str:
-        return render(result, fmt)
+    def to_json(self, result: Report) -> str:
+        return to_json(result)
+
+    def library_entry(
+        self, values: Mapping[str, Any], fetched_at: Mapping[str, datetime]
+    ) -> LibraryEntry | None:
+        """The report, its verified quotes and claims and the pages they quote."""
+        report = self.result(values)
+        if report is None:
+            return None
+        return library_entry(
+            report,
+            values.get("sources") or {},
+            recipe=self.name,
+            markdown=to_markdown(self.document(report)),
+            finished_at=report.created_at or datetime.now(UTC),
+            fetched_at=fetched_at,
+        )
 
     def document(self, result: Report) -> Document:
         from deepresearch.export.report_document import report_document  # for the exports only

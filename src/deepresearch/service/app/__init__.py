@@ -23,9 +23,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
 from deepresearch.fetch.extract_pool import shutdown_shared_pool
+from deepresearch.librarydb.engine import open_library
+from deepresearch.librarydb.store import LibraryStore
 from deepresearch.service import problems
 from deepresearch.service.app.jobs import Runtime, ServerJobChecks, worker_pool
 from deepresearch.service.db import open_database
+from deepresearch.service.library_routes import library_router
 from deepresearch.service.middleware import BodyCap, HeadAsGet, SecurityHeaders
 from deepresearch.service.notify import Notifier
 from deepresearch.service.routes import router
@@ -33,7 +36,7 @@ from deepresearch.service.state import ServiceState
 from deepresearch.service.store import Clock, JobStore, utcnow
 from deepresearch.service.web import mount as mount_web_page
 from deepresearch.settings import Settings
-from deepresearch.settings_groups import ExportSettings, ServiceSettings
+from deepresearch.settings_groups import ExportSettings, ServiceSettings, StorageSettings
 from deepresearch.version import __version__
 
 if TYPE_CHECKING:
@@ -56,6 +59,7 @@ def create_app(
         store = JobStore(db, clock)
         notifier = Notifier()
         workers = worker_pool(store, settings, notifier, runtime)
+        library = await run_in_threadpool(open_library, StorageSettings.of(settings))
         app.state.service = ServiceState(
             service=ServiceSettings.of(settings),
             export=ExportSettings.of(settings),
@@ -63,6 +67,7 @@ def create_app(
             notifier=notifier,
             workers=workers,
             jobs=ServerJobChecks(settings, runtime),
+            library=LibraryStore(library),
         )
         if start_workers and settings.run_workers:
             await workers.start()
@@ -72,6 +77,7 @@ def create_app(
         finally:
             await workers.stop()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
+            library.dispose()
             if engine is None:
                 db.dispose()
 
@@ -91,6 +97,7 @@ def create_app(
     app.add_middleware(SecurityHeaders)
     problems.install(app)
     app.include_router(router)
+    app.include_router(library_router)
     mcp = mount_mcp(app, settings)  # the MCP server at /mcp, behind the same keys
     mount_web_page(app)  # the web page at / and its assets under /web/
 

@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 
 from deepresearch.errors import RunNotFound
 from deepresearch.events import Sink
+from deepresearch.export.formats import render_text
 from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.providers import build_role_models
 from deepresearch.models import EvalResult
@@ -77,6 +78,7 @@ class RecipeJobs:
             "models": self.runtime.models,
             "search": self.runtime.search,
             "fetcher": self.runtime.fetcher,
+            "owner": job.owner,  # its key's library; the job store keeps its record
         }
         document = None
         resumed = False
@@ -107,7 +109,7 @@ class RecipeJobs:
         return Outcome(
             completion.kind,
             document.model_dump(mode="json"),
-            recipe.render(document, "md"),
+            render_text(recipe, document, "md"),
             completion.evidence,
             completion.report,
             completion.completed_event,

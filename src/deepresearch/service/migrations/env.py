@@ -12,7 +12,11 @@ config = context.config
 connection = config.attributes.get("connection")
 
 if connection is not None:
-    context.configure(connection=connection, target_metadata=metadata)
+    context.configure(
+        connection=connection,
+        target_metadata=metadata,
+        version_table=config.attributes.get("version_table", "alembic_version"),
+    )
     with context.begin_transaction():
         context.run_migrations()
 else:

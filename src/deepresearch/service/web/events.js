@@ -50,7 +50,14 @@ export const READERS = {
   }),
   source_fetched: (data) => ({ url: str(data.url), domain: str(data.domain), title: str(data.title) }),
   source_failed: (data) => ({ url: str(data.url), domain: str(data.domain), reason: str(data.reason) }),
-  evidence_added: (data) => ({ subq: str(data.sub_question), count: num(data.count) }),
+  // a research unit's summary (seed 004): how it ended, why not, and how long it ran
+  evidence_added: (data) => ({
+    subq: str(data.sub_question),
+    count: num(data.count),
+    status: str(data.status) || "completed",
+    reason: str(data.failure_reason),
+    seconds: numberOrNull(data.duration_s),
+  }),
   gate_evaluated: (data) => ({ weak: strings(data.weak_sub_questions) }),
   model_call: (data) => ({
     input: num(data.input_tokens),

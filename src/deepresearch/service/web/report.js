@@ -102,7 +102,13 @@ export class ReportView {
       return seen.length > 0 && seen.every((basis) => basis === "model");
     }).length;
     const contradictions = report.sections.findIndex((s) => s.kind === "contradictions");
-    const formats = [["md", "Markdown"], ["html", "HTML"], ["json", "JSON"], ["pdf", "PDF"], ["docx", "Word"]];
+    // [format, label, file extension]: the formats are export.formats.FORMATS, in order
+    const formats = [
+      ["md", "Markdown", "md"], ["html", "HTML", "html"], ["json", "JSON", "json"],
+      ["pdf", "PDF", "pdf"], ["docx", "Word", "docx"], ["odt", "OpenDocument", "odt"],
+      ["latex", "LaTeX", "tex"], ["bibtex", "BibTeX", "bib"], ["ris", "RIS", "ris"],
+      ["csljson", "CSL-JSON", "json"],
+    ];
     return h("header", { class: "report-header" },
       h("h2", { id: "report-title" }, report.title),
       report.notice ? h("p", { class: "notice" }, report.notice) : null,
@@ -122,11 +128,11 @@ export class ReportView {
             : null)
         : null,
       h("p", { class: "downloads" }, "Download: ",
-        formats.map(([format, label], i) => [
+        formats.map(([format, label, extension], i) => [
           i ? " · " : null,
           h("a", {
             href: `v1/research/${encodeURIComponent(this.jobId)}/report?format=${format}`,
-            download: `${this.jobId}.${format}`,
+            download: `${this.jobId}.${extension}`,
             "data-format": format,
             onclick: (event) => this.download && this.download(event, format),
           }, label),

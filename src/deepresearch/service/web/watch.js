@@ -33,6 +33,7 @@ const SOURCE_RANK = { dropped: 1, chosen: 2, failed: 3, read: 4 };
 const SOURCE_STATE_LABELS = { dropped: "Dropped", chosen: "To read", failed: "Failed", read: "Read" };
 const SUBQ_LABELS = {
   planned: "Planned", queued: "Queued", researching: "Researching", done: "Done",
+  failed: "Failed", timed_out: "Timed out",
 };
 export const TERMINAL_EVENT_STATUS = {
   run_completed: "COMPLETED", run_failed: "FAILED", run_cancelled: "CANCELLED",
@@ -291,7 +292,10 @@ export class RunWatch {
         const sq = this.subqs.get(info.subq);
         if (sq) {
           sq.evidence += info.count;
-          sq.status = "done";
+          // the unit's own status: a failed or timed-out unit says so, with its reason
+          sq.status = info.status === "completed" ? "done" : info.status;
+          sq.failure = info.reason;
+          sq.seconds = info.seconds;
           this.renderSubq(sq.id);
         }
         break;
@@ -380,7 +384,10 @@ export class RunWatch {
     if (!id) return;
     let sq = this.subqs.get(id);
     if (!sq) {
-      sq = { id, text: item.text, status, found: null, ranked: null, reading: null, evidence: 0, weak: false };
+      sq = {
+        id, text: item.text, status, found: null, ranked: null, reading: null, evidence: 0, weak: false,
+        failure: "", seconds: null,
+      };
       this.subqs.set(id, sq);
     } else {
       if (item.text) sq.text = item.text;
@@ -474,6 +481,8 @@ export class RunWatch {
     if (sq.found !== null) parts.push(`${sq.found} results`);
     if (sq.ranked !== null) parts.push(`reading ${sq.reading} of ${sq.ranked}`);
     if (sq.evidence || sq.status === "done") parts.push(`${sq.evidence} verified quotes`);
+    if (sq.failure) parts.push(sq.failure);
+    if (sq.seconds !== null) parts.push(`unit ran ${sq.seconds.toFixed(1)} s`);
     if (sq.weak) parts.push("weak: too little evidence");
     text(sq.node.querySelector(".subq-detail"), parts.join(" · "));
   }

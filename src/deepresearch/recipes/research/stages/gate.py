@@ -38,6 +38,7 @@ async def gate(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         titles={sid: source.title for sid, source in state.get("sources", {}).items()},
         texts=_read(state),
         asked_for=state.get("asked_for", []),
+        content={sid: source.content_quality for sid, source in state.get("sources", {}).items()},
     )
     ctx.bus.emit(
         GateEvaluated(

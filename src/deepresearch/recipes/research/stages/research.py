@@ -1,10 +1,18 @@
 """The research wave: every pending sub-question runs as a research unit, in parallel up
 to ``max_concurrent_units``, within the run's cap on units. Results merge into state
-through ``core.waves.merge_wave``."""
+through ``core.waves.merge_wave``.
+
+A unit's failure is its own (seed 004, ``core.units``): one that raises something
+unexpected, or runs past ``unit_timeout_s``, ends failed with its reason and the wave's
+other units go on. Each unit's ``evidence_added`` event is its summary: status, topic,
+duration and failure reason. The duration is only in the event, never in state: a
+replay's differs, and the report it renders must not."""
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Awaitable
 
 from langgraph.runtime import Runtime
 
@@ -12,7 +20,14 @@ from deepresearch.context import RunContext
 from deepresearch.core.findings_review import wave_units
 from deepresearch.core.provenance import Provenance
 from deepresearch.core.thread import reusable_urls
-from deepresearch.core.waves import UnitResult, WaveState, merge_wave, search_failure
+from deepresearch.core.units import owns, unit_outcome
+from deepresearch.core.waves import (
+    UnitResult,
+    WaveState,
+    failed_unit,
+    merge_wave,
+    search_failure,
+)
 from deepresearch.errors import ConfigError
 from deepresearch.models import Source, SubQuestion
 from deepresearch.models.event_payloads import EvidenceAdded, StageCompleted, UnitRef, WaveStarted
@@ -113,26 +128,61 @@ async def _run_units(
     async def bounded(sq: SubQuestion) -> UnitResult:
         nonlocal finished
         async with limit:
-            result = await run_unit(
-                ctx, reader, sq, state["question"], seen_urls=seen_urls, wave=wave
-            )
-        finished += 1  # how far the wave is: the job's progress moves with it
-        ctx.bus.emit(
-            EvidenceAdded(
-                sub_question=sq.id,
+            started = time.monotonic()
+            result = await _contained(
+                ctx,
+                sq,
+                run_unit(ctx, reader, sq, state["question"], seen_urls=seen_urls, wave=wave),
                 wave=wave,
-                count=len(result.evidence),
-                sources=len(result.sources),
-                done=finished,
-                units=len(pending),
-                max_waves=limits.max_waves,
-            ),
-            stage=STAGE,
-            message=f"{sq.id}: {len(result.evidence)} verified quotes",
-        )
+            )
+            duration = time.monotonic() - started
+        finished += 1  # how far the wave is: the job's progress moves with it
+        _announce(ctx, result, wave=wave, done=finished, units=len(pending), duration=duration)
         return result
 
     return list(await asyncio.gather(*(bounded(sq) for sq in pending)))
+
+
+async def _contained(
+    ctx: RunContext, sq: SubQuestion, unit: Awaitable[UnitResult], *, wave: int
+) -> UnitResult:
+    """``unit``'s result, or, when it raises something of its own (``core.units.owns``)
+    or runs past ``unit_timeout_s``, the empty result of a failed unit with its reason."""
+    timer = asyncio.timeout(ctx.limits.unit_timeout_s)
+    try:
+        async with timer:
+            return await unit
+    except Exception as exc:
+        if not owns(exc):
+            raise
+        if timer.expired():  # where it was cut depends on the machine: no exact replay
+            ctx.cut(f"research unit {sq.id} of wave {wave}")
+        return failed_unit(sq, unit_outcome(exc))
+
+
+def _announce(
+    ctx: RunContext, result: UnitResult, *, wave: int, done: int, units: int, duration: float
+) -> None:
+    """The unit's summary (seed 004): what it found, how it ended and how long it ran."""
+    sq, outcome = result.sub_question, result.outcome
+    found = f"{len(result.evidence)} verified quotes"
+    ctx.bus.emit(
+        EvidenceAdded(
+            sub_question=sq.id,
+            wave=wave,
+            count=len(result.evidence),
+            sources=len(result.sources),
+            done=done,
+            units=units,
+            max_waves=ctx.limits.max_waves,
+            status=outcome.status,
+            topic=sq.text,
+            duration_s=round(duration, 3),
+            failure_reason=outcome.reason,
+        ),
+        stage=STAGE,
+        message=f"{sq.id}: {outcome.reason if outcome.failed else found} ({duration:.1f} s)",
+    )
 
 
 def _raise_if_search_is_broken(results: list[UnitResult], *, first_wave: bool) -> None:

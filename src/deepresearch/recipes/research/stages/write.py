@@ -54,7 +54,8 @@ e.g. names with figures), "timeline" (dated events) or "comparison" (two or more
 side by side). Pick the kind that suits the notes: a table or timeline when the notes hold
 figures or dates, a comparison when the question compares things. Never cite a label for
 something it does not say; where notes disagree ("Disagrees with"), say so; say how sure
-each point is from its "Support". Prefer specific facts (names, numbers, dates)."""
+each point is from its "Support". Prefer specific facts (names, numbers, dates), and
+where notes say the same, the one whose "Page content" is richer (HIGH, MEDIUM, LOW)."""
 
 
 FINDINGS_CANDIDATES = 12
@@ -217,7 +218,8 @@ def _notes(state: RunState, notes: list[Evidence], marks: Mapping[str, str] | No
     disagree."""
     questions = {sq.id: sq.text for sq in state["sub_questions"]}
     labels = dict(marks) if marks else {item.id: f"E{i}" for i, item in enumerate(notes, start=1)}
-    scores = {sid: source.rank_score for sid, source in state.get("sources", {}).items()}
+    sources = state.get("sources", {})
+    scores = {sid: source.rank_score for sid, source in sources.items()}
     ledger = claim_ledger(notes, scores, state.get("extracted_claims"))
     certainty = evidence_notes(ledger, labels)
     blocks = []
@@ -228,6 +230,9 @@ def _notes(state: RunState, notes: list[Evidence], marks: Mapping[str, str] | No
             body += f"Support: {words}\n"
             if against:
                 body += f"Disagrees with: {', '.join(against)}\n"
+        page = sources.get(item.source_id)
+        if page is not None and page.content_quality is not None:
+            body += f"Page content: {page.content_quality}\n"  # seed 001's tier
         body += f"Quote: {item.quote}"  # last: a quote may run over several lines
         blocks.append(
             data_block(

@@ -1,0 +1,171 @@
+"""The library from Python (issue 25): every finished run's report, verified quotes,
+claims and quoted pages, searchable, tagged, removable. The same store and rules as
+``deepresearch library`` and ``/v1/library``.
+
+>>> from deepresearch import library
+>>> for hit in library.search("tokamak confinement", domain="iter.org", since="2026-01-01"):
+...     print(hit.kind, hit.text, hit.source.url if hit.source else "", hit.run.run_id)
+>>> library.show("run-1a2b3c4d5e6f").sources
+>>> library.tag("run-1a2b3c4d5e6f", "fusion", "q3")
+>>> library.rename_tag("q3", "q3-review")
+>>> library.remove("run-1a2b3c4d5e6f")
+
+Every function takes ``settings`` (a ``Settings``, or anything with its ``data_dir``
+and ``database_url``) or ``data_dir``, else the settings the
+CLI would load, and works on the local user's library (the runs started on this machine:
+the CLI, ``deepresearch.research``, MCP over stdio). A bad query, an unknown filter or a
+run that is not in the library raises ``InvalidInput`` or ``RunNotFound`` before anything
+is read or written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from deepresearch.core.library_query import parse_query
+from deepresearch.librarydb.engine import open_library
+from deepresearch.librarydb.store import LibraryStore
+from deepresearch.models.library import (
+    LOCAL_OWNER,
+    LibraryHit,
+    LibrarySource,
+    RunSummary,
+    TagCount,
+)
+from deepresearch.settings_groups import Storage
+
+__all__ = [
+    "LibraryHit",
+    "RunSummary",
+    "TagCount",
+    "counts",
+    "drop_tag",
+    "open_store",
+    "page",
+    "remove",
+    "rename_tag",
+    "search",
+    "show",
+    "tag",
+    "tags",
+    "untag",
+]
+
+
+@contextmanager
+def open_store(settings: Storage) -> Iterator[LibraryStore]:
+    """The library of ``settings`` (its data folder, or its PostgreSQL database)."""
+    engine = open_library(settings)
+    try:
+        yield LibraryStore(engine)
+    finally:
+        engine.dispose()
+
+
+def _settings(settings: Storage | None, data_dir: Path | str | None) -> Storage:
+    if settings is not None:
+        return settings
+    from deepresearch.compose.storage import default_storage
+
+    return default_storage(data_dir)
+
+
+def search(
+    query: str,
+    *,
+    settings: Storage | None = None,
+    data_dir: Path | str | None = None,
+    **filters: object,
+) -> list[LibraryHit]:
+    """The items (quotes, claims, reports) matching ``query``, best first. ``filters``:
+    ``since`` and ``until`` (dates), ``domain``, ``run``, ``tag``, ``recipe``, ``kind``
+    (report, quote or claim), ``limit`` (1-100, default 20)."""
+    checked = parse_query(query, filters)
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.search(LOCAL_OWNER, checked)
+
+
+def show(
+    run_id: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
+) -> RunSummary:
+    """What the library holds of run ``run_id``: question, tags, sources, counts, report."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.show(LOCAL_OWNER, run_id)
+
+
+def page(
+    run_id: str,
+    source_id: str,
+    *,
+    settings: Storage | None = None,
+    data_dir: Path | str | None = None,
+) -> LibrarySource:
+    """A page run ``run_id`` quoted, with the stored text its quotes were verified on."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.page(LOCAL_OWNER, run_id, source_id)
+
+
+def remove(
+    run_id: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
+) -> None:
+    """Remove run ``run_id`` from the library (its checkpoint and report file stay)."""
+    with open_store(_settings(settings, data_dir)) as store:
+        store.remove(LOCAL_OWNER, run_id)
+
+
+def tag(
+    run_id: str,
+    *tags: str,
+    settings: Storage | None = None,
+    data_dir: Path | str | None = None,
+) -> list[str]:
+    """Tag run ``run_id``; its tags after."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.tag(LOCAL_OWNER, run_id, tags)
+
+
+def untag(
+    run_id: str,
+    tag: str,
+    *,
+    settings: Storage | None = None,
+    data_dir: Path | str | None = None,
+) -> list[str]:
+    """Remove one tag from run ``run_id``; its tags after."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.untag(LOCAL_OWNER, run_id, tag)
+
+
+def rename_tag(
+    old: str,
+    new: str,
+    *,
+    settings: Storage | None = None,
+    data_dir: Path | str | None = None,
+) -> int:
+    """Rename a tag on every run; how many runs had it."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.rename_tag(LOCAL_OWNER, old, new)
+
+
+def drop_tag(
+    tag: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
+) -> int:
+    """Remove a tag from every run; how many runs had it."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.drop_tag(LOCAL_OWNER, tag)
+
+
+def tags(*, settings: Storage | None = None, data_dir: Path | str | None = None) -> list[TagCount]:
+    """The tags in use, with how many runs have each."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.tags(LOCAL_OWNER)
+
+
+def counts(
+    *, settings: Storage | None = None, data_dir: Path | str | None = None
+) -> dict[str, int]:
+    """How many runs, sources, quotes and claims the library holds."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.counts(LOCAL_OWNER)

@@ -1,0 +1,1 @@
+"""The library's Alembic migrations (their own history, in ``library_alembic_version``)."""

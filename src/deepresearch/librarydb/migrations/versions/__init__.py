@@ -1,0 +1,1 @@
+"""The library's schema revisions, oldest first."""

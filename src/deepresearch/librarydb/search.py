@@ -1,0 +1,154 @@
+"""Full-text search of one owner's library, in the dialect's own index: SQLite FTS5
+(``MATCH``, ranked by ``bm25``) or PostgreSQL (``tsv @@ plainto_tsquery``, ranked by
+``ts_rank``). The filters are the same SQL on both. Every query is bound to the owner.
+
+The words come checked from ``core.library_query``; on SQLite they reach FTS5 as quoted
+strings (``fts5_match``), on PostgreSQL as a parameter of ``plainto_tsquery``, so no
+user text is read as query syntax."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Float,
+    Select,
+    and_,
+    bindparam,
+    exists,
+    func,
+    literal_column,
+    or_,
+    select,
+    text,
+)
+
+from deepresearch.core.library_query import best_lines, fts5_match
+from deepresearch.librarydb.clock import aware, utcnow
+from deepresearch.librarydb.tables import (
+    FTS_TABLE,
+    PG_CONFIG,
+    library_items,
+    library_runs,
+    library_sources,
+    library_tags,
+)
+from deepresearch.models.library import HitRun, HitSource, LibraryHit, LibraryQuery
+
+i, r, s = library_items, library_runs, library_sources
+
+
+def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit]:
+    """``owner``'s items matching ``query``, best first, at most ``query.limit``."""
+    columns = (
+        i.c.kind,
+        i.c.item_id,
+        i.c.text,
+        i.c.claim,
+        i.c.run_id,
+        r.c.question,
+        r.c.recipe,
+        r.c.finished_at,
+        s.c.url,
+        s.c.title,
+        s.c.domain,
+        s.c.fetched_at,
+    )
+    joined = i.join(r, and_(r.c.owner == i.c.owner, r.c.run_id == i.c.run_id)).outerjoin(
+        s, and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id)
+    )
+    if conn.dialect.name == "postgresql":
+        # the owner's matches first, through the GIN index alone (materialized: the
+        # planner may otherwise walk the owner's runs and test every item's tsvector)
+        tsquery = func.plainto_tsquery(PG_CONFIG, bindparam("words", " ".join(query.words)))
+        vector: ColumnElement[Any] = literal_column("library_items.tsv")
+        matches = (
+            select(i.c.id, func.ts_rank(vector, tsquery, type_=Float).label("score"))
+            .where(i.c.owner == owner, vector.op("@@")(tsquery))
+            .cte("matches")
+            .prefix_with("MATERIALIZED")
+        )
+        stmt = (
+            select(*columns, matches.c.score)
+            .select_from(joined.join(matches, matches.c.id == i.c.id))
+            .order_by(matches.c.score.desc(), i.c.id)
+        )
+    else:
+        fts = text(FTS_TABLE)
+        stmt = (
+            select(*columns, literal_column(f"-{FTS_TABLE}.rank", Float).label("score"))
+            .select_from(joined.join(fts, literal_column(f"{FTS_TABLE}.rowid") == i.c.id))
+            .where(
+                literal_column(FTS_TABLE).op("MATCH")(bindparam("match", fts5_match(query.words)))
+            )
+            .order_by(literal_column(f"{FTS_TABLE}.rank"), i.c.id)
+        )
+    stmt = _filtered(stmt.where(i.c.owner == owner), owner, query).limit(query.limit)
+    rows = conn.execute(stmt).all()
+    tags = run_tags(conn, owner, sorted({row._mapping["run_id"] for row in rows}))
+    return [_hit(row._mapping, query, tags) for row in rows]
+
+
+def _filtered(stmt: Select[Any], owner: str, query: LibraryQuery) -> Select[Any]:
+    if query.since is not None:
+        stmt = stmt.where(r.c.finished_at >= query.since)
+    if query.until is not None:
+        stmt = stmt.where(r.c.finished_at < query.until)
+    if query.domain is not None:
+        stmt = stmt.where(or_(s.c.domain == query.domain, s.c.domain.like(f"%.{query.domain}")))
+    if query.run is not None:
+        stmt = stmt.where(i.c.run_id == query.run)
+    if query.recipe is not None:
+        stmt = stmt.where(r.c.recipe == query.recipe)
+    if query.kind is not None:
+        stmt = stmt.where(i.c.kind == query.kind)
+    if query.tag is not None:
+        stmt = stmt.where(
+            exists().where(
+                library_tags.c.owner == owner,
+                library_tags.c.run_id == i.c.run_id,
+                library_tags.c.tag == query.tag,
+            )
+        )
+    return stmt
+
+
+def run_tags(conn: Connection, owner: str, run_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The tags of each of ``owner``'s runs ``run_ids``, sorted."""
+    if not run_ids:
+        return {}
+    found: dict[str, list[str]] = {}
+    rows = conn.execute(
+        select(library_tags.c.run_id, library_tags.c.tag)
+        .where(library_tags.c.owner == owner, library_tags.c.run_id.in_(list(run_ids)))
+        .order_by(library_tags.c.tag)
+    )
+    for run_id, tag in rows:
+        found.setdefault(run_id, []).append(tag)
+    return found
+
+
+def _hit(m: Any, query: LibraryQuery, tags: dict[str, list[str]]) -> LibraryHit:
+    kind = m["kind"]
+    source = None
+    if m["url"] is not None:
+        source = HitSource(
+            url=m["url"], title=m["title"], domain=m["domain"], fetched_at=aware(m["fetched_at"])
+        )
+    return LibraryHit(
+        kind=kind,
+        item_id=m["item_id"],
+        text=best_lines(m["text"], query.words) if kind == "report" else m["text"],
+        claim=m["claim"],
+        source=source,
+        run=HitRun(
+            run_id=m["run_id"],
+            question=m["question"],
+            recipe=m["recipe"],
+            finished_at=aware(m["finished_at"]) or utcnow(),
+            tags=tags.get(m["run_id"], []),
+        ),
+    )

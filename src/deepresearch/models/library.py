@@ -1,0 +1,131 @@
+"""The library (issue 25): what a finished run leaves in its owner's library, a search of
+it, and what a search finds. Plain data; the store is ``librarydb/``, the query rules
+``core/library_query.py``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, get_args
+
+from pydantic import BaseModel, Field
+
+#: what a library item is: a run's report, a verified quote, or a claim of the run
+ItemKind = Literal["report", "quote", "claim"]
+ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
+
+
+class LibrarySource(BaseModel):
+    """A page a run quoted, with the text every quote was verified against."""
+
+    source_id: str
+    url: str
+    title: str = ""
+    domain: str = ""
+    kind: str = "html"
+    text: str = ""
+    #: when the run read the page (its ``source_fetched`` event); None: not known
+    fetched_at: datetime | None = None
+
+
+class LibraryQuote(BaseModel):
+    """A verified quote (an evidence record that passed verification) and its claim."""
+
+    evidence_id: str
+    source_id: str
+    quote: str
+    claim: str = ""
+    sub_question_id: str = ""
+
+
+class LibraryClaim(BaseModel):
+    """A claim of the run's ledger; ``source_id`` is its strongest support's page."""
+
+    claim_id: str
+    text: str
+    source_id: str | None = None
+    evidence_ids: list[str] = Field(default_factory=list)
+    confidence: float = 0.0
+    contradiction: bool = False
+
+
+class LibraryEntry(BaseModel):
+    """What one finished run adds to its owner's library."""
+
+    run_id: str
+    recipe: str
+    question: str
+    title: str = ""
+    kind: str = ""
+    report: str = Field(default="", description="the report as markdown")
+    finished_at: datetime
+    sources: list[LibrarySource] = Field(default_factory=list)
+    quotes: list[LibraryQuote] = Field(default_factory=list)
+    claims: list[LibraryClaim] = Field(default_factory=list)
+
+
+class LibraryQuery(BaseModel):
+    """A checked search of a library (``core.library_query.parse_query`` makes one)."""
+
+    text: str
+    words: list[str]
+    since: datetime | None = None
+    until: datetime | None = None
+    domain: str | None = None
+    run: str | None = None
+    tag: str | None = None
+    recipe: str | None = None
+    kind: ItemKind | None = None
+    limit: int = 20
+
+
+class HitSource(BaseModel):
+    url: str
+    title: str
+    domain: str
+    fetched_at: datetime | None = None
+
+
+class HitRun(BaseModel):
+    run_id: str
+    question: str
+    recipe: str
+    finished_at: datetime
+    tags: list[str] = Field(default_factory=list)
+
+
+class LibraryHit(BaseModel):
+    """One search result: the matching text (a quote, a claim, or the report's best
+    lines), its source when it has one, and its run."""
+
+    kind: ItemKind
+    item_id: str
+    text: str
+    claim: str = ""
+    source: HitSource | None = None
+    run: HitRun
+
+
+class RunSummary(BaseModel):
+    """A run in the library (``library show``): what it holds and its tags."""
+
+    run_id: str
+    question: str
+    title: str
+    recipe: str
+    kind: str
+    finished_at: datetime
+    tags: list[str] = Field(default_factory=list)
+    sources: list[HitSource] = Field(default_factory=list)
+    quotes: int = 0
+    claims: int = 0
+    report: str = ""
+
+
+class TagCount(BaseModel):
+    tag: str
+    runs: int
+
+
+#: the owner of the runs started on this machine (the CLI, the Python library, MCP over
+#: stdio, and the service when it has no API keys)
+LOCAL_OWNER = "local"

@@ -1,0 +1,83 @@
+"""SQLAlchemy engines for the databases deepresearch keeps beside its checkpoints: the
+service's jobs (``service/db.py``) and the library (``librarydb/``). SQLite with WAL, a
+busy timeout and foreign keys, its transactions begun by us (``BEGIN IMMEDIATE`` when a
+write must not lose a read-then-write race), or PostgreSQL through psycopg; and Alembic
+migrations run one process at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+
+from deepresearch.errors import ConfigError
+
+#: the PostgreSQL advisory lock that lets one process at a time migrate a schema
+MIGRATION_LOCK = 0x6465_6570_7265_73  # "deepres"
+
+
+def sqlalchemy_url(url: str) -> str:
+    """``url`` with a plain ``postgresql://`` (or ``postgres://``) given psycopg's driver."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url.removeprefix(plain)
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    if url.startswith("postgresql"):
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise ConfigError(
+                "PostgreSQL needs the postgres extra", hint="pip install 'deepresearch[postgres]'"
+            ) from None
+        return create_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+    raise ConfigError(
+        "database_url must be a sqlite:/// or postgresql:// URL",
+        hint="for example postgresql+psycopg://user:password@127.0.0.1/deepresearch",
+    )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # transactions are started by the "begin" listener below (the pysqlite recipe), so a
+    # store write can ask for BEGIN IMMEDIATE and never lose a read-then-write race
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    immediate = conn.get_execution_options().get("sqlite_immediate", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def migrate(engine: Engine, script_location: Path, *, version_table: str, lock: int) -> None:
+    """Bring the schema of the migrations in ``script_location`` to their newest Alembic
+    revision (idempotent), recorded in ``version_table``. Processes starting together on
+    one database migrate one after the other: the others then find the schema up to
+    date. PostgreSQL: an advisory lock (``lock``) held until the migration commits;
+    SQLite: ``BEGIN IMMEDIATE``."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(script_location))
+    with engine.execution_options(sqlite_immediate=True).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({lock})")
+        config.attributes["connection"] = connection
+        config.attributes["version_table"] = version_table
+        command.upgrade(config, "head")
