@@ -1,16 +1,18 @@
 # deepresearch: the API (`deepresearch serve`) and the workers (`deepresearch worker`) in
 # one slim image. Build: docker build -t deepresearch .   Run: see compose.yaml and
 # docs/operations.md. Every dependency installs from wheels: no compiler in either stage.
+# The base image is pinned to a published tag (a patch release on Debian bookworm), as
+# compose.yaml pins its images: an upgrade is a change to review, never a rebuild's surprise.
 
 # --- build: the project's wheel (hatchling needs no build tools) -----------------------
-FROM python:3.11-slim AS build
+FROM python:3.11.11-slim-bookworm AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY src ./src
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 # --- runtime ---------------------------------------------------------------------------
-FROM python:3.11-slim
+FROM python:3.11.11-slim-bookworm
 # which extras to install: PostgreSQL for many processes, the model providers' clients
 # (add "embeddings" for the audit's embedding similarity)
 ARG EXTRAS=postgres,openai,anthropic,google,ollama

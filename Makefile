@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the package and its runtime dependencies only: what `make demo` needs
+RUNTIME := $(VENV)/.runtime
 DEMO_CORPUS := build/demo-corpus
 # pytest-xdist workers for `make test`: the suite waits on subprocesses, sockets and a
 # browser more than it computes, so more workers than cores pays (docs/testing.md)
@@ -15,8 +17,13 @@ DEMO_QUESTION := How do generators and the yield statement work in Python, and h
 help: ## Show this help
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+$(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUNTIME)
+
+# --group needs pip 25.1
+$(STAMP): $(RUNTIME)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 	$(BIN)/python -m pip install --quiet -e . --group dev
 	touch $(STAMP)
@@ -40,7 +47,8 @@ test: install ## Run the test suite on parallel workers, then its serial tests (
 bench: install ## Run the benchmarks, write bench/results/latest.json
 	$(BIN)/python -m bench.run
 
-demo: install ## Research a Python question offline over the interpreter's own docs
+# the runtime only: the dev tools (mypy, playwright, the providers' clients) are not needed
+demo: $(RUNTIME) ## Research a Python question offline over the interpreter's own docs
 	rm -rf build/demo-data
 	$(BIN)/python -m deepresearch.testing.pydoc_corpus --out $(DEMO_CORPUS)
 	DEEPRESEARCH_DATA_DIR=build/demo-data $(BIN)/deepresearch run "$(DEMO_QUESTION)" \

@@ -35,3 +35,62 @@ def test_readme_library_example_runs(
 def test_readme_starts_with_demo_and_test() -> None:
     commands = re.findall(r"^make (\w+)", (ROOT / "README.md").read_text(), re.M)
     assert commands[:2] == ["demo", "test"]
+
+
+def _sh_block_after(heading: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1]
+    found = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert found is not None, f"no sh block under {heading!r}"
+    return found.group(1)
+
+
+def _argv(words: list[str]) -> list[str]:
+    """A README command line run with this interpreter (no activated environment needed)."""
+    import sys
+
+    if words[0] == "python":
+        return [sys.executable, *words[1:]]
+    assert words[0] == "deepresearch", words
+    return [sys.executable, "-m", "deepresearch.cli.app", *words[1:]]
+
+
+def test_the_offline_world_block_runs_as_written(tmp_path: Path) -> None:
+    """Each line of the README's offline-world block, in a folder of its own (it needed
+    the shared data folder beside the checkout, which a fresh clone does not have): the
+    web on a free port instead of 8899, in the background as ``&`` asks."""
+    import os
+    import shlex
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    block = _sh_block_after("The offline world").replace("\\\n", " ").replace("8899", port)
+    env = {**os.environ, "DEEPRESEARCH_DATA_DIR": str(tmp_path / "data")}
+    background: list[subprocess.Popen[str]] = []
+    try:
+        for line in block.splitlines():
+            words = shlex.split(line, comments=True)
+            if not words:
+                continue
+            if words == ["kill", "%1"]:
+                continue  # the finally below stops it
+            if words[-1] == "&":
+                web = subprocess.Popen(
+                    _argv(words[:-1]), cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True
+                )
+                background.append(web)
+                assert web.stdout is not None and web.stdout.readline().startswith("http://")
+                continue
+            done = subprocess.run(
+                _argv(words), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+            )
+            assert done.returncode == 0, f"{line}\n{done.stderr}"
+    finally:
+        for process in background:
+            process.terminate()
+            process.wait(timeout=10)
+    report = (tmp_path / "r.json").read_text(encoding="utf-8")
+    assert '"kind": "extractive"' in report or '"kind":"extractive"' in report

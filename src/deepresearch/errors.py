@@ -6,7 +6,8 @@ nothing downstream inspects error strings.
     │   ├── MissingKeyError
     │   ├── SuspiciousInput         the question holds a template placeholder or active markup
     │   ├── InvalidInput            a question, run id or output path that cannot be used
-    │   │                           (also a ValueError, so pydantic validators may raise it)
+    │   │   │                       (also a ValueError, so pydantic validators may raise it)
+    │   │   └── InvalidReply        a reply that is not the kind the paused run asked for
     │   └── RunNotFound             --resume or report named a run that has no checkpoint
     ├── InputRequired               not a failure: the run waits for a person's answer
     └── RunError                    something failed while running
@@ -55,6 +56,18 @@ class SuspiciousInput(ConfigError):
 class InvalidInput(ConfigError, ValueError):
     """A value given to us cannot be used as it is: an empty or too long question, a run
     id that is not one, an output path that cannot be written. Nothing was started."""
+
+
+class InvalidReply(InvalidInput):
+    """A reply that is not the kind of answer the paused run asked for (text to a plan
+    review, an edit that changes nothing): ``asked`` names the pause kind
+    (``models.pause.InputKind``), so each front end says in its own words how to answer
+    (the CLI its flags, MCP its tool's arguments); ``hint`` is the library's and the
+    API's, in the reply's JSON."""
+
+    def __init__(self, message: str, *, asked: str, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.asked = asked
 
 
 class InputRequired(DeepResearchError):

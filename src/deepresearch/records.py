@@ -87,8 +87,9 @@ def list_run_records(settings: Storage) -> list[dict[str, Any]]:
 async def checkpoint_states(
     settings: Storage, run_ids: Iterable[str]
 ) -> dict[str, CheckpointState]:
-    """For each run, what its checkpoint says (None: no checkpoint). Opens the checkpoint
-    store once; with no SQLite store yet, every run has none."""
+    """For each run, what its checkpoint says (None: no checkpoint; ``waiting``: a pause
+    waits for a person's answer). Opens the checkpoint store once; with no SQLite store
+    yet, every run has none."""
     ids = list(run_ids)
     from deepresearch.checkpoints import is_postgres, open_checkpointer, sqlite_checkpoint_path
 
@@ -97,6 +98,7 @@ async def checkpoint_states(
     ):
         return dict.fromkeys(ids)
     from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
+    from deepresearch.runner import waiting_request
 
     states: dict[str, CheckpointState] = {}
     async with open_checkpointer(settings, checkpoint_types()) as saver:
@@ -110,8 +112,21 @@ async def checkpoint_states(
             recipe = get_recipe(snapshot.values.get("recipe") or DEFAULT_RECIPE)
             snapshot = await recipe.build_graph(saver).aget_state(config)
             done = not snapshot.next and recipe.result(snapshot.values) is not None
-            states[run_id] = "complete" if done else "pending"
+            waits = waiting_request(run_id, snapshot.interrupts) is not None
+            states[run_id] = "complete" if done else "waiting" if waits else "pending"
     return states
+
+
+async def run_row(settings: Storage, run_id: str) -> RunRow | None:
+    """What ``runs list`` says of one run (None: it has no record), for the commands that
+    say how a run stands (``report`` of an unfinished run)."""
+    from deepresearch.runner import load_run_record
+
+    record = load_run_record(settings, run_id)
+    if record is None:
+        return None
+    states = await checkpoint_states(settings, [run_id])
+    return run_rows([record], states)[0]
 
 
 @dataclass(frozen=True)

@@ -259,7 +259,7 @@ def _reply(
     run_id: str, snapshot: Any, reply: Any, reply_to: str | None, *, resume: bool
 ) -> tuple[InputRequest | None, Any]:
     """What the run waits for, and the checked answer to apply (None: none)."""
-    waiting = _waiting(run_id, snapshot.interrupts)
+    waiting = waiting_request(run_id, snapshot.interrupts)
     if reply is not None:
         if not resume:
             raise RunError("a reply continues a waiting run", hint="pass resume=True")
@@ -378,7 +378,7 @@ async def _outcome(
     """How the run stands after streaming: waiting for a person, paused, or complete
     (kept in its owner's library before ``run_completed`` says so)."""
     final = await run.graph.aget_state(run.config)
-    request_ = _waiting(run.run_id, final.interrupts)
+    request_ = waiting_request(run.run_id, final.interrupts)
     if request_ is not None:  # a person's turn: checkpointed, not failed
         keeper.note(status="awaiting_input")
         tape.waited()
@@ -492,7 +492,7 @@ def _asking(request: InputRequest) -> str:
     return "Review the plan: approve or edit it"
 
 
-def _waiting(run_id: str, interrupts: Sequence[Any]) -> InputRequest | None:
+def waiting_request(run_id: str, interrupts: Sequence[Any]) -> InputRequest | None:
     """What a paused run asks (its first pending interrupt), or None."""
     for pending in interrupts:
         value = pending.value
@@ -515,7 +515,7 @@ async def pending_input(settings: Storage, run_id: str) -> InputRequest | None:
         snapshot = await recipe.build_graph(saver).aget_state(
             {"configurable": {"thread_id": run_id}}
         )
-    return _waiting(run_id, snapshot.interrupts)
+    return waiting_request(run_id, snapshot.interrupts)
 
 
 def _check_owner(recipe: Recipe[Any, Any], values: Mapping[str, Any], run_id: str) -> None:

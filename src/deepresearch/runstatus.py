@@ -8,8 +8,9 @@ from typing import Literal
 Status = Literal[
     "complete", "paused", "awaiting_input", "cancelled", "failed", "running", "unknown"
 ]
-#: what a checkpoint says: finished with a report, stopped before the end, or nothing
-CheckpointState = Literal["complete", "pending"] | None
+#: what a checkpoint says: finished with a report, stopped at a pause that waits for a
+#: person's answer, stopped before the end, or nothing
+CheckpointState = Literal["complete", "waiting", "pending"] | None
 
 
 def run_status(recorded: str | None, checkpoint: CheckpointState, *, alive: bool) -> Status:
@@ -18,16 +19,23 @@ def run_status(recorded: str | None, checkpoint: CheckpointState, *, alive: bool
     one that stopped before the end and can be resumed (paused: interrupted, killed, or
     stopped on purpose) or waits for a person's answer (``awaiting_input``: ``deepresearch
     reply`` continues it) or whose pause was cancelled (the MCP ``reply`` tool's cancel:
-    ``cancelled``, though ``deepresearch reply`` may still continue it). A run with neither a checkpoint nor a recorded failure never
-    reached its first checkpoint, or its checkpoints are in another data folder: unknown."""
+    ``cancelled``, though ``deepresearch reply`` may still continue it). A run with neither
+    a checkpoint nor a recorded failure never reached its first checkpoint, or its
+    checkpoints are in another data folder: unknown.
+
+    Whether a run waits is the checkpoint's to say (a pending pause), never the record's:
+    a reply that got past the pause and then failed leaves a record that may still say
+    ``awaiting_input``, and such a run waits for nothing."""
     if checkpoint == "complete":
         return "complete"
     if recorded == "running" and alive:
         return "running"
-    if recorded == "failed":
-        return "failed"
     if recorded == "cancelled":
         return "cancelled"
+    if checkpoint == "waiting":
+        return "awaiting_input"
+    if recorded == "failed":
+        return "failed"
     if checkpoint == "pending":
-        return "awaiting_input" if recorded == "awaiting_input" else "paused"
+        return "paused"
     return "unknown"

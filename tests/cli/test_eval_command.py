@@ -95,3 +95,11 @@ def test_eval_refuses_what_it_cannot_evaluate(tmp_path: Path) -> None:
     _store(tmp_path / "data", {**state, "report": report}, "run-hello")
     chat = cli("eval", "run-hello", "--judge-model", "none", env=env)
     assert chat.returncode == 2 and "nothing to evaluate" in chat.stderr
+
+
+def test_eval_of_no_such_run_says_so_before_asking_for_a_key() -> None:
+    """No key for the default judge, and a run id that names nothing: the answer is that
+    there is no such run (it said the judge's model needs an API key)."""
+    done = cli("eval", "nosuch")
+    assert done.returncode == 2
+    assert "no run 'nosuch'" in done.stderr and "API key" not in done.stderr

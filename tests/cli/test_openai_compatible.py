@@ -144,6 +144,39 @@ def test_unreachable_server_stops_the_run_before_it_starts(canary: str, tmp_path
     assert [e["type"] for e in _events(done)] in ([], ["run_started", "run_failed"])
 
 
+class _NotFoundHandler(BaseHTTPRequestHandler):
+    """An HTTP server with no OpenAI-compatible API: 404 to every request."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _not_found(self) -> None:
+        body = b'{"error": "not found"}'
+        self.send_response(404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _not_found
+
+
+def test_a_server_that_answers_404_stops_the_run(canary: str, tmp_path: Path) -> None:
+    """It went on with deterministic fallbacks and exit 0, although on_model_unavailable
+    is "fail" by default."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NotFoundHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        out = tmp_path / "r.md"
+        done = _run(canary, f"http://127.0.0.1:{server.server_address[1]}/v1", out)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 2, done.stderr
+    assert "HTTP 404" in done.stderr and "not an OpenAI-compatible API" in done.stderr
+    assert not out.exists()
+
+
 def test_unreachable_server_falls_back_only_when_asked(web_process: str, tmp_path: Path) -> None:
     port = _closed_port()
     out = tmp_path / "r.md"

@@ -111,6 +111,11 @@ def test_review_plan_without_a_model_researches_the_edited_plan(
     for shown in ("Scope: ", "Evidence strategy: Web search", "Output format: A cited report"):
         assert shown in asked.stderr
     assert "deepresearch reply plan-1 --approve" in asked.stderr
+    # text to a plan review: the hint is in the CLI's flags, not the API's JSON
+    text = cli("reply", "plan-1", "the planet", env=env)
+    assert text.returncode == 2 and "a review of its plan: a text answer is not" in text.stderr
+    assert "deepresearch reply plan-1 --approve" in text.stderr and "--sub-question" in text.stderr
+    assert '"action"' not in text.stderr
     too_many = cli("reply", "plan-1", *[f"--sub-question=Question {i}?" for i in range(9)], env=env)
     assert too_many.returncode == 2 and "1 to 8 sub-questions" in too_many.stderr
     edited = ["What is Lilu in Mesopotamian myth?", "What is a Gallu demon?"]

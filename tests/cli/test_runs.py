@@ -129,3 +129,47 @@ def test_status_rules() -> None:
     assert run_status("interrupted", "pending", alive=False) == "paused"
     assert run_status("failed", None, alive=False) == "failed"
     assert run_status(None, None, alive=False) == "unknown"
+    # whether a run waits is its checkpoint's to say, not its record's
+    assert run_status("awaiting_input", "waiting", alive=False) == "awaiting_input"
+    assert run_status("awaiting_input", "pending", alive=False) == "paused"
+    assert run_status("running", "waiting", alive=False) == "awaiting_input"
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_reply_that_fails_leaves_one_status_everywhere(tmp_path: Path) -> None:
+    """A plan review approved, then the search cannot be reached: the run failed past its
+    pause. ``runs list`` and ``report`` both say so (it was listed as awaiting input while
+    ``report`` said it had not finished), and say what to do."""
+    url = f"http://127.0.0.1:{_closed_port()}"
+    asked = cli(
+        "run", QUESTION, "--model", "none", "--review-plan", "--search", "searxng",
+        "--searxng-url", url, "--allow-host", url.removeprefix("http://"),
+        "--depth", "quick", "--run-id", "stuck", "--out", str(tmp_path / "r.md"),
+    )  # fmt: skip
+    assert asked.returncode == 4, asked.stderr
+    assert _runs()["stuck"]["status"] == "awaiting_input"
+    waits = cli("report", "stuck")
+    assert waits.returncode == 1 and "waits for input" in waits.stderr
+    assert "deepresearch reply stuck" in waits.stderr
+
+    replied = cli("reply", "stuck", "--approve")
+    assert replied.returncode == 2 and "could not be reached" in replied.stderr
+    listed = _runs()["stuck"]
+    assert listed["status"] == "failed" and "could not be reached" in str(listed["error"])
+    report = cli("report", "stuck")
+    assert report.returncode == 1
+    assert "run stuck failed: SearXNG" in report.stderr
+    assert "deepresearch run --resume stuck" in report.stderr
+    # answering it again is refused, says how it stands, and keeps what it failed of
+    again = cli("reply", "stuck", "--approve")
+    assert again.returncode == 2 and "is not waiting for input" in again.stderr
+    assert "run stuck failed: SearXNG" in again.stderr
+    assert "could not be reached" in str(_runs()["stuck"]["error"])

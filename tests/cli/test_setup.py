@@ -165,7 +165,7 @@ def test_doctor_names_what_fails_and_never_shows_a_key(
     silent = f"http://127.0.0.1:{_closed_port()}"
     done = cli(
         "doctor", "--model", "openai-compatible:test-model", "--model-base-url", base_url,
-        "--search", "searxng", "--searxng-url", silent, "--timeout", "5", env=WIDE,
+        "--search", "searxng", "--searxng-url", silent, "--timeout", "5", "--settings", env=WIDE,
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     assert SECRET not in done.stdout + done.stderr

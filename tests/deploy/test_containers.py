@@ -138,7 +138,11 @@ def check_variables(environment: dict[str, str], where: str) -> None:
 
 def test_the_image_is_slim_runs_as_its_own_user_and_keeps_no_build_tools() -> None:
     stage = dockerfile_instructions()
-    assert stage[0] == ("FROM", "python:3.11-slim")
+    name, base = stage[0]
+    # slim, and pinned to a patch release (3.11-slim moves under a rebuild)
+    assert name == "FROM" and re.fullmatch(r"python:3\.11\.\d+-slim-\w+", base), base
+    builder = DOCKERFILE.read_text(encoding="utf-8").split("\n# --- runtime")[0]
+    assert f"FROM {base} AS build" in builder  # both stages on the same base
     users = [(i, args) for i, (name, args) in enumerate(stage) if name == "USER"]
     assert users, "the image runs as root"
     position, user = users[-1]
@@ -253,6 +257,43 @@ def test_compose_commands_and_settings_are_real() -> None:
     url = interpolate(services["api"]["environment"]["DEEPRESEARCH_DATABASE_URL"])
     assert url.startswith("postgresql+psycopg://") and "@postgres:5432/" in url
     assert services["api"]["environment"]["DEEPRESEARCH_SEARXNG_URL"] == "http://searxng:8080"
+
+
+def test_compose_passes_every_providers_keys_into_the_containers() -> None:
+    """Each search provider's settings (its keys, its CSE id, its contact e-mail) and the
+    keys of each model provider the image installs reach the API and the workers under a
+    name the code reads: compose passed four keys, and Exa's, Brave's, Serper's, Gemini's,
+    Semantic Scholar's and NCBI's never arrived."""
+    from deepresearch.llm.providers import key_env_vars, known_providers, provider_extra
+    from deepresearch.search.registry import PROVIDERS
+    from deepresearch.settings_values import ECOSYSTEM_ENV
+
+    def account(field: str) -> bool:
+        """A key or an account setting (a secret, or a setting other tools name too), not
+        a path to mount such as the local corpus."""
+        return field in ECOSYSTEM_ENV or "SecretStr" in str(Settings.model_fields[field].annotation)
+
+    extras = re.search(r"ARG EXTRAS=(\S+)", DOCKERFILE.read_text(encoding="utf-8"))
+    assert extras is not None
+    installed = set(extras.group(1).split(","))
+    for name in ("api", "worker"):
+        passed = set(compose()["services"][name]["environment"])
+        for search, provider in PROVIDERS.items():
+            for field in filter(account, (*provider.needs, *provider.optional)):
+                assert passed & set(env_names(field)), f"{name}: {search} never gets {field}"
+        for model in known_providers():
+            if provider_extra(model) in installed:
+                wanted = set(key_env_vars(f"{model}:m"))
+                assert wanted <= passed, f"{name}: {model} never gets {wanted - passed}"
+
+
+def test_compose_pins_every_image() -> None:
+    for name, service in compose()["services"].items():
+        image = str(service["image"])
+        tag = image.rsplit(":", 1)[-1] if ":" in image else ""
+        if name in ("api", "worker"):
+            continue  # built here from the pinned Dockerfile
+        assert tag and tag != "latest" and any(c.isdigit() for c in tag), f"{name}: {image}"
 
 
 def test_the_workers_health_check_follows_a_real_worker(tmp_path: Path) -> None:

@@ -110,3 +110,24 @@ def test_the_configs_settings_override_the_environment(monkeypatch: pytest.Monke
     assert (settings.depth, settings.search) == ("quick", "wikipedia")
     with pytest.raises(ConfigError, match="depth"):
         settings_from_config({"configurable": {"depth": "bottomless"}})
+
+
+async def test_reading_a_threads_state_needs_no_key(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server builds the graph again to read a thread's state, with only the thread in
+    its config: the default model (an OpenAI one) and no key. That returned 500."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "studio-data"))
+    thread = str(uuid.uuid4())
+    options = {"model": "none", "search": "local", "corpus_dir": str(corpus), "depth": "quick"}
+    saver = InMemorySaver()
+    run_config = {"configurable": {"thread_id": thread, **options, "min_domains": 1}}
+    async with make_graph(run_config) as graph:  # type: ignore[arg-type]
+        served = graph.copy(update={"checkpointer": saver})
+        async for _ in served.astream({"question": QUESTION}, run_config):
+            pass
+    reading = {"configurable": {"thread_id": thread}}
+    async with make_graph(reading) as graph:  # type: ignore[arg-type]
+        state = await graph.copy(update={"checkpointer": saver}).aget_state(reading)
+    assert isinstance(state.values["report"], Report)

@@ -212,3 +212,18 @@ async def test_the_library_checks_before_it_researches(tmp_path: Path) -> None:
             search_provider=search,
         )
     assert search.queries == []
+
+
+async def test_a_server_that_answers_404_to_the_model_list_stops_the_run(
+    site: _Site, tmp_path: Path
+) -> None:
+    """An address that answers 404 to everything (no OpenAI-compatible API there): the run
+    stopped on it only after every call fell back, with an extractive report and exit 0."""
+    settings = compatible(f"{url_of(site)}/v1", tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        await require_models(
+            ModelSettings.of(settings),
+            Gateway.from_settings(ModelSettings.of(settings), secrets=settings.secrets()),
+        )
+    assert "HTTP 404" in caught.value.message and "OpenAI-compatible" in caught.value.message
+    assert [path for path, _ in site.seen] == ["/v1/models"]

@@ -126,6 +126,9 @@ async def test_clarify_reply_report_then_a_follow_up_over_stdio(
             refused = await session.call_tool("reply", arguments)
             assert refused.is_error and says in text_of(refused), text_of(refused)
             assert "Traceback" not in text_of(refused)
+        # the wrong kind of reply: the hint is in the tool's arguments, not the API's JSON
+        wrong = text_of(await session.call_tool("reply", {"run_id": run_id, "action": "approve"}))
+        assert "call reply with answer (text)" in wrong and '{"answer"' not in wrong
         assert (await asyncio.to_thread(runs_listed, data_dir))[run_id] == "awaiting_input"
 
         progress: list[float] = []

@@ -65,7 +65,13 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
         }
         schema = tools["research"].input_schema
         assert schema["required"] == ["question"]
-        assert set(schema["properties"]) == {"question", "depth", "no_clarify", "review_plan"}
+        assert set(schema["properties"]) == {
+            "question",
+            "depth",
+            "no_clarify",
+            "review_plan",
+            "review_findings",
+        }
 
         progress: Progress = []
 

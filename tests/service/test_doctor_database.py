@@ -41,7 +41,7 @@ def test_doctor_reports_a_database_it_cannot_reach_without_the_password() -> Non
     assert "Sup3r-s3cret-pw" not in printed
     table = subprocess.run(
         [sys.executable, "-m", "deepresearch.cli.app", "doctor", "--model", "none",
-         "--search", "none", "--timeout", "5"],
+         "--search", "none", "--timeout", "5", "--settings"],
         capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "DEEPRESEARCH_DATABASE_URL": url, "COLUMNS": "250"},
     )  # fmt: skip

@@ -111,3 +111,6 @@ def test_cli_writes_a_loadable_corpus(
     docs = load_corpus(out)
     assert [doc.id[:3] for doc in docs[:6]] == ["fw-", "fw-", "va-", "va-", "va-", "hp-"]
     assert main(["--data", str(tmp_path / "missing"), "--out", str(out)]) == 1
+    said = capsys.readouterr().err  # one line on what is missing, one on what to do
+    assert said.startswith(f"error: no shared data folder at {tmp_path / 'missing'}\n")
+    assert "pydoc_corpus" in said

@@ -1,7 +1,8 @@
-"""``deepresearch doctor``: the resolved configuration, then real checks of what it names
+"""``deepresearch doctor``: real checks of what the configuration names
 (``deepresearch.cli.diagnose``): a tiny call to each model, a query to each search provider,
-the database, the data folder, the corpus index. Exit 1 when something configured fails.
-Secrets are never shown: a key is named by the variable it came from."""
+the database, the data folder, the corpus index; then a line on the configuration, or with
+``--settings`` every resolved setting. Exit 1 when something configured fails. Secrets are
+never shown: a key is named by the variable it came from."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ def doctor(
         float, typer.Option(min=1, max=600, help="Seconds each model and search check may take.")
     ] = 20.0,
     json_: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
+    settings_: Annotated[
+        bool,
+        typer.Option("--settings", help="Also show every resolved setting (secrets never)."),
+    ] = False,
 ) -> None:
     """Check the configuration for real: models, search, database, data folder."""
     import asyncio
@@ -54,25 +59,23 @@ def doctor(
     checks = asyncio.run(run_checks(settings, timeout_s=timeout))
     failed = [check for check in checks if check.ok is False]
     if json_:
-        typer.echo(json.dumps({"ok": not failed, "checks": [c.as_json() for c in checks]}))
+        shown: dict[str, Any] = {"ok": not failed, "checks": [c.as_json() for c in checks]}
+        if settings_:
+            shown["settings"] = {name: _shown(name, value) for name, value in settings}
+        typer.echo(json.dumps(shown))
     else:
-        _print(settings, checks)
+        _print(settings, checks, every_setting=settings_)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
-def _print(settings: Settings, checks: list[Check]) -> None:
+def _print(settings: Settings, checks: list[Check], *, every_setting: bool) -> None:
+    """The checks first (what a person came for), then the settings: in a line, or every
+    one of them (``--settings``)."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console()
-    table = Table(title="configuration", show_header=True, header_style="bold")
-    table.add_column("setting")
-    table.add_column("value")
-    for name in type(settings).model_fields:
-        table.add_row(name, Text(_shown(name, getattr(settings, name))))
-    console.print(table)
-
     grid = Table(title="checks", show_header=True, header_style="bold")
     grid.add_column("check")
     grid.add_column("ok")
@@ -83,11 +86,31 @@ def _print(settings: Settings, checks: list[Check]) -> None:
         # Text, not markup: details quote URLs, paths and provider messages
         grid.add_row(Text(f"{check.area}: {check.name}"), mark, Text(check.detail), Text(check.fix))
     console.print(grid)
+    if every_setting:
+        table = Table(title="configuration", show_header=True, header_style="bold")
+        table.add_column("setting")
+        table.add_column("value")
+        for name, value in settings:
+            table.add_row(name, Text(_shown(name, value)))
+        console.print(table)
+    else:
+        console.print(Text(_summary(settings)))
     failed = sum(check.ok is False for check in checks)
     console.print(
         f"{failed} check(s) failed" if failed else "everything configured works",
         style="bold red" if failed else "bold green",
     )
+
+
+#: the settings the one-line summary names: what a run is made of
+SUMMARY = ("model", "search", "depth", "data_dir", "database_url")
+
+
+def _summary(settings: Settings) -> str:
+    """The configuration in a line, and how to see all of it."""
+    named = "; ".join(f"{name} {_shown(name, getattr(settings, name))}" for name in SUMMARY)
+    count = len(type(settings).model_fields)
+    return f"configuration: {named} (all {count} settings: deepresearch doctor --settings)"
 
 
 def _shown(name: str, value: Any) -> str:

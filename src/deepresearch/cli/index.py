@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from deepresearch.cli.common import EXIT_USAGE, settings_from
 from deepresearch.search.registry import index_path
+
+if TYPE_CHECKING:  # the local search loads when the command runs, not for --help
+    from deepresearch.search.local import IndexStats
 
 
 def index(
@@ -23,4 +26,25 @@ def index(
     settings = settings_from({})
     search = LocalSearch(corpus, index_path(settings.data_dir, corpus))
     counts = search.build_index()
-    typer.echo(f"indexed {corpus}: {counts}")
+    typer.echo(f"indexed {corpus}: {summary(counts)}")
+
+
+def summary(counts: IndexStats) -> str:
+    """What an indexing pass did, in words: ``12 documents (3 new, 1 updated, 8
+    unchanged; 1 removed; 2 skipped: unreadable or without text)``."""
+    changes = [
+        f"{count} {what}"
+        for count, what in (
+            (counts.added, "new"),
+            (counts.updated, "updated"),
+            (counts.unchanged, "unchanged"),
+        )
+        if count
+    ]
+    text = f"{counts.indexed} document{'' if counts.indexed == 1 else 's'}"
+    text += f" ({', '.join(changes)})" if changes else ""
+    if counts.removed:
+        text += f"; {counts.removed} removed (no longer in the folder)"
+    if counts.skipped:
+        text += f"; {counts.skipped} skipped (unreadable or without text)"
+    return text

@@ -83,6 +83,23 @@ def show_waiting(request: InputRequest, reply: str = "") -> None:
     )
 
 
+def how_to_answer(asked: str, reply: str) -> str:
+    """How to answer a pause of kind ``asked`` (``InvalidReply.asked``) from the command
+    line, in a line: the hint for a reply of the wrong kind (the core's is the API's
+    JSON). ``reply`` is the command and id, as for ``show_waiting``."""
+    if asked == "clarification":
+        return f'answer with: {reply} "YOUR ANSWER"; or cancel the run: {reply} --cancel'
+    if asked == "findings":
+        return (
+            f'approve with: {reply} --approve; or --drop ID (repeat for each), --gap "...", '
+            "or --cancel"
+        )
+    return (
+        f'approve with: {reply} --approve; or edit it with --brief "..." and/or '
+        '--sub-question "..." (repeat for each); or --cancel'
+    )
+
+
 def _show_plan(request: InputRequest) -> None:
     say(f"\nThe plan. Brief: {request.brief}")
     for line in request.outline_lines():  # scope, strategy, format; the council's votes

@@ -32,7 +32,7 @@ def report(
     import asyncio
 
     from deepresearch.export.formats import render_bytes
-    from deepresearch.runner import load_result, load_run_record
+    from deepresearch.runner import load_result
 
     run_id = run_id_or_exit(run_id)
     target = check_output(out, fmt.value)
@@ -42,20 +42,17 @@ def report(
     except DeepResearchError as exc:
         fail(exc)
     if found is None:
-        from deepresearch.records import CANCELLED
+        from deepresearch.cli.runs import unfinished
+        from deepresearch.records import run_row
 
-        record = load_run_record(settings, run_id) or {}
-        if record.get("status") == CANCELLED:
-            error(
-                f"run {run_id} was cancelled while it waited for input; it has no report",
-                f"its work stays stored: deepresearch run --resume {run_id} asks again",
-                code=EXIT_FAILED,
-            )
-        error(
-            f"run {run_id} has not finished",
-            f"resume it with: deepresearch run --resume {run_id}",
-            code=EXIT_FAILED,
+        try:  # the status runs list shows, and what to do about it
+            row = asyncio.run(run_row(settings, run_id))
+        except DeepResearchError as exc:
+            fail(exc)
+        message, hint = unfinished(
+            run_id, None if row is None else row.status, None if row is None else row.error
         )
+        error(message, hint, code=EXIT_FAILED)
     write_output(target, render_bytes(recipe, found, fmt.value, pdf_fonts=settings.pdf_fonts))
     if target != STDOUT:
         say(f"wrote {target}")

@@ -23,7 +23,7 @@ from deepresearch.cli.running import (
     written,
 )
 from deepresearch.core.ids import new_run_id
-from deepresearch.errors import ConfigError, DeepResearchError
+from deepresearch.errors import ConfigError, DeepResearchError, InvalidReply
 
 if TYPE_CHECKING:
     from deepresearch.models.report import Report
@@ -240,6 +240,7 @@ def resume_with(run_id: str, answer: Any, *, json_events: bool = False) -> None:
         )
     if answer == CANCEL:
         cancel(settings, run_id)
+    _check_waits(settings, run_id)  # before its record says it runs again
     fmt = fmt or Format.md
     target = check_target(out, fmt, json_events)
     remember = recorder(settings, run_id, kept=record is not None)
@@ -326,12 +327,54 @@ def _run_once(
             ),
         )
     except DeepResearchError as exc:
-        if answer is not None and isinstance(exc, ConfigError):
+        if answer is not None and isinstance(exc, ConfigError) and _still_waits(settings, run_id):
             remember(status="awaiting_input")  # a bad answer: the run still waits
+            if isinstance(exc, InvalidReply):  # the kind of answer it asks, in our flags
+                from deepresearch.cli.pause import how_to_answer
+
+                common.error(exc.message, how_to_answer(exc.asked, f"deepresearch reply {run_id}"))
             common.fail(exc)
-        failed(remember, settings, exc)
+        failed(remember, settings, exc)  # past its pause: a reply's failure is the run's
     except KeyboardInterrupt:
         interrupted(remember, f"deepresearch run --resume {run_id}")
+
+
+def _check_waits(settings: Settings, run_id: str) -> None:
+    """Exit 2 unless run ``run_id`` waits for an answer, saying how it stands and what to
+    do instead (as ``report`` says it); its record is left as it is."""
+    import asyncio
+
+    from deepresearch.cli.runs import unfinished
+    from deepresearch.records import run_row, waiting_input
+
+    try:
+        if asyncio.run(waiting_input(settings, run_id)) is not None:
+            return
+        row = asyncio.run(run_row(settings, run_id))
+    except DeepResearchError as exc:
+        common.fail(exc)
+    if row is not None and row.status == "complete":
+        hint = f"it is complete: deepresearch report {run_id}"
+    else:
+        stands, what_to_do = unfinished(
+            run_id, None if row is None else row.status, None if row is None else row.error
+        )
+        hint = f"{stands}; {what_to_do}"
+    common.error(f"run {run_id} is not waiting for input", hint)
+
+
+def _still_waits(settings: Settings, run_id: str) -> bool:
+    """Whether run ``run_id``'s checkpoint still holds the pause: the answer was refused
+    before anything ran. An error after the run went past it (the search could not be
+    reached) is the run's failure, whatever kind of error it is."""
+    import asyncio
+
+    from deepresearch.records import waiting_input
+
+    try:
+        return asyncio.run(waiting_input(settings, run_id)) is not None
+    except DeepResearchError:
+        return False
 
 
 def _finish(

@@ -45,10 +45,34 @@ def check_target(
     """Where the report goes (``out``, else ``<default>.<extension>``: ``report.tex`` for
     latex, ``report.bib`` for bibtex); exit 2 before any
     work if it could not be written there (``check_output``: the file, and the rules for
-    a binary format)."""
+    a binary format). A file named with ``--out`` is overwritten, as asked; the default
+    name never overwrites: when it is taken, the first free ``<default>-N.<extension>`` is
+    used, and ``written`` says so once the report is there (not before: the command may
+    still stop on another mistake)."""
     if out == STDOUT and json_events:
         error("--out - and --json-events both want standard output", f"write the {noun} to a file")
-    return check_output(out, fmt.value, default=Path(f"{default}.{extension(fmt.value)}"))
+    if out is None:
+        named = Path(f"{default}.{extension(fmt.value)}")
+        out = free_name(named)
+        if out != named:
+            _INSTEAD_OF[out] = named
+    return check_output(out, fmt.value)
+
+
+#: the free names this command chose, and the default name each stands for (a command
+#: runs once per process)
+_INSTEAD_OF: dict[Path, Path] = {}
+
+
+def free_name(path: Path) -> Path:
+    """``path``, or when a file is there the first ``<stem>-N<suffix>`` (N from 2) that
+    is not."""
+    number = 2
+    free = path
+    while free.exists() or free.is_symlink():
+        free = path.with_name(f"{path.stem}-{number}{path.suffix}")
+        number += 1
+    return free
 
 
 def remember(settings: Settings, run_id: str, **fields: object) -> None:
@@ -123,5 +147,8 @@ def write_report(target: Path, data: str | bytes, run_id: str) -> None:
 
 
 def written(what: str, target: Path, run_id: str) -> None:
-    """Say what was written where, for which run."""
+    """Say what was written where, for which run (and why not to the default name)."""
     say(f"{what} written to {shown(target)} (run {run_id})")
+    named = _INSTEAD_OF.get(target)
+    if named is not None:
+        say(f"{named} was there already and is left as it was (--out {named} overwrites it)")

@@ -12,6 +12,7 @@ import typer
 from deepresearch.cli.common import fail, settings_from
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
+from deepresearch.runstatus import Status
 
 runs = typer.Typer(help="The runs you started, to find and resume them.", no_args_is_help=True)
 
@@ -60,3 +61,36 @@ def list_(
     Console().print(table)
     if any(row.status in ("paused", "failed") for row in rows):
         typer.echo("continue a paused or failed run with: deepresearch run --resume RUN", err=True)
+    if any(row.status == "awaiting_input" for row in rows):
+        typer.echo(
+            "a run awaiting input: deepresearch run --resume RUN shows what it asks, "
+            "deepresearch reply RUN answers it",
+            err=True,
+        )
+
+
+def unfinished(run_id: str, status: Status | None, error: str | None) -> tuple[str, str]:
+    """What to say of run ``run_id``, which has no report, and what to do: from the
+    status ``runs list`` shows (``records.run_status``), so both say the same."""
+    resume = f"deepresearch run --resume {run_id}"
+    if status == "awaiting_input":
+        return (
+            f"run {run_id} waits for input; it has no report yet",
+            f"{resume} shows what it asks; answer with: deepresearch reply {run_id}",
+        )
+    if status == "cancelled":
+        return (
+            f"run {run_id} was cancelled while it waited for input; it has no report",
+            f"its work stays stored: {resume} asks again",
+        )
+    if status == "running":
+        return (
+            f"run {run_id} is still running",
+            "wait for it to finish: deepresearch runs list shows when it is complete",
+        )
+    if status == "failed":
+        return (
+            f"run {run_id} failed" + (f": {error}" if error else ""),
+            f"fix the cause, then continue it with: {resume}",
+        )
+    return f"run {run_id} has not finished", f"resume it with: {resume}"

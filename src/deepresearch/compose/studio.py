@@ -12,8 +12,9 @@ that context: a run given no context of its own gets it, and an input that is ju
 recipe's name and the fence of untrusted text, as the runner's first state is. The run's
 events go to LangGraph's ``custom`` stream and to the ``deepresearch.studio`` logger.
 
-The server checkpoints with its own store; the ports are closed when the server is done
-with the graph (the factory is an async context manager). ``langgraph dev`` needs
+The server checkpoints with its own store. The ports open when a run streams and close
+when it ends: the server also builds the graph to read a thread's state, with only the
+thread in its config, and that needs no model, search or key. ``langgraph dev`` needs
 ``--allow-blocking``: the caches and the local index are SQLite, used synchronously."""
 
 from __future__ import annotations
@@ -75,10 +76,13 @@ def _thread_run_id(config: RunnableConfig | None) -> str:
 
 
 class _BoundGraph(ResearchGraph):
-    """The research graph with its run context bound (set per factory call on a subclass,
-    so that the server's ``copy()`` of the graph keeps it)."""
+    """The research graph with the config its run's ports are built from (set per factory
+    call on a subclass, so that the server's ``copy()`` of the graph keeps it). The ports
+    open when a run streams, not when the server builds the graph: it also builds one to
+    read a thread's state, with no run's configuration, and reading state needs no model,
+    no search and no key."""
 
-    run_context: ClassVar[RunContext]
+    run_config: ClassVar[RunnableConfig]
 
     async def astream(
         self,
@@ -88,15 +92,30 @@ class _BoundGraph(ResearchGraph):
         context: Any = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
-        bound = type(self).run_context
-        if isinstance(input, Mapping) and "question" in input and "run_id" not in input:
-            input = _first_state(input, config, bound)
-        # the server also passes the run's configurable values as its context (a dict):
-        # the factory already built the ports from them
-        if not isinstance(context, type(bound)):
-            context = bound
-        async for chunk in super().astream(input, config, context=context, **kwargs):
-            yield chunk
+        async with _run_context(type(self).run_config) as bound:
+            if isinstance(input, Mapping) and "question" in input and "run_id" not in input:
+                input = _first_state(input, config, bound)
+            # the server also passes the run's configurable values as its context (a
+            # dict): the ports were built from them
+            if not isinstance(context, type(bound)):
+                context = bound
+            async for chunk in super().astream(input, config, context=context, **kwargs):
+                yield chunk
+
+
+@asynccontextmanager
+async def _run_context(config: RunnableConfig) -> AsyncIterator[RunContext]:
+    """A run's context, its ports built from ``config`` as the runner builds them, closed
+    when the run is done."""
+    recipe = get_recipe(DEFAULT_RECIPE)
+    # reading .env and deepresearch.toml is file I/O: off the server's event loop
+    settings = await asyncio.to_thread(settings_from_config, config)
+    settings = settings.with_role_temperatures(recipe.role_temperatures)
+    await asyncio.to_thread(settings.data_dir.mkdir, parents=True, exist_ok=True)
+    bus = EventBus(_thread_run_id(config), [_to_stream])
+    async with AsyncExitStack() as stack:
+        run = await open_context(stack, settings, bus, None, None, None, followups=recipe.followups)
+        yield recipe.context(run, {})
 
 
 def _first_state(
@@ -126,17 +145,9 @@ def _to_stream(event: RunEvent) -> None:
 
 @asynccontextmanager
 async def make_graph(config: RunnableConfig) -> AsyncIterator[ResearchGraph]:
-    """The research graph bound to a run context built from ``config`` (see the module
+    """The research graph, whose runs get a context built from ``config`` (see the module
     docstring); ``langgraph.json`` names this factory."""
-    recipe = get_recipe(DEFAULT_RECIPE)
-    # reading .env and deepresearch.toml is file I/O: off the server's event loop
-    settings = await asyncio.to_thread(settings_from_config, config)
-    settings = settings.with_role_temperatures(recipe.role_temperatures)
-    await asyncio.to_thread(settings.data_dir.mkdir, parents=True, exist_ok=True)
-    bus = EventBus(_thread_run_id(config), [_to_stream])
-    async with AsyncExitStack() as stack:
-        run = await open_context(stack, settings, bus, None, None, None, followups=recipe.followups)
-        graph = recipe.build_graph(None)
-        bound = type("ResearchGraph", (_BoundGraph,), {"run_context": recipe.context(run, {})})
-        attrs = {k: v for k, v in graph.__dict__.items() if k != "__orig_class__"}
-        yield bound(**attrs)
+    graph = get_recipe(DEFAULT_RECIPE).build_graph(None)
+    bound = type("ResearchGraph", (_BoundGraph,), {"run_config": config})
+    attrs = {k: v for k, v in graph.__dict__.items() if k != "__orig_class__"}
+    yield bound(**attrs)

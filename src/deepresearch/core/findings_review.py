@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from deepresearch.core.planning import fallback_queries, usable_queries
 from deepresearch.core.sanitize import clean_text
 from deepresearch.core.thread import next_sub_question_number
-from deepresearch.errors import InvalidInput
+from deepresearch.errors import InvalidInput, InvalidReply
 from deepresearch.models import Evidence, FindingCheck, Source, SubQuestion
 from deepresearch.models.pause import FindingItem, FindingsReply
 
@@ -50,6 +50,12 @@ def check_findings_reply(reply: object, shown: Sequence[str]) -> FindingsReply:
     """A findings decision checked against ``shown`` (the evidence ids in the request):
     every dropped id is one of them (repeats counted once, kept in the order shown), a gap
     is 3-300 characters, and a drop that leaves nothing to write from names a gap."""
+    if isinstance(reply, str):
+        raise InvalidReply(
+            "the run waits for a review of its findings: a text answer is not a findings reply",
+            asked="findings",
+            hint=HINT,
+        )
     try:
         decision = (
             reply if isinstance(reply, FindingsReply) else FindingsReply.model_validate(reply)
@@ -57,15 +63,19 @@ def check_findings_reply(reply: object, shown: Sequence[str]) -> FindingsReply:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "reply"
-        raise InvalidInput(
-            f"the findings reply is not valid: {where}: {first['msg']}", hint=HINT
+        raise InvalidReply(
+            f"the findings reply is not valid: {where}: {first['msg']}", asked="findings", hint=HINT
         ) from None
     if decision.action == "approve":
         return FindingsReply(action="approve")
     if decision.action == "drop" and not decision.drop:
-        raise InvalidInput("a drop names the findings to leave out; it named none", hint=HINT)
+        raise InvalidReply(
+            "a drop names the findings to leave out; it named none", asked="findings", hint=HINT
+        )
     if decision.action == "gap" and decision.gap is None:
-        raise InvalidInput("a gap says what is missing; it was not given", hint=HINT)
+        raise InvalidReply(
+            "a gap says what is missing; it was not given", asked="findings", hint=HINT
+        )
     dropped = _dropped(decision.drop or [], shown)
     gap = None
     if decision.gap is not None:

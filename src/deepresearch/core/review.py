@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from deepresearch.core.findings_review import check_findings_reply
 from deepresearch.core.planning import MAX_SUB_QUESTIONS, fallback_queries, usable_queries
 from deepresearch.core.sanitize import clean_text
-from deepresearch.errors import InvalidInput
+from deepresearch.errors import InvalidInput, InvalidReply
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.models.pause import InputRequest, PlanItem, PlanReply
 
@@ -23,6 +23,12 @@ MAX_BRIEF_CHARS = 2000
 MIN_SUB_QUESTION_CHARS = 3
 MAX_SUB_QUESTION_CHARS = 300
 MAX_ANSWER_CHARS = 2000
+#: how to answer a plan review, in the reply's JSON (the library's and the API's words;
+#: the CLI and MCP say it in theirs, from ``InvalidReply.asked``)
+PLAN_HINT = (
+    'send {"action": "approve"} or {"action": "edit", "brief": "...", '
+    '"sub_questions": ["...", "..."]}'
+)
 
 
 def plan_request(run_id: str, request_id: str, plan: Plan) -> InputRequest:
@@ -44,9 +50,10 @@ def check_answer(answer: object) -> str:
     """A clarifying answer, normalised like a question; InvalidInput when it is not text,
     is empty or is too long."""
     if not isinstance(answer, str):
-        raise InvalidInput(
+        raise InvalidReply(
             "the run asked a question: answer it with text",
-            hint='deepresearch reply RUN_ID "your answer"',
+            asked="clarification",
+            hint='send the answer as text: {"answer": "..."}',
         )
     text = clean_text(answer)  # the questions' normaliser, with the answer's own limits
     if not text:
@@ -62,21 +69,26 @@ def check_answer(answer: object) -> str:
 def check_plan_reply(reply: object) -> PlanReply:
     """A plan decision with its edits normalised and checked: the brief 1-2000
     characters, 1-8 sub-questions of 3-300 characters each, no two the same."""
+    if isinstance(reply, str):
+        raise InvalidReply(
+            "the run waits for a review of its plan: a text answer is not a plan reply",
+            asked="plan",
+            hint=PLAN_HINT,
+        )
     try:
         decision = reply if isinstance(reply, PlanReply) else PlanReply.model_validate(reply)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "reply"
-        raise InvalidInput(
-            f"the plan reply is not valid: {where}: {first['msg']}",
-            hint='send {"action": "approve"} or {"action": "edit", "brief": "...", '
-            '"sub_questions": ["...", "..."]}',
+        raise InvalidReply(
+            f"the plan reply is not valid: {where}: {first['msg']}", asked="plan", hint=PLAN_HINT
         ) from None
     if decision.action == "approve":
         return PlanReply(action="approve")
     if decision.brief is None and decision.sub_questions is None:
-        raise InvalidInput(
+        raise InvalidReply(
             "an edit changes the brief or the sub-questions; it named neither",
+            asked="plan",
             hint='send "brief" and/or "sub_questions", or {"action": "approve"}',
         )
     brief = None

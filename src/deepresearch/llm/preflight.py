@@ -4,7 +4,8 @@ Without this, a run with ``--model ollama:…`` and no Ollama running spends its
 timeouts on every step and then writes an extractive report with exit 0, as if nothing
 were wrong. One cheap request per endpoint, with a short timeout, finds it first:
 
-* ``--model-base-url`` (OpenAI-compatible: llama.cpp, vLLM, LM Studio): ``GET {base}/models``;
+* ``--model-base-url`` (OpenAI-compatible: llama.cpp, vLLM, LM Studio): ``GET {base}/models``
+  (a 404 there: the address is not such an API, so every chat call would fail too);
 * Ollama: ``GET /api/tags``, which also lists the pulled models, so a model that is not
   pulled is found too;
 * hosted APIs with a key (OpenAI, Anthropic, Google): their model list, which checks the
@@ -136,6 +137,14 @@ async def _check(
         return response
     if response.status_code == 401:
         return "refused the API key (HTTP 401)"
+    if path and response.status_code == 404:
+        # every OpenAI-compatible server lists its models there (llama.cpp, vLLM, LM
+        # Studio, Ollama's /v1): a 404 means the URL is not such an API, and each chat
+        # call would be refused the same way
+        return (
+            "answered GET /models with HTTP 404: it is not an OpenAI-compatible API at "
+            "that address (the base URL usually ends in /v1)"
+        )
     return ""
 
 

@@ -115,6 +115,14 @@ def known_providers() -> tuple[str, ...]:
     return tuple(_KNOWN)
 
 
+def provider_extra(provider: str) -> str | None:
+    """The deepresearch extra that installs ``provider``'s client (``deepresearch[openai]``),
+    or None: the image and the extras leave it out (compose passes the keys of those it
+    installs)."""
+    known = _KNOWN.get(provider)
+    return known.extra if known is not None else None
+
+
 def missing_package(spec: str) -> str | None:
     """How to install the package ``spec``'s provider needs, or None if nothing is missing."""
     parsed = parse_spec(spec)

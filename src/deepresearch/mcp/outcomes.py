@@ -1,8 +1,9 @@
 """How a run called through a tool ended, and the tool result that says so. Pure.
 
 A call to ``research``, ``reply`` or ``follow_up`` ends one of three ways: the run
-finished (the report, in markdown), it waits for a person (a clarifying question, or its
-plan to review: the result says what it asks and how to answer with ``reply``), or it was
+finished (the report, in markdown), it waits for a person (a clarifying question, its
+plan or its findings to review: the result says what it asks and how to answer with
+``reply``), or it was
 cancelled (a plan review's cancel). Each result's ``structured_content`` names the run and
 its ``status``; ``get_report`` and ``list_runs`` describe a waiting run with the same
 words."""
@@ -68,6 +69,19 @@ def waiting_text(request: InputRequest) -> str:
             f"It asks: {request.question}\n\n"
             f"Answer with the reply tool: {_call(run_id, answer='...')}. "
             "The run then goes on with your answer and returns its report."
+        )
+    if request.kind == "findings":
+        findings = "\n".join(
+            f'{item.id}. {item.claim} ("{item.quote}", {item.source_url})'
+            for item in request.findings
+        )
+        return (
+            f"Run {run_id} shows its verified findings for review before it writes.\n\n"
+            f"{findings}\n\n"
+            f"Approve them with the reply tool: {_call(run_id, action='approve')}; leave some "
+            f"out with {_call(run_id, action='drop', drop=['<id>'])}; name what is missing "
+            f"(one more wave) with {_call(run_id, action='gap', gap='...')}, or cancel the "
+            f"run with {_call(run_id, action='cancel')}."
         )
     items = "\n".join(f"{i}. {item.text}" for i, item in enumerate(request.sub_questions, 1))
     outline = "".join(f"{line}\n" for line in request.outline_lines())

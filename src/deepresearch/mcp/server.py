@@ -1,11 +1,12 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
-* ``research(question, depth?, no_clarify?, review_plan?)``: research a question;
+* ``research(question, depth?, no_clarify?, review_plan?, review_findings?)``: research a question;
   long-running, it sends a progress notification for each step of the run (stage, wave,
   sources read, verified quotes) and returns the report as markdown, with the run id. A
   run may stop to ask a clarifying question (unless ``no_clarify``, or the server runs
-  with it) or to have its plan reviewed (``review_plan``): then the call returns at once
-  with what the run asks, its status ``awaiting_input`` and the run id (``outcomes.py``).
+  with it), to have its plan reviewed (``review_plan``) or its findings before writing
+  (``review_findings``): then the call returns at once with what the run asks, its status
+  ``awaiting_input`` and the run id (``outcomes.py``).
 * ``reply(run_id, answer | action ...)``: answer a run that waits, and follow it on to its
   report (or its next question), as ``research`` does. Over HTTP it is ``POST
   /v1/research/{id}/input``'s own path (``service.answers``): the same checks, outcomes
@@ -23,7 +24,10 @@ What a caller gives is checked as every other front end checks it: the question 
 one normaliser and limit (``core.sanitize``), a run id by the one rule (``core.ids``), an
 answer by the API's reply model (``service.schemas.InputReply``) and ``core.review``;
 arguments that do not fit a tool's schema are named in a short tool error
-(``ResearchServer``). A report is rendered through the run's recipe
+(``ResearchServer``). Each tool's schema says its bounds (the question's length, the
+listing's limit: the API's, from ``core.sanitize`` and ``service.schemas``), the shape of
+its structured result (``RunOutcome``, ``ReportView``, ``RunList``) and its annotations
+(read-only, idempotent, open-world: the MCP spec's hints). A report is rendered through the run's recipe
 (``export.formats.render_bytes``), whichever recipe ran it. A failure is a tool error with
 a plain message (what went wrong, what to do), never a traceback.
 """
@@ -41,8 +45,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.library_query import parse_query
-from deepresearch.core.sanitize import normalize_question
-from deepresearch.errors import DeepResearchError, InvalidInput
+from deepresearch.core.sanitize import MAX_QUESTION_CHARS, normalize_question
+from deepresearch.errors import DeepResearchError, InvalidInput, InvalidReply
 from deepresearch.export import BINARY_FORMATS, extension
 from deepresearch.export.formats import ReportFormat, media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
@@ -50,8 +54,9 @@ from deepresearch.mcp.outcomes import Outcome, Waiting, outcome_result
 from deepresearch.mcp.progress import ProgressTracker
 from deepresearch.models import RunEvent
 from deepresearch.models.library import ItemKind, LibraryHit, LibraryQuery
+from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.base import Recipe
-from deepresearch.service.schemas import InputReply
+from deepresearch.service.schemas import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, InputReply
 from deepresearch.version import __version__
 
 try:
@@ -64,6 +69,7 @@ try:
         EmbeddedResource,
         InputRequiredResult,
         TextContent,
+        ToolAnnotations,
     )
 except ImportError as exc:  # the optional extra
     raise ImportError(f"{MISSING_SDK}; {INSTALL_HINT}") from exc
@@ -94,6 +100,61 @@ ReviewPlan = Annotated[
         "anything is searched"
     ),
 ]
+ReviewFindings = Annotated[
+    bool,
+    Field(
+        description="true: show the verified findings for review (approve, drop some, or "
+        "name a gap with reply) before the report is written"
+    ),
+]
+#: the question's bounds, advertised as the API's are (the normaliser enforces them, after
+#: controls are removed and whitespace collapsed: ``checked_question``)
+Question = Annotated[
+    str,
+    Field(
+        description="the question to research",
+        json_schema_extra={"minLength": 1, "maxLength": MAX_QUESTION_CHARS},
+    ),
+]
+Limit = Annotated[
+    int, Field(ge=1, le=MAX_LIST_LIMIT, description="how many runs at most, newest first")
+]
+Status = Literal["completed", "awaiting_input", "cancelled"]
+
+
+class RunOutcome(BaseModel):
+    """How a run called through ``research``, ``reply`` or ``follow_up`` ended: the
+    structured result beside the report's markdown (``outcomes.outcome_result``)."""
+
+    run_id: str
+    status: Status
+    kind: str | None = Field(default=None, description="completed: the report's kind")
+    request: InputRequest | None = Field(
+        default=None, description="awaiting_input: what the run asks; answer it with reply"
+    )
+
+
+class ReportView(BaseModel):
+    """``get_report``'s structured result: the report's format beside its content, or a
+    waiting run's request."""
+
+    run_id: str
+    status: Literal["completed", "awaiting_input"]
+    format: ReportFormat | None = Field(default=None, description="completed: the format")
+    request: InputRequest | None = Field(
+        default=None, description="awaiting_input: what the run asks; answer it with reply"
+    )
+
+
+#: what each tool does to the world, as the MCP spec's annotations say it: a run is
+#: started or continued (stored, searched on the open web), or only read
+STARTS_A_RUN = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True
+)
+ANSWERS_A_RUN = ToolAnnotations(  # the same answer twice is harmless; a cancel ends a run
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True
+)
+READS_RUNS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 @dataclass(frozen=True)
@@ -164,9 +225,21 @@ class Backend(Protocol):
         ...
 
 
+#: how to answer each kind of pause with the ``reply`` tool: the hint for a reply of the
+#: wrong kind, in the tool's arguments (the core's hint is the API's JSON)
+REPLY_HINTS = {
+    "clarification": "call reply with answer (text), or action cancel",
+    "plan": "call reply with action approve; action edit with brief and/or sub_questions; "
+    "or action cancel",
+    "findings": "call reply with action approve; action drop with drop (evidence ids); "
+    "action gap with gap; or action cancel",
+}
+
+
 def tool_error(exc: DeepResearchError) -> ToolError:
     """Our error as a tool error: its message and what to do, nothing else."""
-    return ToolError(f"{exc.message} (hint: {exc.hint})" if exc.hint else exc.message)
+    hint = REPLY_HINTS.get(exc.asked, exc.hint) if isinstance(exc, InvalidReply) else exc.hint
+    return ToolError(f"{exc.message} (hint: {hint})" if hint else exc.message)
 
 
 def not_found(run_id: str) -> ToolError:
@@ -260,7 +333,8 @@ RESEARCH_DESCRIPTION = (
     "cited markdown report whose every citation traces to a verified quote. Takes "
     "minutes; progress notifications say what the run is doing. depth: quick, "
     "standard (default) or deep. The run may ask back first (a clarifying question; "
-    "with review_plan, its plan): then the result has status awaiting_input, what "
+    "with review_plan, its plan; with review_findings, its verified findings before "
+    "writing): then the result has status awaiting_input, what "
     "it asks and the run id; answer with reply. no_clarify=true never asks. The "
     "result names the run id for get_report and follow_up."
 )
@@ -326,15 +400,21 @@ def build_server(backend: Backend) -> MCPServer:
 def add_research(server: MCPServer, backend: Backend) -> None:
     """The ``research`` tool: a new run, followed to its report (or what it asks)."""
 
-    @server.tool(name="research", description=RESEARCH_DESCRIPTION)
+    @server.tool(name="research", description=RESEARCH_DESCRIPTION, annotations=STARTS_A_RUN)
     async def research(
-        question: str,
+        question: Question,
         ctx: Context,
         depth: Depth | None = None,
         no_clarify: NoClarify = None,
         review_plan: ReviewPlan = False,
-    ) -> CallToolResult:
-        options = run_options(depth, no_clarify, review_plan=review_plan or None)
+        review_findings: ReviewFindings = False,
+    ) -> Annotated[CallToolResult, RunOutcome]:
+        options = run_options(
+            depth,
+            no_clarify,
+            review_plan=review_plan or None,
+            review_findings=review_findings or None,
+        )
         question = checked_question(question)
         done = await backend.research(ctx, question, options, progress_reporter(ctx))
         return outcome_result(done)
@@ -343,7 +423,7 @@ def add_research(server: MCPServer, backend: Backend) -> None:
 def add_reply(server: MCPServer, backend: Backend) -> None:
     """The ``reply`` tool: answer a waiting run and follow it on."""
 
-    @server.tool(name="reply", description=REPLY_DESCRIPTION)
+    @server.tool(name="reply", description=REPLY_DESCRIPTION, annotations=ANSWERS_A_RUN)
     async def reply(
         run_id: str,
         ctx: Context,
@@ -353,7 +433,7 @@ def add_reply(server: MCPServer, backend: Backend) -> None:
         sub_questions: list[str] | None = None,
         drop: list[str] | None = None,
         gap: str | None = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, RunOutcome]:
         run_id = checked_run_id(run_id)
         given = {
             "answer": answer,
@@ -374,14 +454,14 @@ def add_reply(server: MCPServer, backend: Backend) -> None:
 def add_follow_up(server: MCPServer, backend: Backend) -> None:
     """The ``follow_up`` tool: the next turn of a finished run's thread."""
 
-    @server.tool(name="follow_up", description=FOLLOW_UP_DESCRIPTION)
+    @server.tool(name="follow_up", description=FOLLOW_UP_DESCRIPTION, annotations=STARTS_A_RUN)
     async def follow_up(
         run_id: str,
-        question: str,
+        question: Question,
         ctx: Context,
         depth: Depth | None = None,
         no_clarify: NoClarify = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, RunOutcome]:
         run_id = checked_run_id(run_id)
         question = checked_question(question)
         options = run_options(depth, no_clarify)
@@ -392,8 +472,10 @@ def add_follow_up(server: MCPServer, backend: Backend) -> None:
 def add_get_report(server: MCPServer, backend: Backend) -> None:
     """The ``get_report`` tool: a finished run's report in a format (or what it waits for)."""
 
-    @server.tool(name="get_report", description=GET_REPORT_DESCRIPTION)
-    async def get_report(run_id: str, ctx: Context, format: ReportFormat = "md") -> CallToolResult:
+    @server.tool(name="get_report", description=GET_REPORT_DESCRIPTION, annotations=READS_RUNS)
+    async def get_report(
+        run_id: str, ctx: Context, format: ReportFormat = "md"
+    ) -> Annotated[CallToolResult, ReportView]:
         found = await backend.result(ctx, checked_run_id(run_id))
         if isinstance(found, Waiting):
             return outcome_result(found)
@@ -424,10 +506,8 @@ def report_block(run_id: str, format: str, data: bytes) -> ContentBlock:
 def add_list_runs(server: MCPServer, backend: Backend) -> None:
     """The ``list_runs`` tool: the caller's runs, newest first."""
 
-    @server.tool(name="list_runs", description=LIST_RUNS_DESCRIPTION)
-    async def list_runs(ctx: Context, limit: int = 20) -> RunList:
-        if not 1 <= limit <= 100:
-            raise ToolError("limit must be between 1 and 100")
+    @server.tool(name="list_runs", description=LIST_RUNS_DESCRIPTION, annotations=READS_RUNS)
+    async def list_runs(ctx: Context, limit: Limit = DEFAULT_LIST_LIMIT) -> RunList:
         return RunList(runs=await backend.runs(ctx, limit))
 
 
@@ -447,7 +527,9 @@ class LibraryResults(BaseModel):
 def add_search_library(server: MCPServer, backend: Backend) -> None:
     """The ``search_library`` tool: the caller's library, searched (issue 25)."""
 
-    @server.tool(name="search_library", description=SEARCH_LIBRARY_DESCRIPTION)
+    @server.tool(
+        name="search_library", description=SEARCH_LIBRARY_DESCRIPTION, annotations=READS_RUNS
+    )
     async def search_library(
         query: str,
         ctx: Context,

@@ -21,6 +21,8 @@ from deepresearch.service.jobs import TERMINAL, Job, Submission
 from deepresearch.service.json_body import JsonRoute
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import (
+    DEFAULT_LIST_LIMIT,
+    MAX_LIST_LIMIT,
     FollowupRequest,
     InputReply,
     JobPage,
@@ -140,7 +142,7 @@ def _submitted(response: Response, result: Submission) -> SubmitView:
 async def list_jobs(
     request: Request,
     who: CallerDep,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_LIST_LIMIT,
     before: Annotated[datetime | None, Query(description="created_at to page on from")] = None,
 ) -> JobPage:
     """The caller's jobs, newest first."""

@@ -38,6 +38,11 @@ def _limit(name: str) -> Any:
     )
 
 
+#: how many runs one listing returns at most, and unless asked (``GET /v1/research`` and
+#: MCP's ``list_runs``)
+MAX_LIST_LIMIT = 100
+DEFAULT_LIST_LIMIT = 20
+
 #: a model as a request names it (the page's app.js checks the same pattern: a test
 #: compares the two)
 MODEL_PATTERN = r"^(none|[a-z0-9_-]+:[\w./:@-]+)$"

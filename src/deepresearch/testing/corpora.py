@@ -235,6 +235,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hotpotqa", action="store_true", help="all HotpotQA paragraphs")
     args = parser.parse_args(argv)
     everything = args.freshwiki is None and args.vital is None and not args.hotpotqa
+    if not args.data.is_dir():  # not in the repository: a fresh clone has none beside it
+        print(
+            f"error: no shared data folder at {args.data}\n"
+            "hint: give --data the folder that holds qa/ and wiki/; without it, serve "
+            "python -m deepresearch.testing.pydoc_corpus's folder instead (README)",
+            file=sys.stderr,
+        )
+        return 1
     try:
         documents: list[CorpusDocument] = []
         counts: dict[str, int] = {}

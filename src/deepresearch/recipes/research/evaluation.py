@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
+from langgraph.types import StateSnapshot
 
 from deepresearch.checkpoints import describe, open_checkpointer
 from deepresearch.core.ids import check_run_id
@@ -45,56 +46,64 @@ async def evaluate_run(
     else ``judge_model`` (a ``provider:model`` spec, ``none`` for no judge scores), else
     the settings' judge model."""
     check_run_id(run_id)
-    model, name = _judge(model_settings, judge_model, models)
     storage.data_dir.mkdir(parents=True, exist_ok=True)
-    cache = ResponseCache(storage.data_dir / "model-cache.sqlite3")
-    gateway = Gateway(
-        {"judge": model},
-        model_names={"judge": name},
-        timeout_s=model_settings.model_timeout_s,
-        max_retries=model_settings.model_max_retries,
-        secrets=list(secrets),
-        cache=cache,  # an evaluation asked again is not paid twice
-    )
-    try:
-        async with open_checkpointer(storage, checkpoint_types()) as saver:
-            graph = build_graph(saver)
-            config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-            snapshot = await graph.aget_state(config)
-            values = snapshot.values
-            if not values:
-                raise RunNotFound(
-                    f"no run {run_id!r} in {describe(storage)}",
-                    hint="check the run id, and that DEEPRESEARCH_DATA_DIR is the one it used",
-                )
-            recipe = values.get("recipe") or DEFAULT_RECIPE
-            if recipe != DEFAULT_RECIPE:
-                raise InvalidInput(
-                    f"run {run_id!r} is a {recipe!r} run; only research reports are evaluated"
-                )
-            report = values.get("report")
-            if snapshot.next or not isinstance(report, Report):
-                raise RunError(
-                    f"run {run_id!r} has not finished",
-                    hint=f"resume it with: deepresearch run --resume {run_id}",
-                )
-            if report.kind in REPLY_KINDS:
-                raise InvalidInput(
-                    f"run {run_id!r} ended with a {report.kind}, not a report: nothing to evaluate"
-                )
-            plan = values.get("plan")
+    async with open_checkpointer(storage, checkpoint_types()) as saver:
+        graph = build_graph(saver)
+        config: RunnableConfig = {"configurable": {"thread_id": run_id}}
+        snapshot = await graph.aget_state(config)
+        # the run first: "no such run" is said before what its judge would need (a key)
+        report = _finished_report(snapshot, run_id, storage)
+        model, name = _judge(model_settings, judge_model, models)
+        cache = ResponseCache(storage.data_dir / "model-cache.sqlite3")
+        try:
+            gateway = Gateway(
+                {"judge": model},
+                model_names={"judge": name},
+                timeout_s=model_settings.model_timeout_s,
+                max_retries=model_settings.model_max_retries,
+                secrets=list(secrets),
+                cache=cache,  # an evaluation asked again is not paid twice
+            )
+            plan = snapshot.values.get("plan")
             result = await evaluate_report(
                 report,
                 plan.sub_questions if plan is not None else [],
-                values.get("sub_questions", []),
+                snapshot.values.get("sub_questions", []),
                 gateway,
             )
             await graph.aupdate_state(
                 config, {"report": report.model_copy(update={"evaluation": result})}, as_node=NODE
             )
             return result
-    finally:
-        cache.close()
+        finally:
+            cache.close()
+
+
+def _finished_report(snapshot: StateSnapshot, run_id: str, storage: Storage) -> Report:
+    """The report of finished research run ``run_id``, or the error that says why there
+    is none to evaluate (no such run, another recipe's, unfinished, a reply)."""
+    values = snapshot.values
+    if not values:
+        raise RunNotFound(
+            f"no run {run_id!r} in {describe(storage)}",
+            hint="check the run id, and that DEEPRESEARCH_DATA_DIR is the one it used",
+        )
+    recipe = values.get("recipe") or DEFAULT_RECIPE
+    if recipe != DEFAULT_RECIPE:
+        raise InvalidInput(
+            f"run {run_id!r} is a {recipe!r} run; only research reports are evaluated"
+        )
+    report = values.get("report")
+    if snapshot.next or not isinstance(report, Report):
+        raise RunError(
+            f"run {run_id!r} has not finished",
+            hint=f"resume it with: deepresearch run --resume {run_id}",
+        )
+    if report.kind in REPLY_KINDS:
+        raise InvalidInput(
+            f"run {run_id!r} ended with a {report.kind}, not a report: nothing to evaluate"
+        )
+    return report
 
 
 def _judge(
