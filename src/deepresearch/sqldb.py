@@ -6,6 +6,9 @@ migrations run one process at a time."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -81,3 +84,50 @@ def migrate(engine: Engine, script_location: Path, *, version_table: str, lock: 
         config.attributes["connection"] = connection
         config.attributes["version_table"] = version_table
         command.upgrade(config, "head")
+
+
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """``value`` with UTC attached when it came back naive (SQLite hands back naive
+    datetimes; everything stored is UTC)."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """``value`` in UTC (naive values are taken as UTC), as stored."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Transactions:
+    """An engine and a clock, and the two ways a store talks through them: a write
+    transaction that may read first without losing a race, and a read."""
+
+    def __init__(self, engine: Engine, clock: Clock = utcnow) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.sqlite = engine.dialect.name == "sqlite"
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """A transaction that may read and then write without losing a race (SQLite:
+        ``BEGIN IMMEDIATE``)."""
+        engine = (
+            self.engine.execution_options(sqlite_immediate=True) if self.sqlite else self.engine
+        )
+        with engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            yield conn

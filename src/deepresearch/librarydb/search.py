@@ -27,7 +27,6 @@ from sqlalchemy import (
 )
 
 from deepresearch.core.library_query import best_lines, fts5_match
-from deepresearch.librarydb.clock import aware, utcnow
 from deepresearch.librarydb.tables import (
     FTS_TABLE,
     PG_CONFIG,
@@ -37,6 +36,7 @@ from deepresearch.librarydb.tables import (
     library_tags,
 )
 from deepresearch.models.library import HitRun, HitSource, LibraryHit, LibraryQuery
+from deepresearch.sqldb import aware, utcnow
 
 i, r, s = library_items, library_runs, library_sources
 

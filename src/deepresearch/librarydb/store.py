@@ -12,13 +12,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, exists, func, insert, select, update
+from sqlalchemy import Connection, delete, exists, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deepresearch.core.library_query import normalize_tag
 from deepresearch.errors import InvalidInput, RunNotFound
 from deepresearch.librarydb import search as _search
-from deepresearch.librarydb.clock import Clock, aware, utc, utcnow
 from deepresearch.librarydb.tables import (
     library_items,
     library_runs,
@@ -35,6 +34,7 @@ from deepresearch.models.library import (
     RunSummary,
     TagCount,
 )
+from deepresearch.sqldb import Transactions, aware, utc, utcnow
 
 #: the most tags one request adds to a run
 MAX_TAGS = 20
@@ -48,22 +48,8 @@ def not_in_library(run_id: str) -> RunNotFound:
     )
 
 
-class LibraryStore:
+class LibraryStore(Transactions):
     """One owner-scoped view of the library tables per call; see the module docstring."""
-
-    def __init__(self, engine: Engine, clock: Clock = utcnow) -> None:
-        self.engine = engine
-        self.clock = clock
-        self.sqlite = engine.dialect.name == "sqlite"
-
-    @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        """A transaction that may read and then write without losing a race."""
-        engine = (
-            self.engine.execution_options(sqlite_immediate=True) if self.sqlite else self.engine
-        )
-        with engine.begin() as conn:
-            yield conn
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:

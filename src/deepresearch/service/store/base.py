@@ -4,46 +4,21 @@ read back as a ``Job``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, select
+from sqlalchemy import Connection, Row, select
 
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import Job
+from deepresearch.sqldb import Clock, Transactions, aware, utcnow
 
-Clock = Callable[[], datetime]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
+__all__ = ["Clock", "StoreBase", "aware", "get_job", "job_from_row", "utcnow"]
 
 
-def aware(value: datetime | None) -> datetime | None:
-    """SQLite hands back naive datetimes; everything here is UTC."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
-
-
-class StoreBase:
+class StoreBase(Transactions):
     """The engine and clock every part of ``JobStore`` queries through."""
-
-    def __init__(self, engine: Engine, clock: Clock = utcnow) -> None:
-        self.engine = engine
-        self.clock = clock
-        self.sqlite = engine.dialect.name == "sqlite"
-
-    @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        """A transaction that may read and then write without losing a race."""
-        engine = (
-            self.engine.execution_options(sqlite_immediate=True) if self.sqlite else self.engine
-        )
-        with engine.begin() as conn:
-            yield conn
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
