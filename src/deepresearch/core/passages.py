@@ -25,6 +25,7 @@ from deepresearch.core.answers import (
     own_page,
     topicality,
 )
+from deepresearch.core.described import about_subject, question_subject
 from deepresearch.core.lexical import BM25
 from deepresearch.core.mentions import mention_key
 from deepresearch.core.questions import QuestionProfile, stem
@@ -194,7 +195,6 @@ def pooled_relevant(
 
 ANSWER_BOOST = 0.5  # a passage carrying a value of the asked kind
 ANCHOR_BOOST = 0.5  # a passage about what the question (or the unit's lead) is about
-SUBJECT_WORDS = 3  # a describing question with this many subject words: a passage needs two
 BRIDGE_RELEVANCE = 0.5  # pooled relevance of a passage whose new names count as bridges,
 # and of an answer-bearing passage that names nothing of the question
 
@@ -232,8 +232,9 @@ def answer_scores(
     A question that asks to describe or explain (no answer type, nothing compared) is also
     about a passage its own words make very relevant (``BRIDGE_RELEVANCE``), whether or not
     it names the question's things: "in Python" names the setting, not the topic. Either
-    way such a passage must carry two of the question's subject words when it has three
-    or more (``subject_breadth``), so one shared common word does not make it relevant.
+    way such a passage must be about the question's subject (``core.described``: enough
+    of its subject words, one of them a key word), so common words it shares do not make
+    it relevant.
 
     In a unit that follows a lead, what the question is about is the lead: only the lead's
     own page is quoted when the unit read it, and only a page that speaks to the question
@@ -355,7 +356,7 @@ def _raw_scores(
     # is about its words more than its names: the named thing may only be the setting,
     # which the pages that answer need not repeat
     describing = profile.answer_type == "unknown" and not profile.options and not focus
-    subject = {stem(word) for word in profile.relation}
+    subject = question_subject(profile, set(pool.title.values())) if describing else None
     raw: dict[str, tuple[float, int, bool]] = {}
     admitted: dict[str, bool] = {}
     for pid, relevance in pooled.items():
@@ -365,8 +366,10 @@ def _raw_scores(
             admitted[pid] = False
             continue
         on = topicality(text, pool.title[pid], keys, sorted(pool.links)) if keys or focus else 1
-        if describing:
-            on = _described(on, relevance, text, pool.title[pid], subject)
+        if describing and relevance >= BRIDGE_RELEVANCE:
+            on = max(on, 1)  # about what is described, where its setting goes unnamed
+        if subject is not None and not about_subject(subject, text, pool.title[pid]):
+            on = 0  # shares words with the question, not its subject (``core.described``)
         carries = bool(answer_candidates(profile, text))
         score = relevance * (1 + ANSWER_BOOST * carries) * (1 + ANCHOR_BOOST * (on > 0))
         raw[pid] = (score, on, carries and on > 0)
@@ -376,30 +379,6 @@ def _raw_scores(
         alone = carries and relevance >= BRIDGE_RELEVANCE and not focus
         admitted[pid] = (pid in own if own else on > 0) or alone
     return raw, admitted
-
-
-def _described(on: int, relevance: float, text: str, title: str, subject: set[str]) -> int:
-    """How much a passage is about what a describing question asks to describe: very
-    relevant by its words (its setting may go unnamed) or naming the question's things,
-    and in either case carrying enough of the question's own subject words, with its
-    page's title (``subject_breadth``): a passage whose match is one word the question
-    shares with many topics ("statement", "work") or only the setting ("Python") is not
-    about the question."""
-    if relevance >= BRIDGE_RELEVANCE:
-        on = max(on, 1)  # about what is described, where its setting goes unnamed
-    return on if subject_breadth(f"{title}\n{text}", subject) >= _needed(subject) else 0
-
-
-def subject_breadth(text: str, subject: set[str]) -> int:
-    """How many of the question's subject words (stems, ``QuestionProfile.relation``)
-    ``text`` carries."""
-    return len(subject & {stem(word) for word in words(text)})
-
-
-def _needed(subject: set[str]) -> int:
-    """Subject words a passage must carry: two of a question of three or more (one shared
-    word is a coincidence), else one."""
-    return min(len(subject), 1 if len(subject) < SUBJECT_WORDS else 2)
 
 
 def _chains(pool: _Pool, raw: Mapping[str, tuple[float, int, bool]]) -> list[dict[str, int]]:
