@@ -15,19 +15,24 @@ with" statement. Two rules keep the match on the question's subject:
   what their titles name; "form", "nature" or "level" title none).
 
 The subject words are the question's content words outside its named things
-(``QuestionProfile.relation``), lightly stemmed; the named things are its setting ("in
-Python") and are checked by topicality elsewhere.
+(``QuestionProfile.relation``), lightly stemmed. The rules hold for a question that names
+nothing or names things only as its setting ("in Python"); one that names what it is about
+("the history and impact of X") is checked by topicality (``core.answers``) instead.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from deepresearch.core.mentions import Mention
 from deepresearch.core.questions import QuestionProfile, stem
 from deepresearch.core.text import content_words
 
 BROAD_QUESTION = 3  # subject words from which a passage must carry two
+NAMED = ("name", "title")  # the mention kinds that are things (``QuestionProfile.entity_keys``)
+_IN = re.compile(r"\bin\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -42,13 +47,23 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(word) for word in content_words(text))
 
 
-def question_subject(profile: QuestionProfile, titles: Iterable[str]) -> Subject:
+def question_subject(profile: QuestionProfile, titles: Iterable[str]) -> Subject | None:
     """The subject of ``profile``'s question, its key words taken from its first subject
-    word and from ``titles``, the titles of the pages read."""
+    word and from ``titles``, the titles of the pages read. None when the question names a
+    thing that is not only its setting ("the history and impact of X"): what it is about is
+    that thing, which topicality checks."""
+    if any(not _setting(profile.text, m) for m in profile.entities if m.kind in NAMED):
+        return None
     ordered = [stem(word) for word in profile.relation]
     words = frozenset(ordered)
     titled = frozenset().union(*(_stems(title) & words for title in titles))
     return Subject(words=words, keys=titled | frozenset(ordered[:1]))
+
+
+def _setting(question: str, mention: Mention) -> bool:
+    """Whether the question names ``mention`` as where its subject is ("... work in
+    Python", "... in France"): right after "in"."""
+    return bool(_IN.search(question[: mention.start]))
 
 
 def about_subject(subject: Subject, text: str, title: str) -> bool:
