@@ -25,6 +25,7 @@ from deepresearch.core.answers import (
     own_page,
     topicality,
 )
+from deepresearch.core.described import about_subject, question_subject
 from deepresearch.core.lexical import BM25
 from deepresearch.core.mentions import mention_key
 from deepresearch.core.questions import QuestionProfile, stem
@@ -230,7 +231,10 @@ def answer_scores(
 
     A question that asks to describe or explain (no answer type, nothing compared) is also
     about a passage its own words make very relevant (``BRIDGE_RELEVANCE``), whether or not
-    it names the question's things: "in Python" names the setting, not the topic.
+    it names the question's things: "in Python" names the setting, not the topic. Either
+    way such a passage must be about the question's subject (``core.described``: enough
+    of its subject words, one of them a key word), so common words it shares do not make
+    it relevant.
 
     In a unit that follows a lead, what the question is about is the lead: only the lead's
     own page is quoted when the unit read it, and only a page that speaks to the question
@@ -352,6 +356,7 @@ def _raw_scores(
     # is about its words more than its names: the named thing may only be the setting,
     # which the pages that answer need not repeat
     describing = profile.answer_type == "unknown" and not profile.options and not focus
+    subject = question_subject(profile, set(pool.title.values())) if describing else None
     raw: dict[str, tuple[float, int, bool]] = {}
     admitted: dict[str, bool] = {}
     for pid, relevance in pooled.items():
@@ -363,6 +368,8 @@ def _raw_scores(
         on = topicality(text, pool.title[pid], keys, sorted(pool.links)) if keys or focus else 1
         if describing and relevance >= BRIDGE_RELEVANCE:
             on = max(on, 1)  # about what is described, where its setting goes unnamed
+        if subject is not None and not about_subject(subject, text, pool.title[pid]):
+            on = 0  # shares words with the question, not its subject (``core.described``)
         carries = bool(answer_candidates(profile, text))
         score = relevance * (1 + ANSWER_BOOST * carries) * (1 + ANCHOR_BOOST * (on > 0))
         raw[pid] = (score, on, carries and on > 0)
