@@ -4,8 +4,6 @@ read back as a ``Job``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, Row, select
@@ -19,11 +17,6 @@ __all__ = ["Clock", "StoreBase", "aware", "get_job", "job_from_row", "utcnow"]
 
 class StoreBase(Transactions):
     """The engine and clock every part of ``JobStore`` queries through."""
-
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
-            yield conn
 
 
 def get_job(conn: Connection, job_id: str) -> Job | None:
