@@ -107,10 +107,11 @@ SUMMARY = ("model", "search", "depth", "data_dir", "database_url")
 
 
 def _summary(settings: Settings) -> str:
-    """The configuration in a line, and how to see all of it."""
+    """The configuration in a line, and how to see all of it on a line of its own (a
+    narrow terminal wraps the first, never the command)."""
     named = "; ".join(f"{name} {_shown(name, getattr(settings, name))}" for name in SUMMARY)
     count = len(type(settings).model_fields)
-    return f"configuration: {named} (all {count} settings: deepresearch doctor --settings)"
+    return f"configuration: {named}\nall {count} settings: deepresearch doctor --settings"
 
 
 def _shown(name: str, value: Any) -> str:

@@ -38,6 +38,7 @@ from deepresearch.checkpoints import (
     open_checkpointer,
     sqlite_checkpoint_path,
 )
+from deepresearch.errors import ConfigError
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import FetchPolicy, RetentionSettings
@@ -178,7 +179,12 @@ def size_of(settings: Settings) -> int:
 async def _one_at_a_time(settings: Settings) -> AsyncIterator[bool]:
     """Whether this process collects now (True) or another one does (False)."""
     if is_postgres(settings.database_url):
-        from psycopg import AsyncConnection
+        try:
+            from psycopg import AsyncConnection
+        except ImportError:
+            raise ConfigError(
+                "PostgreSQL needs the postgres extra", hint="pip install 'deepresearch[postgres]'"
+            ) from None
 
         url = libpq_url(str(settings.database_url))
         async with await AsyncConnection.connect(url, autocommit=True) as conn:

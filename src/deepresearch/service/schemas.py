@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-import annotated_types
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -148,8 +147,9 @@ class RunOptions(BaseModel):
 
 def _bounds(field: FieldInfo) -> tuple[float | None, float | None]:
     """A field's inclusive lower and upper bounds (``ge``, ``le``), None where unbounded."""
-    low = next((m.ge for m in field.metadata if isinstance(m, annotated_types.Ge)), None)
-    high = next((m.le for m in field.metadata if isinstance(m, annotated_types.Le)), None)
+    # pydantic keeps them as annotated-types' Ge / Le markers in the field's metadata
+    low = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
+    high = next((m.le for m in field.metadata if hasattr(m, "le")), None)
     return (
         float(low) if isinstance(low, int | float) else None,
         float(high) if isinstance(high, int | float) else None,
