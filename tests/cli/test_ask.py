@@ -42,6 +42,12 @@ def test_ask_follows_up_a_finished_run(web_process: str, tmp_path: Path) -> None
     assert "turn 3 of thread run-one" in third.stderr
     assert "researched afresh" in third.stdout
 
+    # every report format works for a follow-up too, as for a run: a binary one included
+    word = tmp_path / "four.docx"
+    fourth = cli("ask", "run-two", FOLLOW, "--format", "docx", "--out", str(word))
+    assert fourth.returncode == 0, fourth.stderr
+    assert word.read_bytes().startswith(b"PK")  # a zip: the DOCX container
+
 
 def test_ask_refuses_what_it_cannot_follow_up(tmp_path: Path) -> None:
     missing = cli("ask", "run-nope", FOLLOW)

@@ -59,7 +59,7 @@ def ask(
     remember = _start(settings, followup, question, given)
     running.note_started(remember, target, fmt)
     report = _follow_up(settings, parent, followup, question, json_events, remember)
-    _finish(report, followup, target, fmt, remember)
+    _finish(report, followup, target, fmt, remember, settings)
 
 
 def _load_record(settings: Settings, run_id: str) -> dict[str, Any] | None:
@@ -124,13 +124,19 @@ def _follow_up(
 
 
 def _finish(
-    report: Any, followup: str, target: Path, fmt: Format, remember: running.Remember
+    report: Any,
+    followup: str,
+    target: Path,
+    fmt: Format,
+    remember: running.Remember,
+    settings: Settings,
 ) -> NoReturn:
     """Write the follow-up's report and say what it reused (a review pause: how to
     answer it), then exit with the report's code."""
     from deepresearch.cli.pause import show_waiting
-    from deepresearch.export.report_render import render
+    from deepresearch.export.formats import render_bytes
     from deepresearch.models.pause import InputRequest
+    from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
     from deepresearch.records import now
 
     if isinstance(report, InputRequest):  # the thread reviews plans (--review-plan)
@@ -138,7 +144,9 @@ def _finish(
         show_waiting(report)  # `deepresearch reply` continues it and writes the report
         raise typer.Exit(common.EXIT_WAITING)
     remember(status="complete", kind=report.kind, finished=now(), error=None)
-    running.write_report(target, render(report, fmt.value), followup)
+    recipe = get_recipe(DEFAULT_RECIPE)
+    data = render_bytes(recipe, report, fmt.value, pdf_fonts=settings.pdf_fonts)
+    running.write_report(target, data, followup)
     _say_reused(report)
     running.written(f"{report.kind} report", target, followup)
     raise typer.Exit(common.EXIT_ABORT if report.kind == "abort" else common.EXIT_OK)
