@@ -5,6 +5,7 @@ read back (the other tests need no TeX)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -20,11 +21,23 @@ from ..core.test_render import make_report
 from .reading import pdf_links, pdf_text
 
 PDFLATEX = shutil.which("pdflatex")
-needs_tex = pytest.mark.skipif(
-    PDFLATEX is None,
-    reason="no TeX distribution here (pdflatex not found); "
-    "apt-get install texlive-latex-base texlive-latex-recommended to run it",
+# read before the autouse fixture clears DEEPRESEARCH_* variables for each test
+REQUIRE_TEX = os.environ.get("DEEPRESEARCH_REQUIRE_TEX") == "1"
+NO_TEX = (
+    "no TeX distribution here (pdflatex not found); "
+    "apt-get install texlive-latex-base texlive-latex-recommended to run it"
 )
+
+
+@pytest.fixture
+def tex() -> None:
+    if PDFLATEX is None:
+        if REQUIRE_TEX:
+            pytest.fail(f"pdflatex is required here (DEEPRESEARCH_REQUIRE_TEX=1): {NO_TEX}")
+        pytest.skip(NO_TEX)
+
+
+needs_tex = pytest.mark.usefixtures("tex")
 HOSTILE = r"\input{/etc/passwd} \write18{touch pwned} $x$ 100% #1 & a_b ~ ^ [opt] -- } {"
 
 
