@@ -180,6 +180,12 @@ def init(
     plan = Plan()
     _model_part(plan, ask, provider, model, model_base_url, api_key)
     _search_part(plan, ask, search, flags)
+    _write(plan, config_path, env_path, force=force)
+    raise typer.Exit(EXIT_OK)
+
+
+def _write(plan: Plan, config_path: Path, env_path: Path, *, force: bool) -> None:
+    """Write what ``init`` planned (the keys only where ``.env`` may be changed)."""
     if plan.secrets and env_path.exists() and not force:
         error(
             f"{env_path} exists",
@@ -192,7 +198,6 @@ def init(
     for note in plan.notes:
         say(f"note: {note}")
     say("next: deepresearch doctor (checks every model and provider for real)")
-    raise typer.Exit(EXIT_OK)
 
 
 def _model_part(
