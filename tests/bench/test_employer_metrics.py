@@ -4,8 +4,9 @@ tiny run over the real shared data (one company and the real posting)."""
 from __future__ import annotations
 
 import pytest
-from bench import employer_metrics
 from bench.common import DEFAULT_DATA_DIR, Options
+
+from bench import employer_metrics
 
 
 def test_the_seed_bar_and_the_improvement() -> None:
