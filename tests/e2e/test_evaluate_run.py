@@ -56,6 +56,8 @@ async def test_a_run_with_eval_carries_its_evaluation(
     (done,) = [e.data for e in events if isinstance(e.data, EvalCompleted)]
     assert done.citation_precision == result.citation_precision
     assert (done.overall, done.insight) == (result.overall, result.scores[1].score)
+    assert (done.composite, done.process_overall) == (result.composite, result.process_overall)
+    assert done.source_diversity == result.source_diversity
     assert "eval_completed" in assert_events_match_schema(events)
     assert "## Evaluation" in render(report, "md")
     assert '<section class="evaluation">' in render(report, "html")

@@ -204,6 +204,8 @@ def summary(result: EvalResult) -> str:
         if result.overall is not None
         else f"; {result.judge_note}"
     )
+    if result.composite is not None:
+        judge += f", composite {result.composite:.1f}/10 (60% report, 40% process)"
     return (
         f"Evaluation: citation precision {pct(result.citation_precision)}, recall "
         f"{pct(result.citation_recall)}, sub-question coverage {pct(result.coverage)}{judge}"
@@ -223,6 +225,9 @@ def event_data(result: EvalResult) -> EvalCompleted:
         insight=scores.get("insight"),
         instruction_following=scores.get("instruction_following"),
         readability=scores.get("readability"),
+        source_diversity=result.source_diversity,
+        process_overall=result.process_overall,
+        composite=result.composite,
     )
 
 
