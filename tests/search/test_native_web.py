@@ -33,6 +33,7 @@ async def test_openai_request_and_pages(search_once, api_key) -> None:
     body = request.json()
     assert body["tools"] == [{"type": "web_search"}]
     assert body["include"] == ["web_search_call.action.sources"]
+    assert (body["tool_choice"], body["store"]) == ("required", False)
     assert body["model"] == "gpt-4.1-mini" and "heat pumps" in body["input"]
     # cited pages first (with their titles), then the other consulted sources, each once
     assert [(hit.url, hit.title) for hit in hits] == [

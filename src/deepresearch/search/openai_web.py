@@ -2,7 +2,8 @@
 
 Wire format (OpenAI's web search guide and Responses API reference): ``POST
 {base}/responses`` with ``Authorization: Bearer <key>`` and a JSON body ``{model, input,
-tools: [{"type": "web_search"}], include: ["web_search_call.action.sources"]}``. The
+tools: [{"type": "web_search"}], tool_choice: "required", include:
+["web_search_call.action.sources"], store: false}``. The
 reply's ``output`` list holds ``web_search_call`` items, whose ``action`` (type
 ``search``) lists every page consulted in ``sources`` (``{type: "url", url}``), and a
 ``message`` item whose ``output_text`` parts carry ``annotations`` of type
@@ -70,7 +71,10 @@ class OpenAIWebSearch(HttpSearchAdapter):
                 "model": self._model,
                 "input": PROMPT.format(query=query, limit=limit),
                 "tools": [{"type": "web_search"}],
+                # search, always: an answer from memory would name no page to read
+                "tool_choice": "required",
                 "include": ["web_search_call.action.sources"],
+                "store": False,  # nothing of the run is kept on OpenAI's side
             },
         )
         return self._ranked(pages(data), query=query, limit=limit)
