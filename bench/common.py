@@ -44,6 +44,8 @@ class Options:
     service_quick: bool = False
     #: injection: real documents to scan (None: all 11,838)
     injection_docs: int | None = None
+    #: employer_metrics: companies to research (None: all; the posting case always runs)
+    employer_companies: int | None = None
     #: startup: timed processes per case (after one warm-up)
     startup_runs: int = 10
     #: wide: broad questions on Vital topics and on FreshWiki articles

@@ -5,7 +5,7 @@
                         [--pages N] [--concurrency 1,4,16] [--scaling-sizes 2x3,4x5,8x8]
                         [--scaling-questions N] [--retrieval-questions N]
                         [--service-levels 1,3,6,10,20,40] [--sse-clients N] [--service-quick]
-                        [--injection-docs N]
+                        [--injection-docs N] [--employer-companies N]
                         [--startup-runs N] [--wide-topics N] [--wide-events N]
                         [--worker-processes 1,2,4] [--worker-jobs N]
                         [--out bench/results/latest.json]
@@ -28,6 +28,7 @@ from rich.table import Table
 
 from bench import (
     budget,
+    employer_metrics,
     end_to_end,
     extraction,
     fetch_extract,
@@ -64,6 +65,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "budget": budget.run,
     "workers": workers.run,
     "sections": sections.run,
+    "employer_metrics": employer_metrics.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
@@ -122,6 +124,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--injection-docs", type=int, default=None, help="injection: real documents (default all)"
+    )
+    parser.add_argument(
+        "--employer-companies",
+        type=int,
+        default=None,
+        help="employer_metrics: companies (default all 17)",
     )
     parser.add_argument(
         "--startup-runs", type=int, default=10, help="startup: timed processes per case"
@@ -260,6 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sse_clients=args.sse_clients,
         service_quick=args.service_quick,
         injection_docs=args.injection_docs,
+        employer_companies=args.employer_companies,
         startup_runs=args.startup_runs,
         wide_topics=args.wide_topics,
         wide_events=args.wide_events,

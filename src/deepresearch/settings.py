@@ -182,6 +182,15 @@ class Settings(BaseSettings):
     )
     ncbi_api_key: SecretStr | None = Field(default=None, validation_alias=_env("ncbi_api_key"))
     ncbi_email: str | None = Field(default=None, description="contact address NCBI asks for")
+    # the provider-native web searches (openai_web, anthropic_web): the model that searches
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias=_env("openai_api_key"))
+    anthropic_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("anthropic_api_key")
+    )
+    openai_web_model: str = Field(default="gpt-4.1-mini", description="openai_web's model")
+    anthropic_web_model: str = Field(
+        default="claude-sonnet-4-5", description="anthropic_web's model"
+    )
     arxiv_interval_s: float = Field(
         default=3.0, ge=0.0, le=60.0, description="gap between arXiv requests (arXiv asks 3 s)"
     )
@@ -495,6 +504,8 @@ class Settings(BaseSettings):
             self.serper_api_key,
             self.semantic_scholar_api_key,
             self.ncbi_api_key,
+            self.openai_api_key,
+            self.anthropic_api_key,
         ):
             if value is not None and value.get_secret_value():
                 out.append(value.get_secret_value())

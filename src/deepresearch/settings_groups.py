@@ -105,6 +105,10 @@ class SearchSettings(_Group):
     semantic_scholar_api_key: SecretStr | None
     ncbi_api_key: SecretStr | None
     ncbi_email: str | None
+    openai_api_key: SecretStr | None
+    anthropic_api_key: SecretStr | None
+    openai_web_model: str
+    anthropic_web_model: str
     arxiv_interval_s: float
     search_urls: Mapping[str, str]
     search_rrf_k: float

@@ -91,6 +91,8 @@ ECOSYSTEM_ENV: dict[str, tuple[str, ...]] = {
     "serper_api_key": ("SERPER_API_KEY",),
     "semantic_scholar_api_key": ("S2_API_KEY", "SEMANTIC_SCHOLAR_API_KEY"),
     "ncbi_api_key": ("NCBI_API_KEY",),
+    "openai_api_key": ("OPENAI_API_KEY",),
+    "anthropic_api_key": ("ANTHROPIC_API_KEY",),
 }
 
 

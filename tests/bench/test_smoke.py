@@ -38,6 +38,7 @@ TINY = [
     "--wide-events", "0",
     "--worker-processes", "1,2",
     "--worker-jobs", "2",
+    "--employer-companies", "1",
 ]  # fmt: skip
 POSITIVE = {
     "end_to_end": [
@@ -119,6 +120,8 @@ POSITIVE = {
         "time_50.wall_ratio_max",
     ],
     "workers": ["w1.jobs_per_min", "w1.speedup", "w2.jobs_per_min", "w2.run_s"],
+    # the posting case always runs: a real posting yields technologies and requirements
+    "employer_metrics": ["none.runs", "none.searches", "none.final_extraction_rate"],
     "sections": [
         "careful.critical_path_calls",
         "careful.input_tokens",

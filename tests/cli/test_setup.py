@@ -95,6 +95,18 @@ def test_init_from_flags_then_doctor_uses_what_it_wrote(
     assert key not in doctor.stdout + doctor.stderr
 
 
+def test_init_writes_the_key_of_a_native_web_search(tmp_path: Path) -> None:
+    """``--search anthropic_web`` takes Anthropic's key and writes it under the name the
+    SDKs read (the search reads it there too)."""
+    done = cli(
+        "init", "--provider", "none", "--search", "anthropic_web",
+        "--anthropic-key", "sk-ant-test", "--yes",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert tomllib.loads((tmp_path / "deepresearch.toml").read_text())["search"] == "anthropic_web"
+    assert dotenv_values(tmp_path / ".env") == {"ANTHROPIC_API_KEY": "sk-ant-test"}
+
+
 def test_init_refuses_to_replace_without_force(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("OTHER=keep-me\nTAVILY_API_KEY=old\n")
     args = ["init", "--provider", "none", "--search", "tavily", "--tavily-key", "new", "--yes"]

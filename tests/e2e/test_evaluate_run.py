@@ -46,10 +46,18 @@ async def test_a_run_with_eval_carries_its_evaluation(
         "readability",
     ]
     assert all(s.reason for s in result.scores) and result.overall is not None
+    # the process (seed 004): its figures, the judge's two scores and the 60/40 composite
+    assert result.sources_read > 0 and result.distinct_domains > 0
+    assert result.researched > 0 and result.queries_per_sub_question is not None
+    assert [s.dimension for s in result.process_scores] == ["search_strategy", "source_diversity"]
+    assert result.process_overall is not None
+    assert result.composite == round(0.6 * result.overall + 0.4 * result.process_overall, 2)
     assert result.usage.calls == 1 and report.usage.by_stage["evaluate"].calls == 1
     (done,) = [e.data for e in events if isinstance(e.data, EvalCompleted)]
     assert done.citation_precision == result.citation_precision
     assert (done.overall, done.insight) == (result.overall, result.scores[1].score)
+    assert (done.composite, done.process_overall) == (result.composite, result.process_overall)
+    assert done.source_diversity == result.source_diversity
     assert "eval_completed" in assert_events_match_schema(events)
     assert "## Evaluation" in render(report, "md")
     assert '<section class="evaluation">' in render(report, "html")
@@ -69,6 +77,9 @@ async def test_without_a_model_the_figures_are_computed_and_the_judge_skipped(
     # an extractive report quotes its sources: every cited sentence is its quote
     assert result.citation_precision == 1.0
     assert result.sub_questions >= 1
+    # the process figures need no model either; the composite needs the judge
+    assert result.source_diversity is not None and result.retry_share is not None
+    assert result.process_scores == [] and result.composite is None
     assert len(result.covered) + len(result.uncovered) == result.sub_questions
     assert "Judge scores skipped: no judge model" in render(report, "md")
     # on the wire: no judge, so null overall and judge_model, and no dimension at all

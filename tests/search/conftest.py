@@ -24,12 +24,14 @@ import pytest
 
 from deepresearch.models import SearchHit
 from deepresearch.search.adapter import HttpSearchAdapter
+from deepresearch.search.anthropic_web import AnthropicWebSearch
 from deepresearch.search.arxiv import ArxivSearch
 from deepresearch.search.brave import BraveSearch
 from deepresearch.search.duckduckgo import DuckDuckGoSearch
 from deepresearch.search.exa import ExaSearch
 from deepresearch.search.google_cse import GoogleSearch
 from deepresearch.search.http import RetryPolicy
+from deepresearch.search.openai_web import OpenAIWebSearch
 from deepresearch.search.pubmed import PubmedSearch
 from deepresearch.search.searxng import SearxngSearch
 from deepresearch.search.semantic_scholar import SemanticScholarSearch
@@ -73,12 +75,28 @@ ADAPTERS: dict[str, Build] = {
     "semantic_scholar": lambda c, url, key, r: SemanticScholarSearch(
         c, api_key=key, base_url=url, min_interval_s=0, timeout_s=2, retry=r
     ),
+    "openai_web": lambda c, url, key, r: OpenAIWebSearch(
+        c, key, base_url=url, timeout_s=2, retry=r
+    ),
+    "anthropic_web": lambda c, url, key, r: AnthropicWebSearch(
+        c, key, base_url=url, timeout_s=2, retry=r
+    ),
 }
 #: adapters whose hits keep the URL the provider listed (the others build it: a wiki
 #: page from its title, an arXiv abstract page from the entry id, a PubMed page from the PMID)
 DIRECT_URL = [name for name in ADAPTERS if name not in ("wikipedia", "arxiv", "pubmed")]
 JSON_ADAPTERS = [name for name in ADAPTERS if name not in ("duckduckgo", "arxiv")]
-KEYED = ["tavily", "exa", "brave", "google", "serper", "pubmed", "semantic_scholar"]
+KEYED = [
+    "tavily",
+    "exa",
+    "brave",
+    "google",
+    "serper",
+    "pubmed",
+    "semantic_scholar",
+    "openai_web",
+    "anthropic_web",
+]
 #: requests one successful search sends (PubMed: esearch, then esummary)
 CALLS = {"pubmed": 2}
 
@@ -94,6 +112,10 @@ def results_body(name: str, listed: Sequence[Listed]) -> Any:
         return atom_feed(listed)
     if name == "pubmed":
         return pubmed_body(listed)
+    if name == "openai_web":
+        return openai_body(listed)
+    if name == "anthropic_web":
+        return anthropic_body(listed)
     if name == "wikipedia":
         entries = [
             {"ns": 0, "title": "", "snippet": ""}
@@ -172,6 +194,96 @@ def pubmed_body(listed: Sequence[Listed]) -> dict[str, Any]:
         "header": {"type": "esearch", "version": "0.3"},
         "esearchresult": {"count": str(len(pmids)), "idlist": pmids},
         "result": result,
+    }
+
+
+def openai_body(listed: Sequence[Listed], *, sources: Sequence[str] = ()) -> dict[str, Any]:
+    """A Responses API reply (OpenAI's web search guide): one ``web_search_call`` that
+    consulted ``sources``, then a message citing ``listed`` with ``url_citation``
+    annotations over a text that quotes each snippet (the text the adapter must not keep)."""
+    text, notes = "", []
+    for hit in listed:
+        start = len(text)
+        text += f"{hit[2] if hit else 'uncited'}. "
+        note = {"type": "url_citation", "start_index": start, "end_index": len(text) - 1}
+        notes.append(note if hit is None else {**note, "url": hit[0], "title": hit[1]})
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "status": "completed",
+        "output": [
+            {
+                "type": "web_search_call",
+                "id": "ws_1",
+                "status": "completed",
+                "action": {
+                    "type": "search",
+                    "query": "q",
+                    "sources": [{"type": "url", "url": url} for url in sources],
+                },
+            },
+            {
+                "type": "message",
+                "id": "msg_1",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": notes}],
+            },
+        ],
+    }
+
+
+def anthropic_body(listed: Sequence[Listed]) -> dict[str, Any]:
+    """A Messages API reply (Anthropic's web search tool docs): the ``server_tool_use``
+    block, its ``web_search_tool_result`` listing ``listed``, and Claude's cited text."""
+    results = [
+        {"type": "web_search_result", "title": "no url", "encrypted_content": "e"}
+        if hit is None
+        else {
+            "type": "web_search_result",
+            "url": hit[0],
+            "title": hit[1],
+            "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5",
+            "page_age": "April 30, 2025",
+        }
+        for hit in listed
+    ]
+    cited = [hit for hit in listed if hit is not None]
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [
+            {"type": "text", "text": "I'll search for that."},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "q"},
+            },
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": results},
+            {
+                "type": "text",
+                "text": " ".join(hit[2] for hit in cited),
+                "citations": [
+                    {
+                        "type": "web_search_result_location",
+                        "url": hit[0],
+                        "title": hit[1],
+                        "encrypted_index": "Eo8BCioIAhgBIiQyYjQ0",
+                        "cited_text": hit[2],
+                    }
+                    for hit in cited
+                ],
+            },
+        ],
+        "stop_reason": "end_turn",
+        "usage": {
+            "input_tokens": 6039,
+            "output_tokens": 931,
+            "server_tool_use": {"web_search_requests": 1},
+        },
     }
 
 

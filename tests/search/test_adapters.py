@@ -8,11 +8,13 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from deepresearch.search.adapter import Found, ranked_hits
+from deepresearch.search.anthropic_web import AnthropicWebSearch
 from deepresearch.search.arxiv import ArxivSearch
 from deepresearch.search.brave import BraveSearch
 from deepresearch.search.duckduckgo import DuckDuckGoSearch
 from deepresearch.search.exa import ExaSearch
 from deepresearch.search.google_cse import GoogleSearch
+from deepresearch.search.openai_web import OpenAIWebSearch
 from deepresearch.search.pubmed import PubmedSearch
 from deepresearch.search.searxng import SearxngSearch
 from deepresearch.search.semantic_scholar import SemanticScholarSearch
@@ -40,6 +42,8 @@ OPERATORS = [
     (ArxivSearch, "arxiv", False),
     (PubmedSearch, "pubmed", False),
     (SemanticScholarSearch, "semantic_scholar", False),
+    (OpenAIWebSearch, "openai_web", False),
+    (AnthropicWebSearch, "anthropic_web", False),
 ]
 #: where a provider is told how many hits to return, and the most it may be asked for
 REQUESTED: dict[str, tuple[Callable[[Recorded], int], int]] = {

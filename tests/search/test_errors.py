@@ -33,6 +33,8 @@ LABELS = {
     "arxiv": "arXiv",
     "pubmed": "PubMed (NCBI E-utilities)",
     "semantic_scholar": "Semantic Scholar",
+    "openai_web": "OpenAI web search",
+    "anthropic_web": "Anthropic web search",
 }
 #: what the hint says when the service cannot be reached, or its reply is not JSON
 UNREACHABLE_HINTS = {"searxng": ("is it running?", "--searxng-url")}
@@ -90,6 +92,28 @@ REFUSALS: dict[str, tuple[int, Any, str, str]] = {
         {"error": "API key invalid", "api-key": API_KEY, "type": "api-key", "status": "unknown"},
         "DEEPRESEARCH_NCBI_API_KEY",
         "invalid",
+    ),
+    "openai_web": (
+        401,
+        {
+            "error": {
+                "message": f"Incorrect API key provided: {API_KEY}.",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_api_key",
+            }
+        },
+        "OPENAI_API_KEY",
+        "Incorrect",
+    ),
+    "anthropic_web": (
+        401,
+        {
+            "type": "error",
+            "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+        },
+        "ANTHROPIC_API_KEY",
+        "invalid x-api-key",
     ),
 }
 #: 4xx replies that are neither a refused key nor a rate limit: (status, body, not shown)

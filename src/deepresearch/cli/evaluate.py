@@ -79,7 +79,7 @@ def text_summary(result: EvalResult) -> str:
     judged = judge_line(result)
     if judged:
         lines.append(f"  {judged}")
-    for score in result.scores:
+    for score in (*result.scores, *result.process_scores):
         name = DIMENSION_NAMES[score.dimension]
         lines.append(f"    {name}: {score.score:.1f}/10. {score.reason}")
     if result.usage.calls:

@@ -46,6 +46,8 @@ FIELD_FLAGS = {
     "semantic_scholar_api_key": "--s2-key",
     "ncbi_api_key": "--ncbi-key",
     "ncbi_email": "--ncbi-email",
+    "openai_api_key": "--openai-key",
+    "anthropic_api_key": "--anthropic-key",
 }
 CONFIG_NAME = "deepresearch.toml"
 ENV_NAME = ".env"
@@ -135,6 +137,10 @@ def init(
     s2_key: Annotated[str | None, typer.Option(help="Semantic Scholar API key.")] = None,
     ncbi_key: Annotated[str | None, typer.Option(help="NCBI (PubMed) API key.")] = None,
     ncbi_email: Annotated[str | None, typer.Option(help="Contact address for NCBI.")] = None,
+    openai_key: Annotated[str | None, typer.Option(help="OpenAI key (openai_web).")] = None,
+    anthropic_key: Annotated[
+        str | None, typer.Option(help="Anthropic key (anthropic_web).")
+    ] = None,
     folder: Annotated[
         Path, typer.Option("--dir", help="Where to write deepresearch.toml and .env.")
     ] = Path("."),
@@ -163,6 +169,8 @@ def init(
         "semantic_scholar_api_key": s2_key,
         "ncbi_api_key": ncbi_key,
         "ncbi_email": ncbi_email,
+        "openai_api_key": openai_key,
+        "anthropic_api_key": anthropic_key,
     }
     if not folder.is_dir():
         error(f"--dir {folder} is not a folder")
@@ -172,6 +180,12 @@ def init(
     plan = Plan()
     _model_part(plan, ask, provider, model, model_base_url, api_key)
     _search_part(plan, ask, search, flags)
+    _write(plan, config_path, env_path, force=force)
+    raise typer.Exit(EXIT_OK)
+
+
+def _write(plan: Plan, config_path: Path, env_path: Path, *, force: bool) -> None:
+    """Write what ``init`` planned (the keys only where ``.env`` may be changed)."""
     if plan.secrets and env_path.exists() and not force:
         error(
             f"{env_path} exists",
@@ -184,7 +198,6 @@ def init(
     for note in plan.notes:
         say(f"note: {note}")
     say("next: deepresearch doctor (checks every model and provider for real)")
-    raise typer.Exit(EXIT_OK)
 
 
 def _model_part(

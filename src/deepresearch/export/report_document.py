@@ -257,7 +257,7 @@ def _evaluation(result: EvalResult, cites: _Cites) -> list[Block]:
                 (Span(f"{score.score:.1f}", bold=True, own=True),),
                 (cites.text(score.reason),),
             )
-            for score in result.scores
+            for score in (*result.scores, *result.process_scores)
         )
         header = ("dimension", "score", "reason")
         blocks.append(Table(header, rows, (0.22, 0.1, 0.68), "evaluation"))

@@ -1,5 +1,8 @@
 """A report's evaluation: citation precision and recall and sub-question coverage, counted
-without a model, and a judge's scores on DeepResearch Bench's four RACE dimensions."""
+without a model, and a judge's scores on DeepResearch Bench's four RACE dimensions; and the
+research process's (seed 004): source diversity, queries per sub-question and retry share
+without a model, the judge's search strategy and source diversity scores, and the 60/40
+composite of report and process quality."""
 
 from __future__ import annotations
 
@@ -17,10 +20,12 @@ DIMENSIONS: tuple[Dimension, ...] = (
     "instruction_following",
     "readability",
 )
+ProcessDimension = Literal["search_strategy", "source_diversity"]
+PROCESS_DIMENSIONS: tuple[ProcessDimension, ...] = ("search_strategy", "source_diversity")
 
 
 class DimensionScore(BaseModel):
-    dimension: Dimension
+    dimension: Dimension | ProcessDimension
     score: float = Field(ge=0.0, le=10.0, description="0-10")
     reason: str = ""
 
@@ -45,6 +50,23 @@ class EvalResult(BaseModel):
     judge_model: str | None = None
     judge_note: str = Field(
         default="", description="why there are no judge scores, if there are none"
+    )
+    # the research process (seed 004), counted without a model (``core.process_quality``)
+    sources_read: int = 0
+    distinct_domains: int = 0
+    #: distinct domains / sources read
+    source_diversity: float | None = None
+    researched: int = Field(default=0, description="sub-questions researched")
+    queries_per_sub_question: float | None = None
+    retried: int = Field(default=0, description="sub-questions researched more than once")
+    #: sub-questions researched more than once / sub-questions researched
+    retry_share: float | None = None
+    process_scores: list[DimensionScore] = Field(
+        default_factory=list, description="the judge's search strategy and source diversity"
+    )
+    process_overall: float | None = Field(default=None, description="their mean, 0-10")
+    composite: float | None = Field(
+        default=None, description="seed 004's 60% report (overall) + 40% process, 0-10"
     )
     usage: Usage = Field(default_factory=Usage, description="the judge's calls and tokens")
     created_at: datetime | None = None

@@ -149,6 +149,17 @@ class EvalCompleted(Payload):
     insight: float | None = Field(default=None, description="the judge's score")
     instruction_following: float | None = Field(default=None, description="the judge's score")
     readability: float | None = Field(default=None, description="the judge's score")
+    # the research process (seed 004): a figure counted without a model, the judge's mean
+    # of search strategy and source diversity, and the 60/40 composite of report and process
+    source_diversity: float | None = Field(
+        default=None, description="distinct domains / sources read"
+    )
+    process_overall: float | None = Field(
+        default=None, description="the judge's process mean, 0-10"
+    )
+    composite: float | None = Field(
+        default=None, description="60% the judge's overall + 40% its process mean, 0-10"
+    )
 
 
 class FollowupStarted(Payload):

@@ -66,6 +66,14 @@ class SearchConfig(Protocol):
     @property
     def ncbi_email(self) -> str | None: ...
     @property
+    def openai_api_key(self) -> SecretStr | None: ...
+    @property
+    def anthropic_api_key(self) -> SecretStr | None: ...
+    @property
+    def openai_web_model(self) -> str: ...
+    @property
+    def anthropic_web_model(self) -> str: ...
+    @property
     def arxiv_interval_s(self) -> float: ...
     @property
     def search_urls(self) -> Mapping[str, str]: ...
@@ -221,6 +229,24 @@ def _semantic_scholar(b: _Build) -> SearchProvider:
     )
 
 
+def _openai_web(b: _Build) -> SearchProvider:
+    from deepresearch.search import openai_web
+
+    key = _key(b.settings.openai_api_key, "openai", provider="openai_web")
+    url = b.url("openai_web", openai_web.DEFAULT_BASE_URL)
+    model = b.settings.openai_web_model
+    return openai_web.OpenAIWebSearch(b.client, key, model=model, base_url=url, **b.options)
+
+
+def _anthropic_web(b: _Build) -> SearchProvider:
+    from deepresearch.search import anthropic_web
+
+    key = _key(b.settings.anthropic_api_key, "anthropic", provider="anthropic_web")
+    url = b.url("anthropic_web", anthropic_web.DEFAULT_BASE_URL)
+    model = b.settings.anthropic_web_model
+    return anthropic_web.AnthropicWebSearch(b.client, key, model=model, base_url=url, **b.options)
+
+
 def _local(b: _Build) -> SearchProvider:
     corpus = b.settings.corpus_dir
     if corpus is None:
@@ -275,6 +301,18 @@ PROVIDERS: dict[str, Provider] = {
         _semantic_scholar,
         "semantic_scholar",
         optional=("semantic_scholar_api_key",),
+    ),
+    "openai_web": Provider(
+        "OpenAI's hosted web search (Responses API)",
+        _openai_web,
+        "openai_web",
+        needs=("openai_api_key",),
+    ),
+    "anthropic_web": Provider(
+        "Anthropic's hosted web search (Messages API)",
+        _anthropic_web,
+        "anthropic_web",
+        needs=("anthropic_api_key",),
     ),
     "local": Provider("your own folder of documents (--corpus)", _local, needs=("corpus_dir",)),
     "none": Provider("no search: the model's knowledge only", _none),
@@ -351,11 +389,13 @@ def build_search_provider(
     return FanOutSearch(providers, k=settings.search_rrf_k, on_failure=on_failure)
 
 
-def _key(value: SecretStr | None, provider: str) -> SecretStr:
+def _key(value: SecretStr | None, owner: str, *, provider: str = "") -> SecretStr:
+    """The key, or MissingKeyError naming ``{owner}_api_key``'s variables (``provider``:
+    the search provider's name when it differs from the key's owner)."""
     if value is None or not value.get_secret_value().strip():
         raise MissingKeyError(
-            f"the {provider} search provider needs an API key",
-            hint=f"set {_names(f'{provider}_api_key')} (in the environment or .env), {_NO_KEY}",
+            f"the {provider or owner} search provider needs an API key",
+            hint=f"set {_names(f'{owner}_api_key')} (in the environment or .env), {_NO_KEY}",
         )
     return value
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
@@ -422,8 +423,24 @@ def _evaluate(user: str) -> str:
             "insight": scored(1 + citations / 4, f"{citations} citations"),
             "instruction_following": scored(7, "answers the question asked"),
             "readability": scored(4 + min(words, 1500) / 500, f"{words} words"),
+            **_process_scores(user, scored),
         }
     )
+
+
+def _process_scores(user: str, scored: Callable[[float, str], dict[str, object]]) -> dict[str, Any]:
+    """Search strategy and source diversity from what the process block lists: queries per
+    sub-question and distinct sites (nothing when the judge was shown no process)."""
+    process = next((body for attrs, body in _SOURCE.findall(user) if 'kind="process"' in attrs), "")
+    if not process:
+        return {}
+    asked = [line for line in process.split("Sites of")[0].splitlines() if line.startswith("- ")]
+    queries = sum(len(line.split(": ", 1)[-1].split("; ")) for line in asked)
+    sites = process.split("Sites of", 1)[-1].count("\n- ")
+    return {
+        "search_strategy": scored(2 + queries / max(len(asked), 1), f"{queries} queries"),
+        "source_diversity": scored(2 + sites, f"{sites} sites"),
+    }
 
 
 def _answer(user: str) -> str:

@@ -70,6 +70,7 @@ async def evaluate_run(
                 plan.sub_questions if plan is not None else [],
                 snapshot.values.get("sub_questions", []),
                 gateway,
+                sources=snapshot.values.get("sources", {}).values(),
             )
             await graph.aupdate_state(
                 config, {"report": report.model_copy(update={"evaluation": result})}, as_node=NODE
