@@ -33,9 +33,9 @@ from deepresearch.core.audit import (
     reaudit,
 )
 from deepresearch.core.finding_check import check_counts
+from deepresearch.core.report_review import edited_report
 from deepresearch.core.support import check_support, is_factual
 from deepresearch.injection.untrusted import DATA_RULE, data_block
-from deepresearch.core.report_review import edited_report
 from deepresearch.models import Audit, AuditVerdict, Evidence, Report, Sentence
 from deepresearch.models.event_pauses import EditsAudited
 from deepresearch.models.event_payloads import AuditCompleted, StageCompleted, StageStarted
