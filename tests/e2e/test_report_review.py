@@ -208,3 +208,25 @@ async def test_the_review_is_off_by_default(
     report = await run_research(hotpot_question, settings, run_id="report-5", sinks=[events.append])
     assert isinstance(report, Report)
     assert not {"input_requested", "edits_audited"} & {e.type for e in events}
+
+
+async def test_a_reviewed_and_edited_report_replays_byte_for_byte(
+    offline_web: OfflineWeb, hotpot_question: str, tmp_path: Path
+) -> None:
+    """The report review's answer is on the tape like the other pauses': the replay
+    resumes with it, audits the edit again the same way, and writes the same report."""
+    from .test_replay_pauses import _replay_elsewhere, _same
+
+    models = _models()
+    settings = offline_settings(offline_web, tmp_path, review_report=True)
+    request = await _paused(settings, hotpot_question, "report-7", models=models)
+    edit = {"action": "edit", "sentences": {request.sentences[0].id: UNSUPPORTED}}
+    report = await run_research(
+        None, settings, run_id="report-7", resume=True, reply=edit, models=models
+    )
+    assert isinstance(report, Report)
+    replayed, folder = await _replay_elsewhere(settings, "report-7", offline_web, tmp_path)
+    _same(replayed, report)
+    answers = [json.loads(line) for line in (folder / "answers.jsonl").read_text().splitlines()]
+    assert [a["kind"] for a in answers] == ["report"]
+    assert answers[0]["answer"]["sentences"] == edit["sentences"]
