@@ -7,6 +7,13 @@ the run in a new process, and an edit its citations do not support is audited aw
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from .chat_server import SECRET, ChatServer, chat_server  # noqa: F401
@@ -95,3 +102,72 @@ def test_feedback_without_a_model_is_refused_then_approved(
     done = cli("reply", "report-2", "--approve", env=env)
     assert done.returncode in (0, 3), done.stderr
     assert out.exists()
+
+
+def test_on_a_terminal_the_report_is_reviewed_there(
+    web_process: str,
+    chat_server: ChatServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """At a TTY the report's sentences are listed and asked about: an edit typed at the
+    prompt is audited like the writer's, and the report is written without it."""
+    env = {
+        **os.environ,
+        "DEEPRESEARCH_MODEL_API_KEY": SECRET,
+        "DEEPRESEARCH_DATA_DIR": str(tmp_path / "d"),
+        "TERM": "dumb",
+    }
+    out = tmp_path / "report.md"
+    base_url = f"http://127.0.0.1:{chat_server.server_address[1]}/v1"
+    main, tty = pty.openpty()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "deepresearch.cli.app",
+            "run",
+            QUESTION,
+            *("--model", "openai:local-model", "--model-base-url", base_url),
+            "--review-report",
+            *offline_args(web_process, "--depth", "quick", "--min-domains", "1"),
+            *("--out", str(out)),
+        ],
+        stdin=tty,
+        stdout=subprocess.DEVNULL,
+        stderr=tty,
+        env=env,
+    )
+    os.close(tty)
+    seen, step, mark, sentence = b"", 0, 0, b""
+    deadline = time.monotonic() + 240
+    while process.poll() is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([main], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(main, 4096)
+            except OSError:
+                break
+        later = seen[mark:]
+        if step == 0 and b"[a/e/f/c/l]" in later:
+            os.write(main, b"e\r")
+            step, mark = 1, len(seen)
+        elif step == 1 and b"id (empty: done)" in later:
+            found = re.search(rb"\n\s+(s\d+): ", seen)
+            assert found is not None, seen.decode(errors="replace")[-2000:]
+            sentence = found.group(1)
+            os.write(main, sentence + b"\r")
+            step, mark = 2, len(seen)
+        elif step == 2 and sentence + b":" in later:
+            os.write(main, UNSUPPORTED.encode() + b"\r")
+            step, mark = 3, len(seen)
+        elif step == 3 and b"id (empty: done)" in later:
+            os.write(main, b"\r")
+            step = 4
+    process.wait(timeout=60)
+    os.close(main)
+    text = seen.decode(errors="replace")
+    assert step == 4, text[-2000:]
+    assert "The report:" in text
+    assert process.returncode == 0, text[-2000:]
+    report = out.read_text()
+    assert UNSUPPORTED not in report and "review edited 1 sentence(s)" in report
