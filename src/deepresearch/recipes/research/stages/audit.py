@@ -209,7 +209,7 @@ async def audit_edits(state: RunState, runtime: Runtime[RunContext]) -> RunState
         done.report,
         verdicts,
         policy=policy,
-        method="judge" if "judge" in methods else "deterministic",
+        method=methods.pop() if len(methods) == 1 else ("mixed" if methods else "none"),
         sources=state.get("sources", {}),
         replaced=done.replaced,
         edited=len(done.checked),
