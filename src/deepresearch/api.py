@@ -18,8 +18,9 @@ characters removed, whitespace collapsed, at most 4,000 characters) and a bad on
 Recipes are looked up in the registry (``deepresearch.recipes.registry``) by name.
 
 A run may pause for a person (issue 15): a clarifying question, its plan with
-``review_plan=True``, or its verified findings before writing with
-``review_findings=True``. ``research_events`` yields an ``input_requested`` event; answer it
+``review_plan=True``, its verified findings before writing with
+``review_findings=True``, or its finished report with ``review_report=True`` (approve, edit
+sentences, each audited again, or feedback for one rewrite). ``research_events`` yields an ``input_requested`` event; answer it
 with ``stream.reply(...)`` inside the loop and the same run goes on. ``research`` takes an
 ``on_input`` function that answers, or raises ``InputRequired`` (with ``.request``) and
 the run waits, checkpointed, until ``deepresearch.reply(run_id, answer)``:
@@ -71,7 +72,7 @@ async def research_async(
 ) -> Report:
     """Research ``question`` and return the report. ``options`` are Settings fields
     (``model="none"``, ``search="local"``, ``corpus_dir=...``, ``depth="quick"``,
-    ``review_plan=True``, ``review_findings=True``...); ``run_id`` names the run (default: a new id). When the run
+    ``review_plan=True``, ``review_findings=True``, ``review_report=True``...); ``run_id`` names the run (default: a new id). When the run
     asks something, ``on_input`` answers it; without one, ``InputRequired`` is raised and
     the run waits for :func:`reply_async`."""
     question = normalize_question(question)

@@ -489,6 +489,9 @@ def _asking(request: InputRequest) -> str:
         return request.question
     if request.kind == "findings":
         return "Review the findings: approve them, drop some, or name a gap"
+    if request.kind == "report":
+        more = ", or give feedback for one rewrite" if request.rewrite else ""
+        return f"Review the report: approve it, edit its sentences{more}"
     return "Review the plan: approve or edit it"
 
 

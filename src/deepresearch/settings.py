@@ -257,6 +257,11 @@ class Settings(BaseSettings):
         description="pause before writing so a person reviews the verified findings "
         "(drop some, or name a gap researched in one more wave)",
     )
+    review_report: bool = Field(
+        default=False,
+        description="pause after writing so a person approves the report, edits its "
+        "sentences (audited again) or gives feedback for one rewrite",
+    )
     audit: Literal["strict", "mark", "off"] = "strict"
     domain_rules_file: Path | None = Field(
         default=None, description="a TOML file of your own trusted, blocked and tiered domains"

@@ -203,6 +203,7 @@ class RunPolicy(_Group):
     no_clarify: bool
     review_plan: bool
     review_findings: bool
+    review_report: bool
     audit: Literal["strict", "mark", "off"]
     apply_threshold: Literal["auto", "always", "never"]
     #: whether the council plans the run (``Settings.council_on``: as set, else at depth

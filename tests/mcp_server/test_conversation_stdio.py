@@ -222,3 +222,40 @@ async def test_a_plan_under_review_is_edited_or_cancelled_over_stdio(
         again = await session.call_tool("reply", {"run_id": other_id, "action": "approve"})
         assert again.is_error and "not waiting for input" in text_of(again)
     assert (await asyncio.to_thread(runs_listed, data_dir))[other_id] == "cancelled"
+
+
+async def test_a_report_under_review_is_edited_and_its_edit_audited_over_stdio(
+    bee_web: OfflineWeb,
+    chat_server: ChatServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Issue 28: ``review_report`` shows the finished report's sentences; a bad edit is a
+    tool error and the run keeps waiting; an edit its citations do not support is audited
+    away, as the writer's would be."""
+    unsupported = "Honey bees were first domesticated on the Moon in 1999 by 4000 astronauts."
+    data_dir = tmp_path / "data"
+    async with connect(with_model(server_args(bee_web), chat_server), data_dir) as session:
+        shown = await session.call_tool(
+            "research", {"question": QUESTION, "depth": "quick", "review_report": True}
+        )
+        assert not shown.is_error, text_of(shown)
+        run_id = shown.structured_content["run_id"]
+        request = shown.structured_content["request"]
+        assert shown.structured_content["status"] == "awaiting_input"
+        assert request["kind"] == "report" and request["sentences"] and request["rewrite"]
+        assert '"action": "edit"' in text_of(shown) and '"action": "feedback"' in text_of(shown)
+        first = request["sentences"][0]
+        assert f"{first['id']} (" in text_of(shown)
+
+        refused = await session.call_tool(
+            "reply", {"run_id": run_id, "action": "edit", "sentences": {"s999": "x"}}
+        )
+        assert refused.is_error and "no sentence has the id 's999'" in text_of(refused)
+        done = await session.call_tool(
+            "reply",
+            {"run_id": run_id, "action": "edit", "sentences": {first["id"]: unsupported}},
+        )
+        assert not done.is_error, text_of(done)
+        assert done.structured_content["status"] == "completed"
+        assert unsupported not in text_of(done)
+        assert "review edited 1 sentence(s)" in text_of(done)

@@ -84,6 +84,9 @@ async def test_every_tool_declares_its_bounds_output_and_annotations() -> None:
     limit = tools["list_runs"].input_schema["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"]) == (1, MAX_LIST_LIMIT)
     assert "review_findings" in tools["research"].input_schema["properties"]
+    assert "review_report" in tools["research"].input_schema["properties"]
+    reply = tools["reply"].input_schema["properties"]
+    assert {"sentences", "feedback"} <= set(reply)
     outcome = tools["research"].output_schema["properties"]
     assert set(outcome) == {"run_id", "status", "kind", "request"}
 

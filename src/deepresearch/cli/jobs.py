@@ -33,7 +33,17 @@ from deepresearch.cli.common import (
     settings_from,
     write_output,
 )
-from deepresearch.cli.reply import Approve, Brief, Cancel, Drop, Gap, SubQuestion, answer_of
+from deepresearch.cli.reply import (
+    Approve,
+    Brief,
+    Cancel,
+    Drop,
+    Edit,
+    Feedback,
+    Gap,
+    SubQuestion,
+    answer_of,
+)
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
 from deepresearch.recipes.registry import DEFAULT_RECIPE, recipe_names
@@ -111,6 +121,7 @@ def submit(
     no_clarify: options.NoClarify = False,
     review_plan: options.ReviewPlan = False,
     review_findings: options.ReviewFindings = False,
+    review_report: options.ReviewReport = False,
     watch: Annotated[bool, typer.Option("--watch", help="Then watch it, like 'watch'.")] = False,
     json_: JsonOutput = False,
     json_events: JsonEvents = False,
@@ -135,6 +146,7 @@ def submit(
         "no_clarify": no_clarify or None,
         "review_plan": review_plan or None,
         "review_findings": review_findings or None,
+        "review_report": review_report or None,
     }
     with _client(server, api_key) as client:
         job = client.submit(
@@ -257,6 +269,8 @@ def reply(
     sub_question: SubQuestion = None,
     drop: Drop = None,
     gap: Gap = None,
+    edit: Edit = None,
+    feedback: Feedback = None,
     cancel: Cancel = False,
     watch: Annotated[bool, typer.Option("--watch", help="Then watch it, like 'watch'.")] = False,
     json_events: JsonEvents = False,
@@ -274,6 +288,8 @@ def reply(
         drop=drop,
         gap=gap,
         cancel=cancel,
+        edit=edit,
+        feedback=feedback,
     )
     body = (
         {"answer": value}

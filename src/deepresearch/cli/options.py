@@ -178,6 +178,14 @@ ReviewFindings = Annotated[
         help="Pause before writing: drop findings, or name a gap for one more wave.",
     ),
 ]
+ReviewReport = Annotated[
+    bool,
+    typer.Option(
+        "--review-report",
+        help="Pause after writing: approve the report, edit its sentences, or give "
+        "feedback for one rewrite.",
+    ),
+]
 NoClarify = Annotated[bool, typer.Option(help="Never stop to ask a clarifying question.")]
 MinDomains = Annotated[int | None, typer.Option(help="Quality gate: distinct domains needed.")]
 MinEvidence = Annotated[int | None, typer.Option(help="Quality gate: verified quotes needed.")]

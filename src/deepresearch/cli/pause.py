@@ -1,5 +1,5 @@
 """A run that waits for a person, at the terminal (issue 15): on a TTY the question (or the
-plan, or the findings) is asked here and the run goes on; otherwise the command ends with exit code 4 and
+plan, the findings or the finished report) is asked here and the run goes on; otherwise the command ends with exit code 4 and
 says how to answer (``deepresearch reply RUN_ID ...``). A plan or findings review may be
 cancelled here (``c``) or with ``deepresearch reply RUN_ID --cancel``: the run ends as
 cancelled (exit code 1), as the service's cancel ends a waiting job."""
@@ -37,6 +37,8 @@ def ask(request: InputRequest) -> Any:
         return answer.strip() or None
     if request.kind == "findings":
         return _ask_findings(request)
+    if request.kind == "report":
+        return _ask_report(request)
     _show_plan(request)
     choice = _choice("Approve, edit, cancel the run, or later? [a/e/c/l]")
     if choice.startswith("a"):
@@ -75,6 +77,20 @@ def show_waiting(request: InputRequest, reply: str = "") -> None:
             f"or cancel the run: {reply} --cancel"
         )
         return
+    if request.kind == "report":
+        _show_report(request)
+        say(f"the run waits for your review of its report; approve with: {reply} --approve")
+        say(
+            f"or edit sentences: {reply} --edit FILE (a line 'ID: new words' each; 'ID:' "
+            "alone removes it; each edit is audited against its citations)"
+            + (
+                f'; or give feedback for one rewrite: {reply} --feedback "..."'
+                if request.rewrite
+                else ""
+            )
+            + f"; or cancel the run: {reply} --cancel"
+        )
+        return
     _show_plan(request)
     say(f"the run waits for your review; approve with: {reply} --approve")
     say(
@@ -93,6 +109,11 @@ def how_to_answer(asked: str, reply: str) -> str:
         return (
             f'approve with: {reply} --approve; or --drop ID (repeat for each), --gap "...", '
             "or --cancel"
+        )
+    if asked == "report":
+        return (
+            f"approve with: {reply} --approve; or --edit FILE (a line 'ID: new words' each), "
+            '--feedback "..." (with a writer model), or --cancel'
         )
     return (
         f'approve with: {reply} --approve; or edit it with --brief "..." and/or '
@@ -122,6 +143,39 @@ def _ask_findings(request: InputRequest) -> Any:
     if choice.startswith("c"):
         return CANCEL
     return None
+
+
+def _ask_report(request: InputRequest) -> Any:
+    _show_report(request)
+    feedback = "give feedback for one rewrite, " if request.rewrite else ""
+    keys = "a/e/f/c/l" if request.rewrite else "a/e/c/l"
+    choice = _choice(f"Approve, edit sentences, {feedback}cancel the run, or later? [{keys}]")
+    if choice.startswith("a"):
+        return {"action": "approve"}
+    if choice.startswith("e"):
+        say("Each sentence to change: its id, then its new words ('-' removes it).")
+        edits: dict[str, str] = {}
+        while key := typer.prompt("  id (empty: done)", default="", err=True).strip():
+            text = typer.prompt(f"  {key}", err=True).strip()
+            edits[key] = "" if text == "-" else text
+        return {"action": "edit", "sentences": edits} if edits else None
+    if choice.startswith("f") and request.rewrite:
+        return {"action": "feedback", "feedback": typer.prompt("What to change", err=True)}
+    if choice.startswith("c"):
+        return CANCEL
+    return None
+
+
+def _show_report(request: InputRequest) -> None:
+    say(f"\nThe report: {request.title}")
+    heading = None
+    for item in request.sentences:
+        if item.section != heading:
+            heading = item.section
+            typer.echo(f"  {for_terminal(heading)}", err=True)
+        marks = f" [{', '.join(str(n) for n in item.sources)}]" if item.sources else ""
+        flag = f" ({item.audit})" if item.audit not in (None, "supported") else ""
+        typer.echo(f"    {item.id}: {for_terminal(item.text)}{marks}{flag}", err=True)
 
 
 def _choice(question: str) -> str:

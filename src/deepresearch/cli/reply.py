@@ -1,9 +1,10 @@
-"""``deepresearch reply``: answer a run that waits (a clarifying question, a plan or the
-findings to review) and continue it to its report, written where the run was to write it;
+"""``deepresearch reply``: answer a run that waits (a clarifying question, a plan, the
+findings or the finished report to review) and continue it to its report, written where the run was to write it;
 or cancel it (``--cancel``: the run ends as cancelled, exit code 1)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -12,7 +13,8 @@ from deepresearch.cli import options
 from deepresearch.cli.common import error, run_id_or_exit
 
 Approve = Annotated[
-    bool, typer.Option("--approve", help="Approve the plan, or the findings, as they are.")
+    bool,
+    typer.Option("--approve", help="Approve the plan, the findings or the report as they are."),
 ]
 Brief = Annotated[str | None, typer.Option(help="Plan review: the new brief.")]
 SubQuestion = Annotated[
@@ -34,6 +36,19 @@ Gap = Annotated[
     str | None,
     typer.Option(help="Findings review: what is missing, researched in one more wave."),
 ]
+Edit = Annotated[
+    Path | None,
+    typer.Option(
+        "--edit",
+        metavar="FILE",
+        help="Report review: the edited sentences, a line 'ID: new words' each ('ID:' "
+        "alone removes it); each edit is audited against its citations.",
+    ),
+]
+Feedback = Annotated[
+    str | None,
+    typer.Option(help="Report review: what to change; the writer model rewrites it once."),
+]
 Cancel = Annotated[
     bool, typer.Option("--cancel", help="Cancel the run instead of answering (exit 1).")
 ]
@@ -49,6 +64,8 @@ def answer_of(
     drop: list[str] | None,
     gap: str | None,
     cancel: bool,
+    edit: Path | None = None,
+    feedback: str | None = None,
 ) -> Any:
     """The one answer the flags give (the text for a clarifying question, else the API's
     ``{"action": ...}`` review), or exit 2 when they give none or several; ``command`` is
@@ -58,12 +75,14 @@ def answer_of(
 
     editing = brief is not None or bool(sub_question)
     reviewing = bool(drop) or gap is not None  # the findings: --drop and --gap go together
-    given = sum([answer is not None, approve, editing, reviewing, cancel])
-    if given != 1:
+    given = sum(
+        [answer is not None, approve, editing, reviewing, edit is not None, feedback is not None]
+    )
+    if given + cancel != 1:
         error(
             "give one answer: the text for a clarifying question, --approve, the edited "
-            "plan (--brief, --sub-question), the findings' review (--drop, --gap), "
-            "or --cancel",
+            "plan (--brief, --sub-question), the findings' review (--drop, --gap), the "
+            "report's (--edit FILE, --feedback), or --cancel",
             f'{command} "YOUR ANSWER"',
         )
     if answer is not None:
@@ -74,7 +93,27 @@ def answer_of(
         return CANCEL
     if editing:
         return {"action": "edit", "brief": brief, "sub_questions": sub_question}
+    if edit is not None:
+        return {"action": "edit", "sentences": edited_sentences(edit)}
+    if feedback is not None:
+        return {"action": "feedback", "feedback": feedback}
     return {"action": "gap" if gap is not None else "drop", "drop": drop or None, "gap": gap}
+
+
+def edited_sentences(path: Path) -> dict[str, str]:
+    """The sentences an edit file gives (``core.report_review.parse_edits``), or exit 2
+    with what is wrong with it."""
+    from deepresearch.core.report_review import parse_edits
+    from deepresearch.errors import InvalidInput
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        error(f"cannot read the edit file {path}: {exc}", "give a UTF-8 text file")
+    try:
+        return parse_edits(text)
+    except InvalidInput as exc:
+        error(f"{path}: {exc.message}", exc.hint or "")
 
 
 def reply(
@@ -87,6 +126,8 @@ def reply(
     sub_question: SubQuestion = None,
     drop: Drop = None,
     gap: Gap = None,
+    edit: Edit = None,
+    feedback: Feedback = None,
     cancel: Cancel = False,
     json_events: options.JsonEvents = False,
 ) -> None:
@@ -103,5 +144,7 @@ def reply(
         drop=drop,
         gap=gap,
         cancel=cancel,
+        edit=edit,
+        feedback=feedback,
     )
     resume_with(run_id, value, json_events=json_events)

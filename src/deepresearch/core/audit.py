@@ -136,6 +136,87 @@ def apply_audit(
     )
 
 
+def reaudit(
+    report: Report,
+    verdicts: Verdicts,
+    *,
+    policy: AuditPolicy,
+    method: Literal["judge", "deterministic", "mixed", "none"],
+    sources: Mapping[str, Source],
+    replaced: Sequence[AuditVerdict | None],
+    edited: int,
+    removed_by_person: int,
+) -> Report:
+    """A reviewed report's edited sentences audited (issue 28): ``verdicts`` (by position
+    in the edited report) are applied with the policy exactly as ``apply_audit`` applies
+    the writer's, and the report's Audit counts the new verdicts in place of those the
+    edited and removed sentences had (``replaced``); its limitations say what the review
+    changed. A source no sentence cites any more leaves the list."""
+    previous = report.audit or Audit(policy=policy)
+    pruner = _Pruner(policy, verdicts, {})
+    summary, sections = pruner.report(report)
+    counts = {
+        "supported": previous.supported,
+        "partial": previous.partial,
+        "unsupported": previous.unsupported,
+        "uncited": previous.uncited_factual,
+    }
+    for old in replaced:
+        if old is not None:
+            counts[old] -= 1
+    for verdict, _ in verdicts.values():
+        counts[verdict] += 1
+    checked = counts["supported"] + counts["partial"] + counts["unsupported"]
+    evidence = {item.id: item for item in report.evidence}
+    remaining = [*summary, *(s for sec in sections for p in sec.paragraphs for s in p.sentences)]
+    cited = {cid for sentence in remaining for cid in sentence.citations}
+    sections = [section for section in map(_rows_still_cited(cited), sections) if section]
+    remaining += table_rows_citing(sections)
+    cited = {cid for sentence in remaining for cid in sentence.citations}
+    audit = previous.model_copy(
+        update={
+            "method": _joined(previous.method, method if verdicts else "none"),
+            "sentences": previous.sentences - removed_by_person,
+            "checked": checked,
+            "supported": counts["supported"],
+            "partial": counts["partial"],
+            "unsupported": counts["unsupported"],
+            "uncited_factual": counts["uncited"],
+            "removed": previous.removed + pruner.removed,
+            "citation_precision": round((counts["supported"] + counts["partial"]) / checked, 4)
+            if checked
+            else None,
+        }
+    )
+    said = f"A person's review edited {edited} sentence(s)" if edited else "A person's review"
+    if removed_by_person:
+        said += f"{' and' if edited else ''} removed {removed_by_person} sentence(s)"
+    if edited and policy != "off":
+        said += "; the edits were checked against their citations like the writer's sentences"
+        if pruner.removed:
+            said += f", and the audit removed {pruner.removed} they do not support"
+    return report.model_copy(
+        update={
+            "summary": summary,
+            "sections": sections,
+            "sources": number_sources(remaining, evidence, sources),
+            "evidence": [item for item in report.evidence if item.id in cited],
+            "limitations": [*report.limitations, said + "."],
+            "audit": audit,
+        }
+    )
+
+
+def _joined(first: str, second: str) -> Literal["judge", "deterministic", "mixed", "none"]:
+    """The audit's method once a second round of checks was made with ``second``."""
+    used = {first, second} - {"none"}
+    if not used:
+        return "none"
+    if len(used) > 1 or "mixed" in used:
+        return "mixed"
+    return "judge" if "judge" in used else "deterministic"
+
+
 class _Pruner:
     """The policy applied to the report's sentences, in reading order (verdicts are keyed
     by position), and to its planned tables' rows; counts what it removed."""

@@ -3,7 +3,8 @@ a question, the brief planning sees once a clarification was answered, and a pla
 in review checked (1-8 sub-questions, lengths) and turned into the plan that is
 researched. A kept sub-question keeps its queries; a reworded or new one gets the
 deterministic queries of its own words, so what is searched is what the person wrote.
-The findings review's rules are in ``core.findings_review``."""
+The findings review's rules are in ``core.findings_review``, the report review's in
+``core.report_review``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 
 from deepresearch.core.findings_review import check_findings_reply
 from deepresearch.core.planning import MAX_SUB_QUESTIONS, fallback_queries, usable_queries
+from deepresearch.core.report_review import check_report_reply
 from deepresearch.core.sanitize import clean_text
 from deepresearch.errors import InvalidInput, InvalidReply
 from deepresearch.models import Plan, SubQuestion
@@ -135,6 +137,9 @@ def check_reply(request: InputRequest, reply: object) -> Any:
     if request.kind == "findings":
         shown = [item.id for item in request.findings]
         return check_findings_reply(reply, shown).model_dump()
+    if request.kind == "report":
+        texts = {item.id: item.text for item in request.sentences}
+        return check_report_reply(reply, texts, rewrite=request.rewrite).model_dump()
     return check_plan_reply(reply).model_dump()
 
 

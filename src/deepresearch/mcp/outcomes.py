@@ -2,7 +2,7 @@
 
 A call to ``research``, ``reply`` or ``follow_up`` ends one of three ways: the run
 finished (the report, in markdown), it waits for a person (a clarifying question, its
-plan or its findings to review: the result says what it asks and how to answer with
+plan, its findings or its finished report to review: the result says what it asks and how to answer with
 ``reply``), or it was
 cancelled (a plan review's cancel). Each result's ``structured_content`` names the run and
 its ``status``; ``get_report`` and ``list_runs`` describe a waiting run with the same
@@ -83,6 +83,8 @@ def waiting_text(request: InputRequest) -> str:
             f"(one more wave) with {_call(run_id, action='gap', gap='...')}, or cancel the "
             f"run with {_call(run_id, action='cancel')}."
         )
+    if request.kind == "report":
+        return _report_text(request)
     items = "\n".join(f"{i}. {item.text}" for i, item in enumerate(request.sub_questions, 1))
     outline = "".join(f"{line}\n" for line in request.outline_lines())
     return (
@@ -92,6 +94,29 @@ def waiting_text(request: InputRequest) -> str:
         f"{_call(run_id, action='edit', brief='...', sub_questions=['...'])} (1 to 8 "
         "sub-questions, which replace the plan's; the brief may be left out), or cancel the "
         f"run with {_call(run_id, action='cancel')}."
+    )
+
+
+def _report_text(request: InputRequest) -> str:
+    run_id = request.run_id
+    sentences = "\n".join(
+        f"{item.id} ({item.section}): {item.text}"
+        + (f" [{', '.join(str(n) for n in item.sources)}]" if item.sources else "")
+        for item in request.sentences
+    )
+    feedback = (
+        f"; ask the writer for one rewrite with "
+        f"{_call(run_id, action='feedback', feedback='what to change')}"
+        if request.rewrite
+        else " (feedback needs a writer model: this run has none)"
+    )
+    return (
+        f"Run {run_id} shows its finished report for review: {request.title}\n\n"
+        f"{sentences}\n\n"
+        f"Approve it with the reply tool: {_call(run_id, action='approve')}; edit sentences "
+        f"with {_call(run_id, action='edit', sentences={'<id>': 'new words'})} (each edit "
+        "is audited against the sentence's citations; an empty text removes it)"
+        f"{feedback}; or cancel the run with {_call(run_id, action='cancel')}."
     )
 
 

@@ -1,11 +1,12 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
-* ``research(question, depth?, no_clarify?, review_plan?, review_findings?)``: research a question;
+* ``research(question, depth?, no_clarify?, review_plan?, review_findings?, review_report?)``:
+  research a question;
   long-running, it sends a progress notification for each step of the run (stage, wave,
   sources read, verified quotes) and returns the report as markdown, with the run id. A
   run may stop to ask a clarifying question (unless ``no_clarify``, or the server runs
   with it), to have its plan reviewed (``review_plan``) or its findings before writing
-  (``review_findings``): then the call returns at once with what the run asks, its status
+  (``review_findings``) or its finished report (``review_report``): then the call returns at once with what the run asks, its status
   ``awaiting_input`` and the run id (``outcomes.py``).
 * ``reply(run_id, answer | action ...)``: answer a run that waits, and follow it on to its
   report (or its next question), as ``research`` does. Over HTTP it is ``POST
@@ -105,6 +106,14 @@ ReviewFindings = Annotated[
     Field(
         description="true: show the verified findings for review (approve, drop some, or "
         "name a gap with reply) before the report is written"
+    ),
+]
+ReviewReport = Annotated[
+    bool,
+    Field(
+        description="true: show the finished report for review (approve it, edit sentences, "
+        "each audited against its citations, or give feedback for one rewrite with reply) "
+        "before the run ends"
     ),
 ]
 #: the question's bounds, advertised as the API's are (the normaliser enforces them, after
@@ -233,6 +242,8 @@ REPLY_HINTS = {
     "or action cancel",
     "findings": "call reply with action approve; action drop with drop (evidence ids); "
     "action gap with gap; or action cancel",
+    "report": "call reply with action approve; action edit with sentences (id -> new "
+    "words); action feedback with feedback (a writer model rewrites once); or action cancel",
 }
 
 
@@ -334,7 +345,7 @@ RESEARCH_DESCRIPTION = (
     "minutes; progress notifications say what the run is doing. depth: quick, "
     "standard (default) or deep. The run may ask back first (a clarifying question; "
     "with review_plan, its plan; with review_findings, its verified findings before "
-    "writing): then the result has status awaiting_input, what "
+    "writing; with review_report, its finished report): then the result has status awaiting_input, what "
     "it asks and the run id; answer with reply. no_clarify=true never asks. The "
     "result names the run id for get_report and follow_up."
 )
@@ -347,7 +358,10 @@ REPLY_DESCRIPTION = (
     "edit with brief and/or sub_questions (1-8, replacing the plan's); or action "
     "cancel. Findings to review before writing: action approve; action drop with "
     "drop (evidence ids never to reach the report); action gap with gap (a question "
-    "for one more wave, 3-300 characters); or action cancel. "
+    "for one more wave, 3-300 characters); or action cancel. The finished report to "
+    "review: action approve; action edit with sentences (sentence id -> new words, empty "
+    "to remove it; each edit is audited against its citations); action feedback with "
+    "feedback (one rewrite; needs a writer model); or action cancel. "
     "The same answer twice is harmless; another answer to a question "
     "already answered is refused."
 )
@@ -408,12 +422,14 @@ def add_research(server: MCPServer, backend: Backend) -> None:
         no_clarify: NoClarify = None,
         review_plan: ReviewPlan = False,
         review_findings: ReviewFindings = False,
+        review_report: ReviewReport = False,
     ) -> Annotated[CallToolResult, RunOutcome]:
         options = run_options(
             depth,
             no_clarify,
             review_plan=review_plan or None,
             review_findings=review_findings or None,
+            review_report=review_report or None,
         )
         question = checked_question(question)
         done = await backend.research(ctx, question, options, progress_reporter(ctx))
@@ -428,11 +444,13 @@ def add_reply(server: MCPServer, backend: Backend) -> None:
         run_id: str,
         ctx: Context,
         answer: str | None = None,
-        action: Literal["approve", "edit", "drop", "gap", "cancel"] | None = None,
+        action: Literal["approve", "edit", "drop", "gap", "feedback", "cancel"] | None = None,
         brief: str | None = None,
         sub_questions: list[str] | None = None,
         drop: list[str] | None = None,
         gap: str | None = None,
+        sentences: dict[str, str] | None = None,
+        feedback: str | None = None,
     ) -> Annotated[CallToolResult, RunOutcome]:
         run_id = checked_run_id(run_id)
         given = {
@@ -442,6 +460,8 @@ def add_reply(server: MCPServer, backend: Backend) -> None:
             "sub_questions": sub_questions,
             "drop": drop,
             "gap": gap,
+            "sentences": sentences,
+            "feedback": feedback,
         }
         try:  # the API's reply model: one kind of answer, its limits
             body = InputReply(**{key: value for key, value in given.items() if value is not None})

@@ -1,5 +1,5 @@
-"""What a paused run asks a person (issue 15), and what a person may answer to a plan or
-to the findings shown before writing."""
+"""What a paused run asks a person (issue 15), and what a person may answer to a plan, to
+the findings shown before writing, or to the finished report (issue 28)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 #: what a paused run may ask: the one list of pause kinds
-InputKind = Literal["clarification", "plan", "findings"]
+InputKind = Literal["clarification", "plan", "findings", "report"]
 INPUT_KINDS: tuple[InputKind, ...] = get_args(InputKind)
-#: what a person may answer to a plan, and to the findings; a reply's action is one of them
+#: what a person may answer to a plan, to the findings and to the finished report; a
+#: reply's action is one of them
 PlanAction = Literal["approve", "edit"]
 FindingsAction = Literal["approve", "drop", "gap"]
-ReplyAction = Literal[PlanAction, FindingsAction]
+ReportAction = Literal["approve", "edit", "feedback"]
+ReplyAction = Literal[PlanAction, FindingsAction, ReportAction]
 
 
 class PlanItem(BaseModel):
@@ -35,9 +37,21 @@ class FindingItem(BaseModel):
     sub_question_id: str = ""
 
 
+class SentenceItem(BaseModel):
+    """One sentence of the finished report shown for review: edit it by its id."""
+
+    id: str = Field(description="the sentence's id: edit it by this id")
+    section: str = Field(description="the heading of its section (Summary for the summary)")
+    text: str
+    sources: list[int] = Field(
+        default_factory=list, description="the numbers [n] of the sources it cites"
+    )
+    audit: str | None = Field(default=None, description="the audit's verdict, when checked")
+
+
 class InputRequest(BaseModel):
-    """A run waiting for a person: a clarifying question, a plan to review, or the
-    verified findings to review before writing. ``id`` names this pause (a reply answers
+    """A run waiting for a person: a clarifying question, a plan to review, the verified
+    findings to review before writing, or the finished report to review. ``id`` names this pause (a reply answers
     one pause once); ``run_id`` the run that waits."""
 
     run_id: str
@@ -53,6 +67,14 @@ class InputRequest(BaseModel):
         default_factory=list, description="plan: the council's decision, votes and revisions"
     )
     findings: list[FindingItem] = Field(default_factory=list, description="findings")
+    title: str = Field(default="", description="report: the report's title")
+    sentences: list[SentenceItem] = Field(
+        default_factory=list, description="report: its sentences a person may edit"
+    )
+    rewrite: bool = Field(
+        default=False,
+        description="report: feedback may ask for one rewrite (the run has a writer model)",
+    )
 
     def outline_lines(self) -> list[str]:
         """A plan's scope, evidence strategy and output format (seed 004), then the
@@ -72,6 +94,10 @@ class InputRequest(BaseModel):
             data["question"] = self.question
         elif self.kind == "findings":
             data["findings"] = [item.model_dump() for item in self.findings]
+        elif self.kind == "report":
+            data["title"] = self.title
+            data["sentences"] = [item.model_dump() for item in self.sentences]
+            data["rewrite"] = self.rewrite
         else:
             data["brief"] = self.brief
             data["sub_questions"] = [item.model_dump() for item in self.sub_questions]
@@ -108,3 +134,19 @@ class FindingsReply(BaseModel):
     action: FindingsAction = "approve"
     drop: list[str] | None = Field(default=None, description="evidence ids to leave out")
     gap: str | None = Field(default=None, description="what is missing: one more wave")
+
+
+class ReportReply(BaseModel):
+    """A person's decision on the finished report: approve it; ``edit`` sentences (by the
+    ids shown: new words, each audited against the sentence's own citations like the
+    writer's, or empty text to remove it); or ``feedback`` for one rewrite by the writer
+    model (refused when the run has none: nothing is applied and the run keeps waiting).
+    Cancelling is not a reply, as for a plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: ReportAction = "approve"
+    sentences: dict[str, str] | None = Field(
+        default=None, description="edit: sentence id -> its new words ('' removes it)"
+    )
+    feedback: str | None = Field(default=None, description="feedback: what to change")

@@ -52,7 +52,11 @@ def recorded_answer(player: Player, request: InputRequest, entry: dict[str, Any]
     """The recorded answer to the pause the replay reached; a miss when the recording
     holds none for it (fewer answers, or one to another kind of question)."""
     if entry is None or entry.get("kind") != request.kind:
-        what = "clarifying question" if request.kind == "clarification" else "plan to review"
+        what = {
+            "clarification": "clarifying question",
+            "findings": "findings to review",
+            "report": "report to review",
+        }.get(request.kind, "plan to review")
         player.miss(f"answer to the {what} the run asked")
         raise missing(player)
     return entry["answer"]

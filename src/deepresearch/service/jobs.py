@@ -66,6 +66,8 @@ STAGE_PROGRESS = {
     "write": 0.75,
     "abort": 0.75,
     "audit": 0.9,
+    "review_report": 0.92,  # waiting for the report's review
+    "audit_edits": 0.93,  # the review's edits audited
     "evaluate": 0.95,
 }
 RESEARCH_END = 0.7

@@ -259,7 +259,10 @@ async def answer_input(
     """A job AWAITING_INPUT asks a clarifying question (``{"answer": "..."}``), shows its
     plan (``{"action": "approve"}``, ``{"action": "edit", "brief": ..., "sub_questions":
     [...]}``, or ``{"action": "cancel"}``) or its findings before writing (``approve``,
-    ``{"action": "drop", "drop": [ids]}``, ``{"action": "gap", "gap": "..."}``, ``cancel``). The answer is checked (422 says what is wrong;
+    ``{"action": "drop", "drop": [ids]}``, ``{"action": "gap", "gap": "..."}``, ``cancel``)
+    or its finished report (``approve``, ``{"action": "edit", "sentences": {"s3": "new
+    words"}}``: each edit audited against its citations, ``{"action": "feedback",
+    "feedback": "..."}``: one rewrite, with a writer model, ``cancel``). The answer is checked (422 says what is wrong;
     the job keeps waiting), queues the job again (202) and the run continues with it. The
     same answer again is harmless (200); another answer to a question already answered, or
     an answer to a job that asks nothing, is a conflict (409)."""

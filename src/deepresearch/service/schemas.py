@@ -80,6 +80,12 @@ class RunOptions(BaseModel):
         description="pause before writing: the job waits (AWAITING_INPUT) until its verified "
         "findings are approved, some dropped, or a gap named (POST .../input)",
     )
+    review_report: bool | None = Field(
+        default=None,
+        description="pause after writing: the job waits (AWAITING_INPUT) until its report is "
+        "approved, sentences edited (each edit audited against its citations) or feedback "
+        "given for one rewrite by the writer model (POST .../input)",
+    )
     max_sub_questions: int | None = Field(default=None, ge=1, le=8)
     max_waves: int | None = Field(default=None, ge=1, le=10)
     sources_per_question: int | None = Field(default=None, ge=1, le=20)
@@ -377,7 +383,10 @@ class InputReply(BaseModel):
     """The answer to what a waiting job asks: ``answer`` (text) for a clarifying question;
     ``action`` for a plan: ``approve``, ``edit`` (with ``brief`` and/or every
     ``sub_questions``, 1-8) or ``cancel``; for the findings: ``approve``, ``drop`` (with
-    ``drop``, evidence ids), ``gap`` (with ``gap``, 3-300 characters) or ``cancel``."""
+    ``drop``, evidence ids), ``gap`` (with ``gap``, 3-300 characters) or ``cancel``; for
+    the finished report: ``approve``, ``edit`` (with ``sentences``: id -> new words, ""
+    removes it; each edit is audited against its citations), ``feedback`` (with
+    ``feedback``: one rewrite by the writer model; refused without one) or ``cancel``."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -388,6 +397,8 @@ class InputReply(BaseModel):
                 {"action": "edit", "sub_questions": ["How hot is Mercury?", "Who visited it?"]},
                 {"action": "drop", "drop": ["q1-e2"]},
                 {"action": "gap", "gap": "What did the 2024 mission find?"},
+                {"action": "edit", "sentences": {"s3": "Mercury has no moons.", "s5": ""}},
+                {"action": "feedback", "feedback": "Lead with the temperatures."},
             ]
         },
     )
@@ -398,20 +409,32 @@ class InputReply(BaseModel):
     sub_questions: list[str] | None = Field(default=None, max_length=20)
     drop: list[str] | None = Field(default=None, max_length=500)
     gap: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
+    sentences: dict[str, str] | None = Field(default=None, max_length=500)
+    feedback: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
 
     @model_validator(mode="after")
     def _one_kind(self) -> InputReply:
         review = any(
             value is not None
-            for value in (self.action, self.brief, self.sub_questions, self.drop, self.gap)
+            for value in (
+                self.action,
+                self.brief,
+                self.sub_questions,
+                self.drop,
+                self.gap,
+                self.sentences,
+                self.feedback,
+            )
         )
         if (self.answer is None) == (not review):
             raise ValueError(
-                "give either answer (a clarifying question) or action (a plan or the "
-                "findings), not both"
+                "give either answer (a clarifying question) or action (a plan, the "
+                "findings or the report), not both"
             )
         if review and self.action is None:
-            raise ValueError("a review names its action: approve, edit, drop, gap or cancel")
+            raise ValueError(
+                "a review names its action: approve, edit, drop, gap, feedback or cancel"
+            )
         return self
 
     def reply(self) -> Any:

@@ -4,7 +4,7 @@ return types and the static edges below.
     intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal)
        ├────► clarify (a pause: the person answers) ─► plan             │
        └────► plan ─► [review_plan (a pause, --review-plan)] ─► research ─► gate ─► reflect ─► research (next wave)  │
-               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► evaluate ─► END
+               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► [review_report] ─► evaluate ─► END
                │                             │          │                  └──► research (a gap: one more wave)
                │                             │          └──► abort ─────┘
                │                             └──► abort ────────────────┘
@@ -13,7 +13,10 @@ return types and the static edges below.
 
 ``review_findings`` (a pause, ``--review-findings``) shows the verified findings before
 writing: the person drops some, or names a gap that one more wave researches; reflect
-then sends the run to writing, and the review is not asked again.
+then sends the run to writing, and the review is not asked again. ``review_report`` (a
+pause, ``--review-report``) shows the audited report: approved, it goes on to evaluate;
+edited, ``audit_edits`` audits the new words; with feedback, ``write`` rewrites it once
+and the audit routes on without asking again.
 
 The plan stage convenes the council (``stages/council.py``) when it is on; evaluate does
 nothing unless ``evaluate`` is set.
@@ -30,14 +33,19 @@ from langgraph.graph.state import CompiledStateGraph
 from deepresearch.context import RunContext
 from deepresearch.ledger import recorded
 from deepresearch.recipes.research.stages.answer import answer
-from deepresearch.recipes.research.stages.audit import audit
+from deepresearch.recipes.research.stages.audit import audit, audit_edits
 from deepresearch.recipes.research.stages.check import check_findings
 from deepresearch.recipes.research.stages.evaluate import evaluate
 from deepresearch.recipes.research.stages.finish import abort, respond
 from deepresearch.recipes.research.stages.followup import followup
 from deepresearch.recipes.research.stages.gate import gate
 from deepresearch.recipes.research.stages.intake import intake
-from deepresearch.recipes.research.stages.pause import clarify, review_findings, review_plan
+from deepresearch.recipes.research.stages.pause import (
+    clarify,
+    review_findings,
+    review_plan,
+    review_report,
+)
 from deepresearch.recipes.research.stages.plan import plan
 from deepresearch.recipes.research.stages.reflect import reflect
 from deepresearch.recipes.research.stages.research import research
@@ -108,6 +116,8 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_node("write", recorded(write, _run))
     graph.add_node("abort", recorded(abort, _run))
     graph.add_node("audit", recorded(audit, _run))
+    graph.add_node("review_report", recorded(review_report, _run))
+    graph.add_node("audit_edits", recorded(audit_edits, _run))
     graph.add_node("evaluate", recorded(evaluate, _run))
     graph.add_edge(START, "followup")  # a no-op unless the run follows up another
     graph.add_edge("followup", "intake")
@@ -116,7 +126,7 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_edge("write", "audit")
     graph.add_edge("abort", "audit")
     graph.add_edge("respond", "audit")
-    graph.add_edge("audit", "evaluate")
+    graph.add_edge("audit_edits", "evaluate")
     graph.add_edge("evaluate", END)
     return graph.compile()
 

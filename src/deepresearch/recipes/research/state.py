@@ -54,6 +54,9 @@ class RunState(TypedDict, total=False):
     #: the person's findings review, once answered (``stages/pause.py``): ``action``,
     #: ``dropped`` ids, and a named ``gap`` with ``gap_id``, the sub-question researching it
     findings_review: dict[str, Any]
+    #: the person's review of the finished report, once answered (``stages/pause.py``):
+    #: ``action``, the edited ``sentences`` (id -> new words) or the ``feedback``
+    report_review: dict[str, Any]
     #: what a person asked the run to research besides the question (an edited plan's
     #: sub-questions, a findings review's gap): the gate's subject check reads them too
     asked_for: list[str]

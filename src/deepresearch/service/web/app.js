@@ -167,6 +167,7 @@ async function submitQuestion(event) {
   Object.assign(options, budgets);
   if ($("review-plan").checked) options.review_plan = true;
   if ($("review-findings").checked) options.review_findings = true;
+  if ($("review-report").checked) options.review_report = true;
   const body = { question, options };
   if ($("recipe").value) body.recipe = $("recipe").value;
   const button = $("ask-submit");

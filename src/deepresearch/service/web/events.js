@@ -22,6 +22,10 @@ function strings(value) {
   return Array.isArray(value) ? value.map(str) : [];
 }
 
+function numbers(value) {
+  return Array.isArray(value) ? value.map(num) : [];
+}
+
 /** The objects of a list field, each read by `read`. */
 function items(value, read) {
   return Array.isArray(value) ? value.filter((item) => item && typeof item === "object").map(read) : [];
@@ -64,7 +68,7 @@ export const READERS = {
     output: num(data.output_tokens),
     cost: numberOrNull(data.cost_usd),
   }),
-  // what a waiting run asks: a clarifying question, its plan, or its findings to review
+  // what a waiting run asks: a clarifying question, its plan, its findings or its report to review
   input_requested: (data) => ({
     kind: str(data.kind),
     request_id: str(data.request_id),
@@ -83,6 +87,15 @@ export const READERS = {
       source_url: str(item.source_url),
       source_title: str(item.source_title),
     })),
+    // the finished report's review: its sentences, and whether feedback can ask for a rewrite
+    title: str(data.title),
+    sentences: items(data.sentences, (item) => ({
+      id: str(item.id),
+      section: str(item.section),
+      text: str(item.text),
+      sources: numbers(item.sources),
+    })),
+    rewrite: data.rewrite === true,
   }),
   // the run's own totals, the final word on its tokens
   run_completed: (data) => ({

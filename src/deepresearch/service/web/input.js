@@ -1,7 +1,9 @@
 // What a waiting run asks (issue 15), and the person's answer: an answer box for a
 // clarifying question, the plan editor (edit the brief; reword, remove or add
 // sub-questions; approve, research the edited plan, or cancel the run), or the findings
-// review (untick findings to drop them, name a gap for one more wave, or cancel the run). The answer goes to
+// review (untick findings to drop them, name a gap for one more wave, or cancel the run), or
+// the report review (edit sentences, each audited again against its citations; feedback for
+// one rewrite when the run has a writer model; or cancel the run). The answer goes to
 // POST v1/research/{id}/input; the service checks it, and a 422 shows what is wrong here.
 
 import { api, ApiError } from "./api.js";
@@ -24,12 +26,14 @@ export class InputPanel {
     if (this.requestId === id && !this.container.hidden) return;
     this.requestId = id;
     const body = request.kind === "plan" ? this.planEditor(request)
-      : request.kind === "findings" ? this.findingsReview(request) : this.answerBox(request);
+      : request.kind === "findings" ? this.findingsReview(request)
+        : request.kind === "report" ? this.reportReview(request) : this.answerBox(request);
     this.container.replaceChildren(body);
     this.container.hidden = false;
     announce(request.kind === "plan" ? "The run waits for you to review its plan"
       : request.kind === "findings" ? "The run waits for you to review its findings"
-        : "The run asks you a question");
+        : request.kind === "report" ? "The run waits for you to review its report"
+          : "The run asks you a question");
   }
 
   hide() {
@@ -155,6 +159,56 @@ export class InputPanel {
       const body = gap.value.trim() ? { action: "gap", gap: gap.value } : drop.length ? { action: "drop" } : { action: "approve" };
       if (drop.length) body.drop = drop;
       this.send(body, error);
+    });
+    form.querySelector("[data-action=cancel]").addEventListener("click", () => this.send({ action: "cancel" }, error));
+    return form;
+  }
+
+  reportReview(request) {
+    const error = h("p", { class: "field-error", role: "alert", hidden: true });
+    const sentences = request.sentences || [];
+    const list = h("ol", { class: "sentence-items" });
+    for (const item of sentences) {
+      const id = newId("sentence");
+      const text = h("textarea", { id, name: "sentence", rows: "2", maxlength: "2000", "data-id": String(item.id || "") });
+      text.value = String(item.text || "");
+      text.dataset.original = text.value;
+      const cites = (item.sources || []).length ? ` [${item.sources.join(", ")}]` : "";
+      list.append(h("li", { class: "sentence-item" },
+        h("label", { for: id }, h("span", { class: "sentence-id" }, String(item.id || "")), ` ${String(item.section || "")}${cites}`),
+        text));
+    }
+    const feedbackId = newId("feedback");
+    const feedback = request.rewrite
+      ? h("textarea", { id: feedbackId, name: "feedback", rows: "3", maxlength: "2000" })
+      : null;
+    const form = h("form", { class: "card ask-back", novalidate: true, "data-kind": "report" },
+      h("h2", {}, "Review the report"),
+      h("p", { class: "asked" }, String(request.title || "")),
+      h("p", { class: "help" }, "Approve it, or edit its sentences: each edit is checked against the sources the sentence cites, like the writer's, and removed if they do not support it. Empty a sentence to remove it."),
+      list,
+      feedback
+        ? h("div", { class: "field" }, h("label", { for: feedbackId }, "Or feedback for one rewrite by the writer (optional)"), feedback)
+        : h("p", { class: "help no-rewrite" }, "Feedback for a rewrite needs a writer model; this run has none."),
+      error,
+      h("div", { class: "form-actions" },
+        h("button", { type: "submit", class: "primary" }, "Finish the report"),
+        h("button", { type: "button", class: "danger", "data-action": "cancel" }, "Cancel the run")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const edits = {};
+      for (const text of list.querySelectorAll("textarea")) {
+        if (text.value !== text.dataset.original) edits[text.dataset.id] = text.value;
+      }
+      const edited = Object.keys(edits).length > 0;
+      const asked = feedback && feedback.value.trim();
+      if (edited && asked) {
+        error.textContent = "Either edit sentences or give feedback for a rewrite, not both.";
+        error.hidden = false;
+        return;
+      }
+      this.send(asked ? { action: "feedback", feedback: feedback.value }
+        : edited ? { action: "edit", sentences: edits } : { action: "approve" }, error);
     });
     form.querySelector("[data-action=cancel]").addEventListener("click", () => this.send({ action: "cancel" }, error));
     return form;

@@ -6,7 +6,12 @@ the verified quote they cite pass as they are. The policy (``--audit``) is appli
 pure ``core.audit.apply_audit``. A planned table's rows are checked the same way, each
 against the quotes its cells cite. When there are more sentences to judge than the judge
 takes calls at once, each call judges a few (``core.audit.audit_batches``), so the audit
-stays one round of calls. Every report leaves this stage with its Audit."""
+stays one round of calls. Every report leaves this stage with its Audit.
+
+With ``review_report`` on, a person reviews the audited report next (``stages/pause.py``);
+the sentences they edit are audited here again (``audit_edits``), with the same checks
+and policy as the writer's, so an edit its citations do not support is removed (strict)
+or flagged (mark)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import asyncio
 from typing import Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
@@ -24,16 +30,22 @@ from deepresearch.core.audit import (
     cited_passages,
     is_quote,
     numbered_sentences,
+    reaudit,
 )
 from deepresearch.core.finding_check import check_counts
+from deepresearch.core.report_review import edited_report
 from deepresearch.core.support import check_support, is_factual
 from deepresearch.injection.untrusted import DATA_RULE, data_block
-from deepresearch.models import Audit, AuditVerdict, Evidence, Sentence
+from deepresearch.models import Audit, AuditVerdict, Evidence, Report, Sentence
+from deepresearch.models.event_pauses import EditsAudited
 from deepresearch.models.event_payloads import AuditCompleted, StageCompleted, StageStarted
 from deepresearch.recipes.research.state import RunState
 
 STAGE = "audit"
 Method = Literal["judge", "deterministic"]
+#: the reports the audit checks, and a person may review (``review_report``)
+REVIEWED_KINDS = ("synthesized", "extractive")
+_VERDICTS: tuple[AuditVerdict, ...] = ("supported", "partial", "unsupported", "uncited")
 
 SYSTEM = f"""You check whether a sentence of a research report is supported by the passages
 it cites. {DATA_RULE}
@@ -70,27 +82,36 @@ class JudgeVerdicts(BaseModel):
 Checked = tuple[AuditVerdict, str | None, Method]
 
 
-async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+async def audit(
+    state: RunState, runtime: Runtime[RunContext]
+) -> Command[Literal["review_report", "evaluate"]]:
+    """The report audited, then the person's review of it (``review_report`` on, a
+    research report, not reviewed yet: a rewrite after feedback is not asked again)."""
     ctx = runtime.context
+    report = await _audited(state, ctx)
+    reviewing = (
+        ctx.policy.review_report and report.kind in REVIEWED_KINDS and "report_review" not in state
+    )
+    return Command(goto="review_report" if reviewing else "evaluate", update={"report": report})
+
+
+async def _audited(state: RunState, ctx: RunContext) -> Report:
     report = state["report"]
     policy = ctx.policy.audit
     checked = check_counts(state.get("finding_checks", []))  # the findings check's counts
-    if policy == "off" or report.kind not in ("synthesized", "extractive"):
-        return {"report": report.model_copy(update={"audit": Audit(policy=policy, **checked)})}
+    if policy == "off" or report.kind not in REVIEWED_KINDS:
+        return report.model_copy(update={"audit": Audit(policy=policy, **checked)})
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Checking every sentence against its sources")
     evidence = {item.id: item for item in state.get("evidence", []) if item.verified}
     sentences = numbered_sentences(report)
     verdicts: dict[int, tuple[AuditVerdict, str | None]] = {}
     pending: dict[int, Sentence] = {}
     for index, sentence in enumerate(sentences):
-        if is_quote(sentence, evidence):
-            verdicts[index] = ("supported", None)
-        elif not is_factual(sentence.text):
-            continue
-        elif not any(cid in evidence for cid in sentence.citations):
-            verdicts[index] = ("uncited", "states a fact without a citation")
-        else:
+        seen = _first_look(sentence, evidence)
+        if seen == "check":
             pending[index] = sentence
+        elif seen is not None:
+            verdicts[index] = seen
     # a planned table's rows are checked like sentences, against what their cells cite
     rows: dict[tuple[int, int], tuple[AuditVerdict, str | None]] = {}
     row_pending: dict[tuple[int, int], Sentence] = {}
@@ -141,7 +162,71 @@ async def audit(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         ),
     )
     ctx.bus.emit(StageCompleted(), stage=STAGE)
-    return {"report": audited}
+    return audited
+
+
+def _first_look(
+    sentence: Sentence, evidence: dict[str, Evidence]
+) -> tuple[AuditVerdict, str | None] | Literal["check"] | None:
+    """What a sentence needs before any check: none when it is the quote it cites
+    (supported) or cites nothing it could rest on (uncited), "check" when it states a fact
+    its citations must support, None when it states none."""
+    if is_quote(sentence, evidence):
+        return ("supported", None)
+    if not is_factual(sentence.text):
+        return None
+    if not any(cid in evidence for cid in sentence.citations):
+        return ("uncited", "states a fact without a citation")
+    return "check"
+
+
+async def audit_edits(state: RunState, runtime: Runtime[RunContext]) -> RunState:
+    """The sentences a person edited in the report's review, audited like the writer's
+    (the same checks, the same policy: ``core.audit.reaudit``); removed ones go."""
+    ctx = runtime.context
+    edits = state.get("report_review", {}).get("sentences") or {}
+    done = edited_report(state["report"], edits)
+    policy = ctx.policy.audit
+    verdicts: dict[int, tuple[AuditVerdict, str | None]] = {}
+    methods: set[Method] = set()
+    if policy != "off":
+        evidence = {item.id: item for item in state.get("evidence", []) if item.verified}
+        sentences = numbered_sentences(done.report)
+        pending: dict[int, Sentence] = {}
+        for index in done.checked:
+            seen = _first_look(sentences[index], evidence)
+            if seen == "check":
+                pending[index] = sentences[index]
+            elif seen is not None:
+                verdicts[index] = seen
+        batches = _batches(ctx, list(pending.values()))
+        found = await asyncio.gather(*(_check_batch(ctx, batch, evidence) for batch in batches))
+        results = [result for batch in found for result in batch]
+        for index, (verdict, note, used) in zip(pending, results, strict=True):
+            verdicts[index] = (verdict, note)
+            methods.add(used)
+    report = reaudit(
+        done.report,
+        verdicts,
+        policy=policy,
+        method=methods.pop() if len(methods) == 1 else ("mixed" if methods else "none"),
+        sources=state.get("sources", {}),
+        replaced=done.replaced,
+        edited=len(done.checked),
+        removed_by_person=done.removed,
+    )
+    count = {key: sum(v == key for v, _ in verdicts.values()) for key in _VERDICTS}
+    removed = (report.audit.removed if report.audit else 0) - (
+        state["report"].audit.removed if state["report"].audit else 0
+    )
+    ctx.bus.emit(
+        EditsAudited(
+            edited=len(done.checked), removed_by_person=done.removed, removed=removed, **count
+        ),
+        stage="audit_edits",
+        message=f"Edits audited: {len(done.checked)} edited, {removed} removed by the audit",
+    )
+    return {"report": report}
 
 
 def _batches(ctx: RunContext, todo: list[Sentence]) -> list[list[Sentence]]:

@@ -11,6 +11,11 @@ from its start on resume, so these nodes do nothing before ``interrupt`` but rea
   check and before writing; the person approves them, drops some (they never reach the
   writer) or names a gap, researched in one more wave before the run writes without
   asking again (``core.findings_review``).
+* ``review_report`` (``review_report`` on): the finished, audited report's sentences; the
+  person approves it, edits sentences (``audit_edits`` audits the new words against their
+  citations) or gives feedback for one rewrite by the writer (``write`` again, then the
+  audit; not asked again). Feedback without a writer model is refused when the reply is
+  checked (``core.report_review``): nothing is applied and the run keeps waiting.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from deepresearch.core.findings_review import (
     shown_findings,
     without_dropped,
 )
+from deepresearch.core.report_review import check_report_reply, shown_sentences
 from deepresearch.core.review import check_answer, check_plan_reply, edited_plan
 from deepresearch.models.event_pauses import InputReceived
 from deepresearch.models.event_payloads import PlannedUnit
@@ -138,6 +144,51 @@ async def review_findings(
     # a gap: one more wave researches it (``core.findings_review.wave_units``), then
     # reflect sends the run to writing without asking again
     return Command(goto="research" if decision.gap is not None else "write", update=update)
+
+
+async def review_report(
+    state: RunState, runtime: Runtime[RunContext]
+) -> Command[Literal["audit_edits", "write", "evaluate"]]:
+    ctx = runtime.context
+    report = state["report"]
+    shown = shown_sentences(report)
+    rewrite = ctx.gateway.has_model("writer")
+    decision = check_report_reply(
+        interrupt(
+            {
+                "kind": "report",
+                "title": report.title,
+                "sentences": [item.model_dump() for item in shown],
+                "rewrite": rewrite,
+            }
+        ),
+        {item.id: item.text for item in shown},
+        rewrite=rewrite,
+    )
+    edited = list(decision.sentences or {})
+    ctx.bus.emit(
+        InputReceived(
+            kind="report",
+            action=decision.action,
+            edited=edited or None,
+            feedback=decision.feedback,
+        ),
+        stage="review_report",
+        message={
+            "approve": "Report approved",
+            "edit": f"Report edited: {len(edited)} sentence(s)",
+            "feedback": "Feedback received: the writer rewrites the report once",
+        }[decision.action],
+    )
+    update: RunState = {"report_review": decision.model_dump(exclude_none=True)}
+    goto: Literal["audit_edits", "write", "evaluate"] = (
+        "audit_edits"
+        if decision.action == "edit"
+        else "write"
+        if decision.action == "feedback"
+        else "evaluate"
+    )
+    return Command(goto=goto, update=update)
 
 
 def _reviewed(shown: int, dropped: list[str], gap: str | None) -> str:

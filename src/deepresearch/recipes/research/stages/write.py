@@ -5,7 +5,8 @@ repaired once or replaced by its verified quotes. The outline's summary cites ev
 label; citations it invents are dropped and counted; whether a sentence left without a
 citation may stay is the audit's decision. With no model (or when the outline fails twice,
 the second time with fewer notes, as seed 004 retries on token limits) the report is
-extractive: verified quotes only, labelled as such."""
+extractive: verified quotes only, labelled as such. After a report review's feedback
+(``review_report``) the writer writes once more with the feedback beside the brief."""
 
 from __future__ import annotations
 
@@ -58,6 +59,12 @@ something it does not say; where notes disagree ("Disagrees with"), say so; say 
 each point is from its "Support". Prefer specific facts (names, numbers, dates), and
 where notes say the same, the one whose "Page content" is richer (HIGH, MEDIUM, LOW)."""
 
+
+#: how a person's feedback on the first draft reaches the writer (the rewrite, issue 28)
+FEEDBACK = (
+    "The reader's feedback on your first draft (follow it where the evidence allows; "
+    "cite only what the evidence says)"
+)
 
 FINDINGS_CANDIDATES = 12
 FINDINGS_SYSTEM = f"""You select the verified findings of a research report. {DATA_RULE}
@@ -267,6 +274,9 @@ def _notes(
         for name, text in (("Scope", plan.scope), ("Output format", plan.output_format))
         if text
     )
+    feedback = state.get("report_review", {}).get("feedback")
+    if feedback:  # a person's feedback on the reviewed report: the one rewrite follows it
+        shape += f"\n{FEEDBACK}: {feedback}"
     return f"Question: {state['question']}\nBrief: {plan.brief}{shape}\n\nEvidence:\n" + "\n".join(
         blocks
     )
