@@ -85,6 +85,8 @@ async def _work(settings: Settings, engine: Engine, health_file: Path | None) ->
     from deepresearch.service.db import database_url
     from deepresearch.service.notify import Notifier
     from deepresearch.service.store import JobStore
+    from deepresearch.service.watch_scheduler import WatchScheduler, start
+    from deepresearch.settings_groups import ServiceSettings
 
     pool = worker_pool(JobStore(engine), settings, Notifier())
     stop = asyncio.Event()
@@ -100,11 +102,15 @@ async def _work(settings: Settings, engine: Engine, health_file: Path | None) ->
     )
     health = asyncio.create_task(_keep_health_file(pool, health_file)) if health_file else None
     retention = asyncio.create_task(collect_every(settings, pool.store))  # bounded storage
+    # due watches queued and their change reports written, in turns with every process
+    watches = start(WatchScheduler(pool.store, ServiceSettings.of(settings), pool.wake))
     try:
         await stop.wait()
         typer.echo("deepresearch worker stopping: handing running jobs back", err=True)
     finally:
         retention.cancel()
+        if watches is not None:
+            watches.cancel()
         if health is not None:
             health.cancel()
         await pool.stop()

@@ -37,6 +37,9 @@ from deepresearch.service.problems import MAX_HEAD_BYTES
 from deepresearch.service.routes import router
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import Clock, JobStore, utcnow
+from deepresearch.service.watch_routes import watch_router
+from deepresearch.service.watch_scheduler import WatchScheduler
+from deepresearch.service.watch_scheduler import start as start_scheduler
 from deepresearch.service.web import mount as mount_web_page
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import ExportSettings, ServiceSettings, StorageSettings
@@ -76,12 +79,17 @@ def create_app(
             await workers.start()
         # storage stays bounded: API processes and workers alike, taking turns
         retention = asyncio.create_task(collect_every(settings, store)) if start_workers else None
+        # due watches queued and their change reports written (issue 25), in turns
+        scheduler = WatchScheduler(store, ServiceSettings.of(settings), workers.wake)
+        watches = start_scheduler(scheduler) if start_workers else None
         try:
             async with mcp.running() if mcp is not None else contextlib.nullcontext():
                 yield
         finally:
             if retention is not None:
                 retention.cancel()
+            if watches is not None:
+                watches.cancel()
             await workers.stop()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             library.dispose()
@@ -107,6 +115,7 @@ def create_app(
     problems.install(app)
     app.include_router(router)
     app.include_router(library_router)
+    app.include_router(watch_router)
     mcp = mount_mcp(app, settings)  # the MCP server at /mcp, behind the same keys
     mount_web_page(app)  # the web page at / and its assets under /web/
 
