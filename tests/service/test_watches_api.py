@@ -1,0 +1,158 @@
+"""Watches over HTTP (issue 25), on SQLite and PostgreSQL: a watch on the loopback web
+runs on its schedule through the worker pool, and after its page changes the next run's
+change report has the new finding and the vanished one (md, html, json, the Atom feed);
+bad input (a schedule firing every second, too many watches, another key's watch or
+thread) is a 4xx problem and stores nothing."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from deepresearch.service.db import make_engine
+from deepresearch.service.keys import create_key
+from deepresearch.service.store import JobStore
+from deepresearch.testing.corpora import hotpotqa_documents
+from deepresearch.testing.corpus import CorpusDocument
+from deepresearch.testing.web import OfflineWeb
+
+from .conftest import SHARED_DATA
+from .helpers import Service, running_service, service_settings
+
+
+def _problem(response: httpx.Response, status: int, *needles: str) -> None:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    for needle in needles:
+        assert needle in response.json()["detail"], response.json()
+
+
+def _reported(service: Service, watch_id: str, runs: int, **kw: Any) -> dict[str, Any]:
+    deadline = time.monotonic() + 90
+    while True:
+        watch: dict[str, Any] = service.client.get(f"/v1/watches/{watch_id}", **kw).json()
+        done = [r for r in watch["runs"] if r["status"] == "reported"]
+        if len(done) >= runs:
+            return watch
+        assert time.monotonic() < deadline, watch
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def changing_web() -> Any:
+    """An offline web of its own: the test changes a page between two runs."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("shared data folder not found")
+    with OfflineWeb(hotpotqa_documents(SHARED_DATA)) as web:
+        yield web
+
+
+def _change_page(web: OfflineWeb, url: str, quote: str) -> str:
+    """Replace ``quote`` on the page at ``url`` with a new sentence; the new sentence."""
+    document = web.document_for_url(url)
+    assert document is not None
+    new = "In a revised account, " + quote[0].lower() + quote[1:]
+    changed = CorpusDocument(**{**document.model_dump(), "text": document.text.replace(quote, new)})
+    web._by_id[document.id] = changed
+    return new
+
+
+def test_a_watch_reports_what_changed(
+    changing_web: OfflineWeb, questions: list[str], database_url: str, tmp_path: Path
+) -> None:
+    settings = service_settings(
+        changing_web, tmp_path, database_url, watch_tick_s=0.2, page_cache_ttl_s=0
+    )
+    with running_service(settings) as service:
+        client = service.client
+        created = client.post("/v1/watches", json={"question": questions[0], "every": "1d"})
+        assert created.status_code == 201, created.text
+        watch_id = created.json()["id"]
+        first = _reported(service, watch_id, 1)
+        [run] = first["runs"]
+        report = client.get(f"/v1/research/{run['job_id']}/report").json()
+        verified = [e for e in report["evidence"] if e["verification"]["status"] == "PASS"]
+        assert verified
+        old = verified[0]
+        _change_page(changing_web, old["source_url"], old["quote"])
+        # the next due time is a day away: run it now
+        assert client.post(f"/v1/watches/{watch_id}/run-now").status_code == 200
+        second = _reported(service, watch_id, 2)
+        assert second["thread"] == second["runs"][0]["job_id"]
+        changes = client.get(f"/v1/watches/{watch_id}/report", params={"format": "json"}).json()
+        assert changes["previous_run"] == run["job_id"]
+        gone = [c for c in changes["changed_findings"] if c["reason"] == "gone_from_page"]
+        assert old["quote"] in [c["finding"]["quote"] for c in gone], changes
+        assert all(c["finding"]["fetched_at"] for c in gone)
+        assert any("revised account" in f["quote"] for f in changes["new_findings"]), changes
+        md = client.get(f"/v1/watches/{watch_id}/report").text
+        assert "Findings that no longer hold" in md and "New findings" in md
+        html = client.get(f"/v1/watches/{watch_id}/report", params={"format": "html"})
+        assert html.headers["content-type"].startswith("text/html")
+        feed = client.get(f"/v1/watches/{watch_id}/feed.atom")
+        assert feed.headers["content-type"].startswith("application/atom+xml")
+        assert feed.text.count("<entry>") == 2
+
+
+def test_bad_input_and_other_keys(
+    service_web: OfflineWeb, questions: list[str], database_url: str, tmp_path: Path
+) -> None:
+    settings = service_settings(
+        service_web, tmp_path, database_url, watch_tick_s=0, max_watches_per_key=1
+    )
+    with running_service(settings) as service:
+        store = JobStore(make_engine(settings.database_url or ""))
+        _, alice = create_key(store, "alice")
+        _, bob = create_key(store, "bob")
+        as_alice, as_bob = {"Authorization": f"Bearer {alice}"}, {"Authorization": f"Bearer {bob}"}
+        client = service.client
+        question = questions[0]
+
+        def add(headers: dict[str, str], **body: Any) -> httpx.Response:
+            return client.post("/v1/watches", json={"question": question, **body}, headers=headers)
+
+        _problem(add(as_alice, cron="* * * * * *"), 422, "every 1 s", "watch_min_interval_s")
+        _problem(add(as_alice, cron="*/5 * * * *"), 422, "every 300 s")
+        _problem(add(as_alice, cron="not cron"), 422, "not a cron expression")
+        _problem(add(as_alice, every="soon"), 422, "not a duration")
+        _problem(add(as_alice), 422, "give a schedule")
+        _problem(add(as_alice, every="1d", cron="0 7 * * *"), 422, "give a schedule")
+        _problem(add(as_alice, every="1d", thread="run-000000000000"), 404, "no job")
+        assert store.list_watches() == []  # nothing stored half-way
+
+        mine = add(as_alice, cron="0 7 * * *")
+        assert mine.status_code == 201, mine.text
+        watch_id = mine.json()["id"]
+        _problem(add(as_alice, every="1d"), 429, "1 watches already")
+        assert len(store.list_watches()) == 1
+
+        # bob sees none of alice's watch: each answer the 404 of a watch that is not there
+        assert client.get("/v1/watches", headers=as_bob).json() == []
+        for method, path in (
+            ("GET", ""),
+            ("DELETE", ""),
+            ("POST", "/pause"),
+            ("POST", "/resume"),
+            ("POST", "/run-now"),
+            ("GET", "/report"),
+            ("GET", "/feed.atom"),
+        ):
+            theirs = client.request(method, f"/v1/watches/{watch_id}{path}", headers=as_bob)
+            _problem(theirs, 404, "no watch")
+        assert store.get_watch(watch_id) is not None
+
+        paused = client.post(f"/v1/watches/{watch_id}/pause", headers=as_alice).json()
+        assert paused["state"] == "paused"
+        _problem(client.post(f"/v1/watches/{watch_id}/run-now", headers=as_alice), 409, "paused")
+        resumed = client.post(f"/v1/watches/{watch_id}/resume", headers=as_alice).json()
+        assert resumed["state"] == "active" and resumed["next_due"].startswith(
+            resumed["next_due"][:10]
+        )
+        _problem(client.get(f"/v1/watches/{watch_id}/report", headers=as_alice), 404, "no change")
+        assert client.delete(f"/v1/watches/{watch_id}", headers=as_alice).status_code == 204
+        assert store.list_watches() == []
+        store.engine.dispose()
