@@ -5,6 +5,7 @@ mid-claim: each due time queues exactly one job."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -156,9 +157,7 @@ def test_each_due_time_once_across_processes_and_a_kill(
     while not flag.exists():
         assert victim.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    tickers = [
-        subprocess.Popen([sys.executable, "-c", _TICK, url, "6"], env=env) for _ in range(3)
-    ]
+    tickers = [subprocess.Popen([sys.executable, "-c", _TICK, url, "6"], env=env) for _ in range(3)]
     time.sleep(2)  # the tickers skip the rows the victim holds
     held, _ = _claims(url)
     assert held == {}  # the victim's claim is not committed, and nobody else's yet
@@ -172,7 +171,7 @@ def test_each_due_time_once_across_processes_and_a_kill(
         assert times[0] == now  # the due time the killed process held ran, once
         assert len(times) == len(set(times)) >= 3
         # a due time is one second after the claim of the one before: never one per tick
-        assert all(b - a >= timedelta(seconds=1) for a, b in zip(times, times[1:], strict=False))
+        assert all(b - a >= timedelta(seconds=1) for a, b in itertools.pairwise(times))
         keys = [k for k in jobs if k.startswith(f"watch:{watch_id}:")]
         assert len(keys) == len(times) and all(jobs[k] == 1 for k in keys)
     store.engine.dispose()
