@@ -38,4 +38,5 @@ def atom_feed(watch: Watch, reports: Sequence[ChangeReport], *, base: str) -> by
         _add(entry, "title", summary_line(report))
         _add(entry, "updated", report.created_at.isoformat())
         _add(entry, "content", to_markdown(change_document(report)), type="text")
-    return ET.tostring(feed, encoding="utf-8", xml_declaration=True)
+    xml: bytes = ET.tostring(feed, encoding="utf-8", xml_declaration=True)
+    return xml

@@ -79,7 +79,7 @@ class WatchView(Watch):
 
 def _view(watch: Watch, runs: list[WatchRun] | None = None) -> WatchView:
     shown = [
-        WatchRunView(due_at=r.due_at, job_id=r.job_id, status=r.status, summary=r.summary)  # type: ignore[arg-type]
+        WatchRunView(due_at=r.due_at, job_id=r.job_id, status=r.status, summary=r.summary)
         for r in runs or []
     ]
     return WatchView(**watch.model_dump(), runs=shown)

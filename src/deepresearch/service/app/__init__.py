@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from asyncio import Task
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -77,19 +78,13 @@ def create_app(
         )
         if start_workers and settings.run_workers:
             await workers.start()
-        # storage stays bounded: API processes and workers alike, taking turns
-        retention = asyncio.create_task(collect_every(settings, store)) if start_workers else None
-        # due watches queued and their change reports written (issue 25), in turns
-        scheduler = WatchScheduler(store, ServiceSettings.of(settings), workers.wake)
-        watches = start_scheduler(scheduler) if start_workers else None
+        passes = _periodic(settings, store, workers.wake) if start_workers else []
         try:
             async with mcp.running() if mcp is not None else contextlib.nullcontext():
                 yield
         finally:
-            if retention is not None:
-                retention.cancel()
-            if watches is not None:
-                watches.cancel()
+            for task in passes:
+                task.cancel()
             await workers.stop()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             library.dispose()
@@ -135,6 +130,15 @@ def create_app(
         return JSONResponse({"status": "ready"}, 200)
 
     return app
+
+
+def _periodic(settings: Settings, store: JobStore, wake: Callable[[], None]) -> list[Task[None]]:
+    """The passes every process runs in turns with the others on the database: storage
+    kept bounded (retention), and due watches queued and their change reports written
+    (issue 25)."""
+    passes = [asyncio.create_task(collect_every(settings, store))]
+    watches = start_scheduler(WatchScheduler(store, ServiceSettings.of(settings), wake))
+    return passes if watches is None else [*passes, watches]
 
 
 def _ping(engine: Engine) -> None:
