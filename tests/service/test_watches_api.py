@@ -6,7 +6,14 @@ thread) is a 4xx problem and stores nothing."""
 
 from __future__ import annotations
 
+import hmac
+import json
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from hashlib import sha256
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +58,30 @@ def changing_web() -> Any:
         yield web
 
 
+@contextmanager
+def receiver() -> Iterator[tuple[str, list[tuple[bytes, str]]]]:
+    """A loopback webhook receiver: its URL and the (body, signature) of each POST."""
+    seen: list[tuple[bytes, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append((body, self.headers.get("X-Deepresearch-Signature", "")))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/in", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def _change_page(web: OfflineWeb, url: str, quote: str) -> str:
     """Replace ``quote`` on the page at ``url`` with a new sentence; the new sentence."""
     document = web.document_for_url(url)
@@ -67,11 +98,14 @@ def test_a_watch_reports_what_changed(
     settings = service_settings(
         changing_web, tmp_path, database_url, watch_tick_s=0.2, page_cache_ttl_s=0
     )
-    with running_service(settings) as service:
+    with running_service(settings) as service, receiver() as (hook, seen):
         client = service.client
-        created = client.post("/v1/watches", json={"question": questions[0], "every": "1d"})
+        created = client.post(
+            "/v1/watches", json={"question": questions[0], "every": "1d", "webhook": hook}
+        )
         assert created.status_code == 201, created.text
-        watch_id = created.json()["id"]
+        watch_id, secret = created.json()["id"], created.json()["signing_secret"]
+        assert secret and "signing_secret" not in client.get(f"/v1/watches/{watch_id}").text
         first = _reported(service, watch_id, 1)
         [run] = first["runs"]
         report = client.get(f"/v1/research/{run['job_id']}/report").json()
@@ -96,6 +130,14 @@ def test_a_watch_reports_what_changed(
         feed = client.get(f"/v1/watches/{watch_id}/feed.atom")
         assert feed.headers["content-type"].startswith("application/atom+xml")
         assert feed.text.count("<entry>") == 2
+        # the webhook got both reports, each signed over its exact body
+        deadline = time.monotonic() + 30
+        while len(seen) < 2:
+            assert time.monotonic() < deadline, seen
+            time.sleep(0.1)
+        for body, signature in seen:
+            assert signature == "sha256=" + hmac.new(secret.encode(), body, sha256).hexdigest()
+        assert json.loads(seen[-1][0])["run_id"] == second["runs"][0]["job_id"]
 
 
 def test_bad_input_and_other_keys(
@@ -122,6 +164,9 @@ def test_bad_input_and_other_keys(
         _problem(add(as_alice), 422, "give a schedule")
         _problem(add(as_alice, every="1d", cron="0 7 * * *"), 422, "give a schedule")
         _problem(add(as_alice, every="1d", thread="run-000000000000"), 404, "no job")
+        _problem(add(as_alice, every="1d", webhook="https://10.0.0.1/in"), 422, "private")
+        _problem(add(as_alice, every="1d", webhook="https://[::1]:99999/in"), 422)
+        _problem(add(as_alice, every="1d", webhook="http://example.com/in"), 422, "https")
         assert store.list_watches() == []  # nothing stored half-way
 
         mine = add(as_alice, cron="0 7 * * *")

@@ -30,6 +30,9 @@ class Watch(BaseModel):
     next_due: datetime
     last_run: str | None = Field(default=None, description="the job its last due time started")
     last_run_at: datetime | None = None
+    webhook_url: str | None = Field(default=None, description="where change reports are POSTed")
+    #: the key the webhook's body is signed with; never shown but once, when added
+    webhook_secret: str | None = Field(default=None, exclude=True, repr=False)
     created_at: datetime
 
 

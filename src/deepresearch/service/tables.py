@@ -185,6 +185,8 @@ watches = Table(
     Column("next_due", DateTime(timezone=True), nullable=False),
     Column("last_run", String(64)),
     Column("last_run_at", DateTime(timezone=True)),
+    Column("webhook_url", Text),
+    Column("webhook_secret", String(64)),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Index("ix_watches_owner_created", "owner", "created_at"),

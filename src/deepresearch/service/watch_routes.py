@@ -17,9 +17,11 @@ from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.sanitize import MAX_QUESTION_CHARS, normalize_question
 from deepresearch.core.watch_schedule import ScheduleError, next_due, parse_stored, schedule_of
+from deepresearch.errors import DeepResearchError
 from deepresearch.export.formats import media_type, render_document
 from deepresearch.export.watch_feed import atom_feed
 from deepresearch.export.watch_report import change_document, change_json
+from deepresearch.fetch.webhook import vet_webhook
 from deepresearch.models.watch import ChangeReport, Watch
 from deepresearch.recipes.registry import DEFAULT_RECIPE
 from deepresearch.service.auth import Caller, caller
@@ -58,6 +60,12 @@ class WatchRequest(BaseModel):
         max_length=64,
         description="a finished research job of yours the first run is compared with",
     )
+    webhook: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="POST each change report here (https, or http to a loopback address), "
+        "signed with HMAC-SHA256 in X-Deepresearch-Signature",
+    )
     options: RunOptions = Field(default_factory=RunOptions)
 
     @field_validator("question")
@@ -75,6 +83,12 @@ class WatchRunView(BaseModel):
 
 class WatchView(Watch):
     runs: list[WatchRunView] = Field(default_factory=list, description="newest first")
+
+
+class AddedWatch(WatchView):
+    signing_secret: str | None = Field(
+        default=None, description="the webhook's HMAC key: shown now, never again"
+    )
 
 
 def _view(watch: Watch, runs: list[WatchRun] | None = None) -> WatchView:
@@ -102,7 +116,7 @@ async def _owned(request: Request, who: Caller, watch_id: str) -> Watch:
 
 
 @watch_router.post("", status_code=201, responses=PROBLEMS, summary="Add a watch")
-async def add_watch(request: Request, who: CallerDep, body: WatchRequest) -> WatchView:
+async def add_watch(request: Request, who: CallerDep, body: WatchRequest) -> AddedWatch:
     state = _state(request)
     now = state.store.clock()
     try:
@@ -115,6 +129,11 @@ async def add_watch(request: Request, who: CallerDep, body: WatchRequest) -> Wat
     except ScheduleError as exc:
         raise ApiProblem(422, str(exc), kind="bad-schedule") from None
     options = body.options.settings_update()
+    if body.webhook is not None:
+        try:
+            await vet_webhook(body.webhook)
+        except DeepResearchError as exc:
+            raise ApiProblem(422, exc.message, kind="bad-webhook", hint=exc.hint) from None
     await run_in_threadpool(state.jobs.refuse, DEFAULT_RECIPE, options)
     thread = (await followable(state, who, body.thread)).id if body.thread else None
     try:
@@ -127,6 +146,7 @@ async def add_watch(request: Request, who: CallerDep, body: WatchRequest) -> Wat
                 first_due=now,  # the first run starts at the next tick
                 thread=thread,
                 max_watches=state.service.max_watches_per_key,
+                webhook_url=body.webhook,
             )
         )
     except WatchLimitReached:
@@ -135,7 +155,7 @@ async def add_watch(request: Request, who: CallerDep, body: WatchRequest) -> Wat
             f"this key keeps {state.service.max_watches_per_key} watches already; remove one first",
             kind="too-many-watches",
         ) from None
-    return _view(watch)
+    return AddedWatch(**_view(watch).model_dump(), signing_secret=watch.webhook_secret)
 
 
 @watch_router.get("", responses=PROBLEMS, summary="Your watches")

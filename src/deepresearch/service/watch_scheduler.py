@@ -21,11 +21,13 @@ from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.watch_changes import compare, snapshot, summary_line
 from deepresearch.core.watch_schedule import ScheduleError, next_due, parse_stored
+from deepresearch.export.watch_report import change_json
 from deepresearch.models import Report
 from deepresearch.models.event_payloads import SourceFetched
 from deepresearch.models.watch import ChangeReport, Watch, WatchSnapshot
 from deepresearch.service.jobs import Job
 from deepresearch.service.store import JobStore, WatchRun
+from deepresearch.service.watch_delivery import Deliveries
 from deepresearch.settings_groups import ServiceSettings
 
 log = logging.getLogger(__name__)
@@ -62,7 +64,9 @@ class WatchScheduler:
         *,
         name: str | None = None,
         lease_s: float = REPORT_LEASE_S,
+        deliveries: Deliveries | None = None,
     ) -> None:
+        self.deliveries = deliveries or Deliveries()
         self.store = store
         self.service = service
         self.wake = wake
@@ -99,9 +103,13 @@ class WatchScheduler:
             report = compare(
                 before, current, watch_id=watch.id, question=watch.question, created_at=now
             )
-        return self.store.finish_report(
+        written = self.store.finish_report(
             run, self.name, snapshot=current, report=report, summary=summary_line(report)
         )
+        if written and watch.webhook_url and watch.webhook_secret:
+            body = change_json(report).encode("utf-8")
+            self.deliveries.send(watch.webhook_url, watch.webhook_secret, body)
+        return written
 
     def earlier_snapshot(self, run_id: str | None) -> WatchSnapshot | None:
         """What the run a watch compares with found: kept with the watch's runs, else read

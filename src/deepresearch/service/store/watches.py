@@ -74,6 +74,8 @@ def watch_from_row(row: Row[Any]) -> Watch:
         next_due=_at(m["next_due"]),
         last_run=m["last_run"],
         last_run_at=aware(m["last_run_at"]),
+        webhook_url=m["webhook_url"],
+        webhook_secret=m["webhook_secret"],
         created_at=_at(m["created_at"]),
     )
 
@@ -105,6 +107,7 @@ class WatchQueries(StoreBase):
         first_due: datetime,
         thread: str | None,
         max_watches: int,
+        webhook_url: str | None = None,
     ) -> Watch:
         """A new active watch for ``owner``; ``WatchLimitReached`` when they keep
         ``max_watches`` already (counted under the owner's lock)."""
@@ -127,6 +130,8 @@ class WatchQueries(StoreBase):
                     state="active",
                     thread=thread,
                     next_due=first_due,
+                    webhook_url=webhook_url,
+                    webhook_secret=secrets.token_hex(32) if webhook_url else None,
                     created_at=now,
                     updated_at=now,
                 )

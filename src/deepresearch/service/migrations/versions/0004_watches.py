@@ -27,6 +27,8 @@ def upgrade() -> None:
         sa.Column("next_due", sa.DateTime(timezone=True), nullable=False),
         sa.Column("last_run", sa.String(length=64), nullable=True),
         sa.Column("last_run_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("webhook_url", sa.Text(), nullable=True),
+        sa.Column("webhook_secret", sa.String(length=64), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
