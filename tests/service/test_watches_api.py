@@ -28,7 +28,7 @@ from deepresearch.testing.corpus import CorpusDocument
 from deepresearch.testing.web import OfflineWeb
 
 from .conftest import SHARED_DATA
-from .helpers import Service, running_service, service_settings
+from .helpers import Service, read_sse, running_service, service_settings
 
 
 def _problem(response: httpx.Response, status: int, *needles: str) -> None:
@@ -130,6 +130,12 @@ def test_a_watch_reports_what_changed(
         feed = client.get(f"/v1/watches/{watch_id}/feed.atom")
         assert feed.headers["content-type"].startswith("application/atom+xml")
         assert feed.text.count("<entry>") == 2
+        # the live stream: both reports, then from an id on
+        events = read_sse(client, f"/v1/watches/{watch_id}/events", stop_after=2, timeout=30)
+        assert [(m.event, m.id) for m in events] == [("watch_report", "1"), ("watch_report", "2")]
+        assert events[1].json()["summary"] == second["runs"][0]["summary"]
+        later = read_sse(client, f"/v1/watches/{watch_id}/events?after=1", stop_after=1)
+        assert [m.id for m in later] == ["2"]
         # the webhook got both reports, each signed over its exact body
         deadline = time.monotonic() + 30
         while len(seen) < 2:
@@ -185,6 +191,7 @@ def test_bad_input_and_other_keys(
             ("POST", "/run-now"),
             ("GET", "/report"),
             ("GET", "/feed.atom"),
+            ("GET", "/events"),
         ):
             theirs = client.request(method, f"/v1/watches/{watch_id}{path}", headers=as_bob)
             _problem(theirs, 404, "no watch")

@@ -27,9 +27,11 @@ from deepresearch.recipes.registry import DEFAULT_RECIPE
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import Problem, RunOptions
+from deepresearch.service.sse import EventStream, parse_event_id
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import WatchLimitReached, WatchRun
 from deepresearch.service.submission import followable
+from deepresearch.service.watch_sse import watch_events
 
 watch_router = APIRouter(prefix="/v1/watches", tags=["watches"])
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -234,3 +236,21 @@ async def watch_feed(request: Request, who: CallerDep, watch_id: str) -> Respons
     reports = await _reports(request, who, watch_id)
     feed = atom_feed(watch, reports, base=str(request.url_for("watch_feed", watch_id=watch.id)))
     return Response(feed, media_type="application/atom+xml")
+
+
+@watch_router.get(
+    "/{watch_id}/events",
+    responses=PROBLEMS,
+    summary="Change reports as they are written (server-sent events)",
+    response_class=EventStream,
+)
+async def watch_stream(
+    request: Request,
+    who: CallerDep,
+    watch_id: str,
+    after: Annotated[str | None, Query(description="the last event id received")] = None,
+) -> EventStream:
+    watch = await _owned(request, who, watch_id)
+    header = parse_event_id(request.headers.get("last-event-id"), "Last-Event-ID")
+    start = header if header is not None else parse_event_id(after, "after") or 0
+    return EventStream(watch_events(_state(request), request, watch.id, start))
