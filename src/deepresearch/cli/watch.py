@@ -17,7 +17,6 @@ from deepresearch.cli import options
 from deepresearch.cli.common import error, fail, question_or_exit, say, settings_from
 from deepresearch.core.sanitize import for_terminal
 from deepresearch.errors import DeepResearchError
-from deepresearch.models.library import LOCAL_OWNER
 
 if TYPE_CHECKING:  # SQLAlchemy loads when a command runs, not for --help
     from deepresearch.models.watch import Watch
@@ -30,10 +29,17 @@ watch = typer.Typer(
 )
 
 Owner = Annotated[
-    str,
+    str | None,
     typer.Option("--key", help="The API key id whose watches these are (default: local)."),
 ]
 WatchId = Annotated[str, typer.Argument(help="The watch's id (from 'watch list').")]
+
+
+def _owner(key: str | None) -> str:
+    """Whose watches: ``--key``'s, else the local user's (the service's key-less caller)."""
+    from deepresearch.models.library import LOCAL_OWNER
+
+    return key or LOCAL_OWNER
 
 
 def _open(database_url: str | None) -> tuple[JobStore, Settings]:
@@ -74,7 +80,7 @@ def add(
     thread: Annotated[
         str | None, typer.Option(help="A finished job the first run is compared with.")
     ] = None,
-    owner: Owner = LOCAL_OWNER,
+    key: Owner = None,
     database_url: options.DatabaseUrl = None,
 ) -> None:
     """Add a watch; its first run starts at the scheduler's next tick."""
@@ -84,12 +90,12 @@ def add(
     store, settings = _open(database_url)
     schedule = _schedule_text(every, cron, settings.watch_min_interval_s)
     if thread is not None:
-        job = store.get(thread, owner)
+        job = store.get(thread, _owner(key))
         if job is None or job.status != "COMPLETED":
-            error(f"no finished job {thread!r} of {owner!r}", "see 'deepresearch jobs list'")
+            error(f"no finished job {thread!r} of {_owner(key)!r}", "see 'deepresearch jobs list'")
     try:
         item = store.add_watch(
-            owner=owner,
+            owner=_owner(key),
             question=text,
             schedule=schedule,
             options={"depth": depth.value} if depth else {},
@@ -104,9 +110,9 @@ def add(
 
 
 @watch.command("list")
-def list_(owner: Owner = LOCAL_OWNER, database_url: options.DatabaseUrl = None) -> None:
+def list_(key: Owner = None, database_url: options.DatabaseUrl = None) -> None:
     """List the watches: id, state, schedule, next due time, last run, question."""
-    for item in _open(database_url)[0].list_watches(owner):
+    for item in _open(database_url)[0].list_watches(_owner(key)):
         typer.echo(_line(item))
 
 
@@ -115,7 +121,7 @@ def show(
     watch_id: WatchId,
     fmt: Annotated[str, typer.Option("--format", help="md, html or json.")] = "md",
     out: options.OutFile = None,
-    owner: Owner = LOCAL_OWNER,
+    key: Owner = None,
     database_url: options.DatabaseUrl = None,
 ) -> None:
     """The watch, its runs, and its last change report (in --format)."""
@@ -123,7 +129,7 @@ def show(
     from deepresearch.export.watch_report import change_document, change_json
 
     store = _open(database_url)[0]
-    item = _owned(store, watch_id, owner)
+    item = _owned(store, watch_id, _owner(key))
     runs = store.watch_runs(item.id)
     say(_line(item))
     for run in runs:
@@ -148,47 +154,39 @@ def _owned(store: JobStore, watch_id: str, owner: str) -> Watch:
 
 
 @watch.command("pause")
-def pause(
-    watch_id: WatchId, owner: Owner = LOCAL_OWNER, database_url: options.DatabaseUrl = None
-) -> None:
+def pause(watch_id: WatchId, key: Owner = None, database_url: options.DatabaseUrl = None) -> None:
     """Pause a watch: no run starts until it is resumed."""
     store = _open(database_url)[0]
-    if store.set_watch_state(watch_id, owner, "paused", None) is None:
+    if store.set_watch_state(watch_id, _owner(key), "paused", None) is None:
         error(f"no watch {watch_id!r}", "see 'deepresearch watch list'")
     typer.echo(f"paused {watch_id}")
 
 
 @watch.command("resume")
-def resume(
-    watch_id: WatchId, owner: Owner = LOCAL_OWNER, database_url: options.DatabaseUrl = None
-) -> None:
+def resume(watch_id: WatchId, key: Owner = None, database_url: options.DatabaseUrl = None) -> None:
     """Resume a paused watch from its next due time."""
     from deepresearch.core.watch_schedule import next_due, parse_stored
 
     store = _open(database_url)[0]
-    item = _owned(store, watch_id, owner)
+    item = _owned(store, watch_id, _owner(key))
     due = next_due(parse_stored(item.schedule), store.clock())
-    store.set_watch_state(watch_id, owner, "active", due)
+    store.set_watch_state(watch_id, _owner(key), "active", due)
     typer.echo(f"resumed {watch_id}: next {due:%Y-%m-%d %H:%M} UTC")
 
 
 @watch.command("rm")
-def remove(
-    watch_id: WatchId, owner: Owner = LOCAL_OWNER, database_url: options.DatabaseUrl = None
-) -> None:
+def remove(watch_id: WatchId, key: Owner = None, database_url: options.DatabaseUrl = None) -> None:
     """Remove a watch and its change reports (the jobs it ran stay)."""
-    if not _open(database_url)[0].remove_watch(watch_id, owner):
+    if not _open(database_url)[0].remove_watch(watch_id, _owner(key)):
         error(f"no watch {watch_id!r}", "see 'deepresearch watch list'")
     typer.echo(f"removed {watch_id}")
 
 
 @watch.command("run-now")
-def run_now(
-    watch_id: WatchId, owner: Owner = LOCAL_OWNER, database_url: options.DatabaseUrl = None
-) -> None:
+def run_now(watch_id: WatchId, key: Owner = None, database_url: options.DatabaseUrl = None) -> None:
     """Make a watch due now: the scheduler runs it on its next tick."""
     store = _open(database_url)[0]
-    _owned(store, watch_id, owner)
-    if store.due_now(watch_id, owner) is None:
+    _owned(store, watch_id, _owner(key))
+    if store.due_now(watch_id, _owner(key)) is None:
         error(f"watch {watch_id!r} is paused", f"deepresearch watch resume {watch_id}")
     typer.echo(f"{watch_id} is due now")
