@@ -41,6 +41,8 @@ def test_watch_commands(env: dict[str, str]) -> None:
     _refused(cli("watch", "add", q, "--every", "1y", env=env), "not a duration")
     _refused(cli("watch", "add", q, env=env), "give a schedule")
     _refused(cli("watch", "add", q, "--every", "1d", "--thread", "run-1", env=env), "no finished")
+    hook = ("--every", "1d", "--webhook")
+    _refused(cli("watch", "add", q, *hook, "https://192.168.1.1/in", env=env), "private")
     assert _listed(env) == []
 
     added = cli("watch", "add", q, "--cron", "0 7 * * *", env=env)

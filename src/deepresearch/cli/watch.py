@@ -71,6 +71,18 @@ def _schedule_text(every: str | None, cron: str | None, minimum_s: float) -> str
         error(str(exc))
 
 
+def _check_webhook(url: str) -> None:
+    """Refuse a webhook the service would not deliver to (exit 2)."""
+    import asyncio
+
+    from deepresearch.fetch.webhook import vet_webhook
+
+    try:
+        asyncio.run(vet_webhook(url))
+    except DeepResearchError as exc:  # a refusal of the user's input: exit 2
+        error(exc.message, exc.hint)
+
+
 @watch.command("add")
 def add(
     question: Annotated[str, typer.Argument(help="The question to re-run.")],
@@ -80,6 +92,10 @@ def add(
     thread: Annotated[
         str | None, typer.Option(help="A finished job the first run is compared with.")
     ] = None,
+    webhook: Annotated[
+        str | None,
+        typer.Option(help="POST each change report here (https, or http to 127.0.0.1), signed."),
+    ] = None,
     key: Owner = None,
     database_url: options.DatabaseUrl = None,
 ) -> None:
@@ -87,6 +103,8 @@ def add(
     from deepresearch.service.store import WatchLimitReached
 
     text = question_or_exit(question)
+    if webhook is not None:
+        _check_webhook(webhook)
     store, settings = _open(database_url)
     schedule = _schedule_text(every, cron, settings.watch_min_interval_s)
     if thread is not None:
@@ -102,11 +120,14 @@ def add(
             first_due=store.clock(),
             thread=thread,
             max_watches=settings.max_watches_per_key,
+            webhook_url=webhook,
         )
     except WatchLimitReached as exc:
         error(str(exc), "remove one first: deepresearch watch rm ID")
     typer.echo(item.id)
     say(f"watching ({item.schedule}): 'deepresearch serve' or a worker runs it")
+    if item.webhook_secret:
+        say(f"webhook signing secret (shown once): {item.webhook_secret}")
 
 
 @watch.command("list")
