@@ -175,3 +175,27 @@ def test_each_due_time_once_across_processes_and_a_kill(
         keys = [k for k in jobs if k.startswith(f"watch:{watch_id}:")]
         assert len(keys) == len(times) and all(jobs[k] == 1 for k in keys)
     store.engine.dispose()
+
+
+def test_a_watch_keeps_its_newest_reports(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deepresearch.service.store import watches
+
+    monkeypatch.setattr(watches, "KEEP_REPORTS", 2)
+    clock = Clock(T0)
+    store = _store(database_url, tmp_path, clock)
+    watch_id = _add(store)
+    scheduler = WatchScheduler(store, ServiceSettings.of(load_settings(data_dir=tmp_path / "d")))
+    due: list[datetime] = []
+    for _ in range(4):
+        clock.now += timedelta(hours=1, seconds=1)
+        [(claimed, job)] = store.claim_due(due_after, ttl_s=3600)
+        due.append(claimed.next_due)
+        with store.engine.begin() as conn:
+            conn.execute(
+                update(research_jobs).where(research_jobs.c.id == job.id).values(status="FAILED")
+            )
+        assert scheduler.tick() == (0, 1)
+    assert [run.due_at for run in store.watch_runs(watch_id)] == due[:1:-1]
+    store.engine.dispose()

@@ -27,6 +27,10 @@ from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.store.base import StoreBase, aware, get_job
 from deepresearch.service.store.submissions import StoreError, insert_job
 
+#: change reports a watch keeps (the oldest written ones beyond are deleted): storage
+#: stays bounded however often a watch runs
+KEEP_REPORTS = 100
+
 #: a due time's next one, from the watch's schedule and the time it is claimed
 NextDue = Callable[[Watch, datetime], datetime]
 
@@ -351,4 +355,23 @@ class WatchQueries(StoreBase):
                     .where(t.watches.c.id == run.watch_id)
                     .values(thread=run.job_id, updated_at=now)
                 )
+            _forget_old_reports(conn, run.watch_id)
         return True
+
+
+def _forget_old_reports(conn: Connection, watch_id: str) -> None:
+    """Delete the watch's written reports beyond the newest ``KEEP_REPORTS``."""
+    r = t.watch_runs.c
+    cutoff = conn.execute(
+        select(r.due_at)
+        .where(r.watch_id == watch_id, r.status == "reported")
+        .order_by(r.due_at.desc())
+        .offset(KEEP_REPORTS - 1)
+        .limit(1)
+    ).first()
+    if cutoff is not None:
+        conn.execute(
+            delete(t.watch_runs).where(
+                r.watch_id == watch_id, r.status == "reported", r.due_at < cutoff.due_at
+            )
+        )
