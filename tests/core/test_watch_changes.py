@@ -110,6 +110,20 @@ def test_new_and_gone_findings_and_sources() -> None:
     )
 
 
+def test_a_quote_still_on_its_page_is_no_change() -> None:
+    """The new run read page A and did not pick the old quote, but the text it read still
+    has it: not reported as gone (a quote no longer in the text is)."""
+    first = _report(
+        "r1", [_evidence("e1", A, "Version 1.0 was released in May."), _evidence("e2", A, "Old.")]
+    )
+    second = _report("r2", [_evidence("e3", A, "A new sentence.")])
+    earlier = snapshot(first, {A: T1})
+    current = snapshot(second, {A: T2})
+    page = "Intro. Version 1.0  was released in may. A new sentence."
+    report = compare(earlier, current, watch_id="w", question="q", created_at=T2, pages={A: page})
+    assert [c.finding.quote for c in report.changed_findings] == ["Old."]
+
+
 def test_a_finding_now_contradicted() -> None:
     quote = "The library supports Python 3.8."
     first = _report("r1", [_evidence("e1", A, quote, "It supports Python 3.8")])

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deepresearch.service.app.jobs import page_texts
 from deepresearch.service.db import make_engine
 from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
@@ -86,7 +87,9 @@ def _change_page(web: OfflineWeb, url: str, quote: str) -> str:
     """Replace ``quote`` on the page at ``url`` with a new sentence; the new sentence."""
     document = web.document_for_url(url)
     assert document is not None
-    new = "In a revised account, " + quote[0].lower() + quote[1:]
+    # the quote's last word gone: the old quote is no longer anywhere on the page
+    words = quote.rstrip(".").split()
+    new = " ".join(words[:-1]) + ", in a revised account."
     changed = CorpusDocument(**{**document.model_dump(), "text": document.text.replace(quote, new)})
     web._by_id[document.id] = changed
     return new
@@ -123,6 +126,9 @@ def test_a_watch_reports_what_changed(
         assert old["quote"] in [c["finding"]["quote"] for c in gone], changes
         assert all(c["finding"]["fetched_at"] for c in gone)
         assert any("revised account" in f["quote"] for f in changes["new_findings"]), changes
+        # the comparison read the pages' text from the run's checkpoint: the changed one too
+        texts = page_texts(settings)(changes["run_id"])
+        assert "revised account" in texts[old["source_url"]]
         md = client.get(f"/v1/watches/{watch_id}/report").text
         assert "Findings that no longer hold" in md and "New findings" in md
         html = client.get(f"/v1/watches/{watch_id}/report", params={"format": "html"})

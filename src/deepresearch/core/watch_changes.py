@@ -4,8 +4,10 @@ its claims' contradictions), and two snapshots compared into a ``ChangeReport``.
 
 A finding is its page and its quote (whitespace and case aside): the same quote on the
 same page is the same finding, whatever the claim's wording. An earlier finding missing
-from the new run is *gone from the page* when the new run read that page again, else its
-page vanished (listed with the vanished sources). An earlier finding is *contradicted*
+from the new run is *gone from the page* when the new run read that page again and its
+quote is not in the text read (when that text is known: a quote still on the page but not
+picked this time is no change), else its page vanished (listed with the vanished
+sources). An earlier finding is *contradicted*
 when a claim of the new run that it supports (by its quote, or by the same claim) is
 contradicted by evidence of the new run."""
 
@@ -110,9 +112,11 @@ def compare(
     watch_id: str,
     question: str,
     created_at: datetime,
+    pages: Mapping[str, str] | None = None,
 ) -> ChangeReport:
     """What changed from ``before`` (None: the watch's first run, every finding is new)
-    to ``now``."""
+    to ``now``; ``pages``: the text of each page ``now`` read, by URL, where known."""
+    texts = {url: _norm(text) for url, text in (pages or {}).items()}
     if before is None:
         before = WatchSnapshot(run_id="")
     earlier = {finding_key(f): f for f in before.findings}
@@ -120,7 +124,8 @@ def compare(
     read_now = set(now.sources)
     changed: list[ChangedFinding] = []
     for key, finding in earlier.items():
-        if key not in current and finding.source_url in read_now:
+        page = texts.get(finding.source_url, "")
+        if key not in current and finding.source_url in read_now and key[1] not in page:
             changed.append(ChangedFinding(finding=finding, reason="gone_from_page"))
             continue
         against = _contradicting(finding, now)

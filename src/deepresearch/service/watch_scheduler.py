@@ -13,7 +13,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from pydantic import ValidationError
@@ -65,8 +65,11 @@ class WatchScheduler:
         name: str | None = None,
         lease_s: float = REPORT_LEASE_S,
         deliveries: Deliveries | None = None,
+        pages: Callable[[str], Mapping[str, str]] | None = None,
     ) -> None:
         self.deliveries = deliveries or Deliveries()
+        #: the text of every page a finished run read, by URL (from its checkpoint)
+        self.pages = pages or (lambda _run_id: {})
         self.store = store
         self.service = service
         self.wake = wake
@@ -101,7 +104,12 @@ class WatchScheduler:
         else:
             before = self.earlier_snapshot(run.previous_run)
             report = compare(
-                before, current, watch_id=watch.id, question=watch.question, created_at=now
+                before,
+                current,
+                watch_id=watch.id,
+                question=watch.question,
+                created_at=now,
+                pages=self.pages(job.id),
             )
         written = self.store.finish_report(
             run, self.name, snapshot=current, report=report, summary=summary_line(report)

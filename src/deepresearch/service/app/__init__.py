@@ -29,7 +29,7 @@ from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.librarydb.engine import open_library
 from deepresearch.librarydb.store import LibraryStore
 from deepresearch.service import problems
-from deepresearch.service.app.jobs import Runtime, ServerJobChecks, worker_pool
+from deepresearch.service.app.jobs import Runtime, ServerJobChecks, page_texts, worker_pool
 from deepresearch.service.db import open_database
 from deepresearch.service.library_routes import library_router
 from deepresearch.service.middleware import BodyCap, HeadAsGet, HeaderCap, SecurityHeaders
@@ -137,7 +137,10 @@ def _periodic(settings: Settings, store: JobStore, wake: Callable[[], None]) -> 
     kept bounded (retention), and due watches queued and their change reports written
     (issue 25)."""
     passes = [asyncio.create_task(collect_every(settings, store))]
-    watches = start_scheduler(WatchScheduler(store, ServiceSettings.of(settings), wake))
+    scheduler = WatchScheduler(
+        store, ServiceSettings.of(settings), wake, pages=page_texts(settings)
+    )
+    watches = start_scheduler(scheduler)
     return passes if watches is None else [*passes, watches]
 
 
