@@ -4,6 +4,7 @@ unknown watch or thread: one line, exit 2, nothing stored."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,27 @@ def _listed(env: dict[str, str]) -> list[str]:
     return done.stdout.splitlines()
 
 
+def _report_a_failed_run(data_dir: Path) -> None:
+    from sqlalchemy import update
+
+    from deepresearch.service.db import open_database
+    from deepresearch.service.store import JobStore
+    from deepresearch.service.tables import research_jobs
+    from deepresearch.service.watch_scheduler import WatchScheduler, due_after
+    from deepresearch.settings import load_settings
+    from deepresearch.settings_groups import ServiceSettings
+
+    settings = load_settings(data_dir=data_dir)
+    store = JobStore(open_database(settings))
+    [(_, job)] = store.claim_due(due_after, ttl_s=60)
+    with store.engine.begin() as conn:
+        conn.execute(
+            update(research_jobs).where(research_jobs.c.id == job.id).values(status="FAILED")
+        )
+    assert WatchScheduler(store, ServiceSettings.of(settings)).tick() == (0, 1)
+    store.engine.dispose()
+
+
 def test_watch_commands(env: dict[str, str]) -> None:
     q = "What is new in CPython?"
     _refused(cli("watch", "add", q, "--cron", "* * * * * *", env=env), "every 1 s")
@@ -59,6 +81,13 @@ def test_watch_commands(env: dict[str, str]) -> None:
     assert cli("watch", "run-now", watch_id, env=env).returncode == 0
     shown = cli("watch", "show", watch_id, env=env)
     assert shown.returncode == 0 and "no change report yet" in shown.stderr
+    _refused(cli("watch", "show", watch_id, "--format", "pdf", env=env), "choose md")
+    # a due time whose job failed: its report says so, in every text format
+    _report_a_failed_run(Path(env["DEEPRESEARCH_DATA_DIR"]))
+    shown = cli("watch", "show", watch_id, "--format", "json", env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["summary"].startswith("the run did not finish")
+    assert "the run did not finish" in shown.stderr  # the runs, one line each
     # another key's view: the watch is not there
     _refused(cli("watch", "pause", watch_id, "--key", "key_other", env=env), "no watch")
     assert cli("watch", "list", "--key", "key_other", env=env).stdout == ""

@@ -149,6 +149,8 @@ def show(
     from deepresearch.export.formats import render_document
     from deepresearch.export.watch_report import change_document, change_json
 
+    if fmt not in ("md", "html", "json"):
+        error(f"--format {fmt!r}: choose md, html or json")
     store = _open(database_url)[0]
     item = _owned(store, watch_id, _owner(key))
     runs = store.watch_runs(item.id)
@@ -157,9 +159,8 @@ def show(
         say(f"  {run.due_at:%Y-%m-%d %H:%M} UTC\t{run.job_id}\t{run.summary or run.status}")
     report = next((run.report for run in runs if run.report is not None), None)
     if report is None:
-        error(f"watch {watch_id!r} has no change report yet", code=0)
-    if fmt not in ("md", "html", "json"):
-        error(f"--format {fmt!r}: choose md, html or json")
+        say(f"watch {watch_id} has no change report yet")
+        return
     body = render_document(change_document(report), fmt, lambda: change_json(report))
     if out is None:
         typer.echo(body.decode("utf-8"))
