@@ -395,6 +395,18 @@ class Settings(BaseSettings):
         default=1, ge=1, description="more submissions attach to the active run"
     )
     sse_heartbeat_s: float = Field(default=10.0, gt=0)
+    # watches (issue 25, docs/watches.md)
+    max_watches_per_key: int = Field(default=20, ge=0, description="watches one key may keep")
+    watch_min_interval_s: float = Field(
+        default=900.0,
+        ge=60.0,
+        description="the shortest time a watch's schedule may leave between two runs",
+    )
+    watch_tick_s: float = Field(
+        default=30.0,
+        ge=0,
+        description="how often the service looks for due watches (0: never, in this process)",
+    )
     max_request_bytes: int = Field(
         default=65_536,
         ge=1_024,

@@ -265,6 +265,9 @@ class ServiceSettings(_Group):
     active_runs_per_key: int
     sse_heartbeat_s: float
     max_request_bytes: int
+    max_watches_per_key: int
+    watch_min_interval_s: float
+    watch_tick_s: float
 
 
 class Storage(Protocol):

@@ -35,6 +35,7 @@ from deepresearch.cli.report import report
 from deepresearch.cli.run import run
 from deepresearch.cli.runs import runs
 from deepresearch.cli.serve import serve
+from deepresearch.cli.watch import watch
 from deepresearch.cli.worker import worker
 from deepresearch.errors import DeepResearchError
 
@@ -97,6 +98,7 @@ app.add_typer(keys, name="keys")
 app.add_typer(jobs, name="jobs")
 app.add_typer(runs, name="runs")
 app.add_typer(library, name="library")
+app.add_typer(watch, name="watch")
 
 
 def main() -> None:

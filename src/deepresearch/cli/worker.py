@@ -81,10 +81,12 @@ def worker(
 
 async def _work(settings: Settings, engine: Engine, health_file: Path | None) -> None:
     from deepresearch.compose.gc import collect_every
-    from deepresearch.service.app.jobs import worker_pool
+    from deepresearch.service.app.jobs import page_texts, worker_pool
     from deepresearch.service.db import database_url
     from deepresearch.service.notify import Notifier
     from deepresearch.service.store import JobStore
+    from deepresearch.service.watch_scheduler import WatchScheduler, start
+    from deepresearch.settings_groups import ServiceSettings
 
     pool = worker_pool(JobStore(engine), settings, Notifier())
     stop = asyncio.Event()
@@ -100,11 +102,18 @@ async def _work(settings: Settings, engine: Engine, health_file: Path | None) ->
     )
     health = asyncio.create_task(_keep_health_file(pool, health_file)) if health_file else None
     retention = asyncio.create_task(collect_every(settings, pool.store))  # bounded storage
+    # due watches queued and their change reports written, in turns with every process
+    scheduler = WatchScheduler(
+        pool.store, ServiceSettings.of(settings), pool.wake, pages=page_texts(settings)
+    )
+    watches = start(scheduler)
     try:
         await stop.wait()
         typer.echo("deepresearch worker stopping: handing running jobs back", err=True)
     finally:
         retention.cancel()
+        if watches is not None:
+            watches.cancel()
         if health is not None:
             health.cancel()
         await pool.stop()

@@ -7,7 +7,7 @@ references). The CLI, the API and the MCP server all write reports through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
@@ -21,6 +21,7 @@ from deepresearch.export import (
     export_document,
 )
 from deepresearch.export.fonts import find_fonts
+from deepresearch.models.document import Document
 
 if TYPE_CHECKING:
     from deepresearch.recipes.base import Recipe
@@ -57,6 +58,23 @@ def render_text(recipe: Recipe[Any, R], result: R, fmt: str) -> str:
     if fmt == "json":
         return recipe.to_json(result)
     raise ValueError(f"unknown text format {fmt!r}; choose one of {', '.join(TEXT_FORMATS)}")
+
+
+def render_document(document: Document, fmt: str, json_text: Callable[[], str]) -> bytes:
+    """A result that is not a recipe's (a watch's change report) in ``fmt``: JSON from
+    ``json_text``, every other format drawn from ``document``. ValueError for an
+    unknown format."""
+    from deepresearch.export import html, markdown
+
+    if fmt == "md":
+        return markdown.to_markdown(document).encode("utf-8")
+    if fmt == "html":
+        return html.to_html(document).encode("utf-8")
+    if fmt == "json":
+        return json_text().encode("utf-8")
+    if fmt in DRAWN_FORMATS:
+        return export_document(document, fmt, fonts=find_fonts(()) if fmt == "pdf" else ())
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
 def render_bytes(

@@ -168,3 +168,47 @@ job_inputs = Table(
     Column("reply_hash", String(64)),
     Column("answered_at", DateTime(timezone=True)),
 )
+
+#: watches (issue 25, ``service/store/watches.py``): a question re-run on a schedule.
+#: ``next_due`` moves on in the transaction that queues a due time's job, so a due time
+#: starts once however many schedulers look
+watches = Table(
+    "watches",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("owner", String(32), nullable=False),
+    Column("question", Text, nullable=False),
+    Column("schedule", String(200), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("thread", String(64)),
+    Column("next_due", DateTime(timezone=True), nullable=False),
+    Column("last_run", String(64)),
+    Column("last_run_at", DateTime(timezone=True)),
+    Column("webhook_url", Text),
+    Column("webhook_secret", String(64)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_watches_owner_created", "owner", "created_at"),
+    Index("ix_watches_state_due", "state", "next_due"),
+)
+
+#: one row per due time a watch ran: the job it queued, then (once the job ended) the
+#: change report, written by whoever holds the row's lease (``claimed_by``)
+watch_runs = Table(
+    "watch_runs",
+    metadata,
+    Column("watch_id", String(32), ForeignKey("watches.id", ondelete="CASCADE"), primary_key=True),
+    Column("due_at", DateTime(timezone=True), primary_key=True),
+    Column("job_id", String(64), nullable=False),
+    Column("previous_run", String(64)),
+    Column("status", String(16), nullable=False),
+    Column("claimed_by", String(64)),
+    Column("lease_expires_at", DateTime(timezone=True)),
+    Column("snapshot", JSON),
+    Column("report", JSON),
+    Column("summary", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("reported_at", DateTime(timezone=True)),
+    Index("ix_watch_runs_status", "status"),
+)

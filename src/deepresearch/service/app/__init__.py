@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from asyncio import Task
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.librarydb.engine import open_library
 from deepresearch.librarydb.store import LibraryStore
 from deepresearch.service import problems
-from deepresearch.service.app.jobs import Runtime, ServerJobChecks, worker_pool
+from deepresearch.service.app.jobs import Runtime, ServerJobChecks, page_texts, worker_pool
 from deepresearch.service.db import open_database
 from deepresearch.service.library_routes import library_router
 from deepresearch.service.middleware import BodyCap, HeadAsGet, HeaderCap, SecurityHeaders
@@ -37,6 +38,9 @@ from deepresearch.service.problems import MAX_HEAD_BYTES
 from deepresearch.service.routes import router
 from deepresearch.service.state import ServiceState
 from deepresearch.service.store import Clock, JobStore, utcnow
+from deepresearch.service.watch_routes import watch_router
+from deepresearch.service.watch_scheduler import WatchScheduler
+from deepresearch.service.watch_scheduler import start as start_scheduler
 from deepresearch.service.web import mount as mount_web_page
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import ExportSettings, ServiceSettings, StorageSettings
@@ -74,14 +78,13 @@ def create_app(
         )
         if start_workers and settings.run_workers:
             await workers.start()
-        # storage stays bounded: API processes and workers alike, taking turns
-        retention = asyncio.create_task(collect_every(settings, store)) if start_workers else None
+        passes = _periodic(settings, store, workers.wake) if start_workers else []
         try:
             async with mcp.running() if mcp is not None else contextlib.nullcontext():
                 yield
         finally:
-            if retention is not None:
-                retention.cancel()
+            for task in passes:
+                task.cancel()
             await workers.stop()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             library.dispose()
@@ -107,6 +110,7 @@ def create_app(
     problems.install(app)
     app.include_router(router)
     app.include_router(library_router)
+    app.include_router(watch_router)
     mcp = mount_mcp(app, settings)  # the MCP server at /mcp, behind the same keys
     mount_web_page(app)  # the web page at / and its assets under /web/
 
@@ -126,6 +130,18 @@ def create_app(
         return JSONResponse({"status": "ready"}, 200)
 
     return app
+
+
+def _periodic(settings: Settings, store: JobStore, wake: Callable[[], None]) -> list[Task[None]]:
+    """The passes every process runs in turns with the others on the database: storage
+    kept bounded (retention), and due watches queued and their change reports written
+    (issue 25)."""
+    passes = [asyncio.create_task(collect_every(settings, store))]
+    scheduler = WatchScheduler(
+        store, ServiceSettings.of(settings), wake, pages=page_texts(settings)
+    )
+    watches = start_scheduler(scheduler)
+    return passes if watches is None else [*passes, watches]
 
 
 def _ping(engine: Engine) -> None:

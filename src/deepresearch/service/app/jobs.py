@@ -8,7 +8,8 @@ the service), which then are neither built nor checked from the Settings."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import httpx
 from langchain_core.language_models import BaseChatModel
 
-from deepresearch.errors import RunNotFound
+from deepresearch.errors import DeepResearchError, RunNotFound
 from deepresearch.events import Sink
 from deepresearch.export.formats import render_text
 from deepresearch.fetch.base import Fetcher
@@ -184,3 +185,18 @@ def worker_pool(
         identity_dir=settings.data_dir / "workers",
         **timing,
     )
+
+
+def page_texts(settings: Settings) -> Callable[[str], dict[str, str]]:
+    """What a watch's scheduler reads of a finished research run (``watch_scheduler``):
+    the text of every page it read, by URL, from its checkpoint (where the server keeps
+    them); nothing when the run cannot be read (then a missing quote counts as gone)."""
+
+    def read(run_id: str) -> dict[str, str]:
+        try:
+            parent = asyncio.run(followups().store(settings).parent(run_id))
+        except DeepResearchError:
+            return {}
+        return {s.url: s.text for s in parent.sources.values() if s.fetched and s.text}
+
+    return read

@@ -12,7 +12,8 @@ clock and the transaction helpers of ``base.py``:
 - ``events.py``: appending events (folded into the job's row) and reading them back;
 - ``results.py``: a finished job's document, sources and evidence;
 - ``inputs.py``: jobs waiting for a person's answer (issue 15), and the answers;
-- ``retention.py``: forgetting jobs that ended long ago (``deepresearch gc``).
+- ``retention.py``: forgetting jobs that ended long ago (``deepresearch gc``);
+- ``watches.py``: watches (issue 25), their due times claimed and their change reports.
 
 Writes that read-then-write (submissions, claims) are serialised: SQLite transactions
 start with ``BEGIN IMMEDIATE``; PostgreSQL takes a per-owner advisory lock for
@@ -36,6 +37,7 @@ from deepresearch.service.store.submissions import (
     SubmissionQueries,
     SubmissionRateLimited,
 )
+from deepresearch.service.store.watches import WatchLimitReached, WatchQueries, WatchRun
 
 
 class JobStore(
@@ -47,6 +49,7 @@ class JobStore(
     ResultQueries,
     InputQueries,
     RetentionQueries,
+    WatchQueries,
 ):
     """The service's store: ``JobStore(engine, clock)``; see the module docstring."""
 
@@ -63,6 +66,8 @@ __all__ = [
     "StoreError",
     "StoredEvent",
     "SubmissionRateLimited",
+    "WatchLimitReached",
+    "WatchRun",
     "hash_token",
     "utcnow",
 ]

@@ -5,7 +5,7 @@ start with ``BEGIN IMMEDIATE``, PostgreSQL takes a per-owner advisory lock."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, insert, select, text
@@ -42,6 +42,45 @@ class Limits:
     ttl_s: float
 
 
+def insert_job(
+    conn: Connection,
+    *,
+    owner: str,
+    question: str,
+    recipe: str,
+    options: dict[str, Any],
+    request_hash: str,
+    idempotency_key: str | None,
+    now: datetime,
+    ttl_s: float,
+) -> Job:
+    """A new queued job in ``conn``'s transaction (a submission's, or a due watch's)."""
+    job_id = new_run_id()
+    conn.execute(
+        insert(t.research_jobs).values(
+            id=job_id,
+            owner=owner,
+            status="QUEUED",
+            progress=0.0,
+            question=question,
+            recipe=recipe,
+            options=options,
+            idempotency_key=idempotency_key,
+            request_hash=request_hash,
+            created_at=now,
+            updated_at=now,
+            expires_at=now + timedelta(seconds=ttl_s),
+            attempts=0,
+            cancel_requested=False,
+            counts={},
+            usage={},
+        )
+    )
+    job = get_job(conn, job_id)
+    assert job is not None
+    return job
+
+
 class SubmissionQueries(StoreBase):
     def submit(
         self,
@@ -72,30 +111,17 @@ class SubmissionQueries(StoreBase):
                 if len(active) >= max_active_runs:
                     return Submission(active[0], attached=True)
                 self._check_rate(conn, owner, limits)
-                job_id = new_run_id()
-                now = self.clock()
-                conn.execute(
-                    insert(t.research_jobs).values(
-                        id=job_id,
-                        owner=owner,
-                        status="QUEUED",
-                        progress=0.0,
-                        question=question,
-                        recipe=recipe,
-                        options=options,
-                        idempotency_key=idempotency_key,
-                        request_hash=request_hash,
-                        created_at=now,
-                        updated_at=now,
-                        expires_at=now + timedelta(seconds=limits.ttl_s),
-                        attempts=0,
-                        cancel_requested=False,
-                        counts={},
-                        usage={},
-                    )
+                job = insert_job(
+                    conn,
+                    owner=owner,
+                    question=question,
+                    recipe=recipe,
+                    options=options,
+                    request_hash=request_hash,
+                    idempotency_key=idempotency_key,
+                    now=self.clock(),
+                    ttl_s=limits.ttl_s,
                 )
-                job = get_job(conn, job_id)
-                assert job is not None
                 return Submission(job, created=True)
         except IntegrityError:
             # another request with the same Idempotency-Key won the race
