@@ -7,7 +7,10 @@ import gzip
 import io
 import json
 import re
+import threading
+import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -99,6 +102,38 @@ def test_lxml_fallback_survives_a_trafilatura_crash(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(trafilatura, "bare_extraction", boom)
     doc = extract_html("<html><body><p>Only this.</p></body></html>", None, 100)
     assert doc.text == "Only this."
+
+
+def test_html_pages_are_extracted_one_at_a_time_across_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # lxml under trafilatura aborts the process now and then when threads extract at
+    # once (it happened in this suite); four threads must never be inside it together
+    inside, most = 0, 0
+    guard = threading.Lock()
+    real = trafilatura.bare_extraction
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal inside, most
+        with guard:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.02)  # long enough for the other threads to arrive
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with guard:
+                inside -= 1
+
+    monkeypatch.setattr(trafilatura, "bare_extraction", counted)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        docs = list(
+            pool.map(
+                lambda _: extract(_page(BOILERPLATE_HTML.encode()), max_chars=10_000), range(8)
+            )
+        )
+    assert all(ARTICLE[0] in doc.text for doc in docs)
+    assert most == 1
 
 
 def test_a_comment_inside_a_paragraph_is_hidden_text_not_a_break() -> None:

@@ -30,6 +30,7 @@ import copy
 import json
 import logging
 import re
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -53,6 +54,13 @@ DocKind = Literal["html", "pdf", "text"]
 MAX_PDF_PAGES = 50
 
 _LOG = logging.getLogger(__name__)
+
+# trafilatura over lxml crashes the whole process now and then (SIGABRT or SIGSEGV in
+# libxml2, no Python traceback) when two threads extract at once: trafilatura issues
+# #840 and #925, still open on 2.2; seen here in lxml's parser while three other threads
+# were in trafilatura. One HTML extraction at a time per process; the extraction pool's
+# worker processes (``extract_pool``) are how to extract in parallel.
+_HTML_LOCK = threading.Lock()
 
 # below this many characters, a precision-mode result is checked against a wider pass,
 # which wins when the precise text is less than a fifth of it
@@ -177,11 +185,17 @@ def extract(page: FetchedPage, *, max_chars: int) -> ExtractedDoc:
 
 
 def extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
-    """Main text, title, date and language of an HTML page.
-
-    The page is parsed once: hidden elements are dropped from that tree, and trafilatura
-    (which copies what it is given), the metadata and the fallback all read it."""
+    """Main text, title, date and language of an HTML page, one page at a time in a
+    process (``_HTML_LOCK``: lxml under trafilatura is not safe across threads)."""
     _check_max(max_chars)
+    with _HTML_LOCK:
+        return _extract_html(html, url, max_chars)
+
+
+def _extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
+    """The page is parsed once: hidden elements are dropped from that tree, and
+    trafilatura (which copies what it is given), the metadata and the fallback all read
+    it."""
     text, title, published = "", "", None
     tags = decode_tags(html) if _has_astral(html) else ""  # tag characters are astral
     root = _parse(html)
