@@ -89,6 +89,12 @@ def fts5_match(words: list[str]) -> str:
     return " ".join(f'"{word}"' for word in words)
 
 
+def fts5_any(words: list[str]) -> str:
+    """An FTS5 MATCH expression that finds rows holding any of ``words`` (quoted as in
+    :func:`fts5_match`): what a new run asks its library for (``core.library_reuse``)."""
+    return " OR ".join(f'"{word}"' for word in words)
+
+
 def normalize_tag(tag: str) -> str:
     """A tag as stored: NFC, spaces collapsed, lowercased; ``InvalidInput`` when empty,
     longer than ``MAX_TAG_CHARS`` or made of other characters than letters, digits,

@@ -28,7 +28,7 @@ from deepresearch.export.report_text import (
     flat,
     header_lines,
     neutralize,
-    quality_detail,
+    source_detail,
     quotes_by_source,
     row_sentence,
     usage_line,
@@ -89,7 +89,7 @@ def report_document(report: Report) -> Document:
             clean(ref.domain),
             tuple(clean(item.quote) for item in quotes.get(ref.id, [])),
             published=ref.published,
-            detail=quality_detail(ref.content_quality),
+            detail=source_detail(ref),
         )
         for ref in report.sources
     )
