@@ -25,8 +25,15 @@ from deepresearch.core.questions import QuestionProfile
 from deepresearch.core.text import content_words
 from deepresearch.core.verify import verify_quote
 from deepresearch.models import Evidence, Passage, Source, SourceRef, SubQuestion
+from deepresearch.models.library import (
+    DroppedQuote,
+    LibraryReuse,
+    LibrarySource,
+    ReusedQuote,
+    ShelvedPage,
+    ShelvedQuote,
+)
 from deepresearch.models.source import SourceKind
-from deepresearch.models.library import DroppedQuote, LibraryReuse, ReusedQuote, ShelvedQuote
 
 #: quotes asked of the library for one sub-question, before ranking
 ASK_LIMIT = 40
@@ -70,18 +77,23 @@ def choose_offers(
     ``limit``: scored as a unit scores the passages it read (answer-aware BM25 over the
     offered quotes, each read with its page's title), those at least ``RELEVANT_RATIO``
     of the best and about the question. A quote of a page the run already has (a
-    follow-up's carried pages) or already ``taken`` (run, evidence id) is left out."""
+    follow-up's carried pages) or already ``taken`` (``quote_key``) is left out, and a
+    quote several runs kept is offered once."""
     skip_urls, skip = set(known_urls), set(taken)
-    pool = [
-        q for q in shelved if q.source.url not in skip_urls and (q.run_id, q.evidence_id) not in skip
-    ]
+    pool = []
+    for quote in shelved:  # the same quote of the same page, kept by several runs: once
+        if quote.source.url not in skip_urls and quote_key(quote) not in skip:
+            skip.add(quote_key(quote))
+            pool.append(quote)
     if not pool or limit <= 0:
         return []
     groups: dict[str, list[Passage]] = {}
     titles: dict[str, str] = {}
     for index, quote in enumerate(pool):
         page = quote.source.url
-        passage = Passage(id=f"c{index}", source_id=page, text=quote.quote, start=0, end=len(quote.quote))
+        passage = Passage(
+            id=f"c{index}", source_id=page, text=quote.quote, start=0, end=len(quote.quote)
+        )
         groups.setdefault(page, []).append(passage)
         titles.setdefault(page, quote.source.title)
     scores = answer_scores(
@@ -98,6 +110,11 @@ def choose_offers(
         if relevant
     )
     return [Offer(sub_question.id, pool[index]) for _, index in ranked[:limit]]
+
+
+def quote_key(quote: ShelvedQuote) -> tuple[str, str]:
+    """A quote of a page, whichever runs kept it."""
+    return quote.source.url, " ".join(quote.quote.split())
 
 
 def is_fresh(fetched_at: datetime | None, now: datetime, days: float) -> bool:
@@ -162,6 +179,7 @@ def reuse(
             continue
         sq = offer.sub_question_id
         counts[sq] = counts.get(sq, 0) + 1
+        read_at = now if url in refetched else pages[url].source.fetched_at
         item = Evidence(
             id=f"{sq}-lib{counts[sq]}",
             sub_question_id=sq,
@@ -176,8 +194,13 @@ def reuse(
         out.evidence.append(item)
         kept = out.sources.get(page.id, page)
         ids = list(dict.fromkeys([*kept.sub_question_ids, sq]))
-        out.sources[page.id] = kept.model_copy(update={"sub_question_ids": ids})
-        read_at = now if url in refetched else pages[url].source.fetched_at
+        out.sources[page.id] = kept.model_copy(
+            update={
+                "sub_question_ids": ids,
+                "library_run": kept.library_run or quote.run_id,
+                "library_read": read_at,
+            }
+        )
         out.record.reused.append(
             ReusedQuote(
                 evidence_id=item.id,
@@ -190,31 +213,35 @@ def reuse(
     return out
 
 
-def marked(sources: Sequence[SourceRef], record: LibraryReuse) -> list[SourceRef]:
-    """The report's sources, each one whose quotes came from the library marked with the
-    run they come from and when its page was read."""
-    first = {}
-    for item in record.reused:
-        first.setdefault(item.source_id, item)
-    return [
-        ref.model_copy(
-            update={"library_run": first[ref.id].run_id, "fetched_at": first[ref.id].fetched_at}
-        )
-        if ref.id in first
-        else ref
-        for ref in sources
-    ]
+def fresh_page(page: ShelvedPage | None, now: datetime, days: float) -> Source | None:
+    """A page of the library a research unit chose, as a source read from its stored
+    text when it is fresh; None when the library does not hold it or it is too old (then
+    it is fetched)."""
+    if page is None or not page.source.text or not is_fresh(page.source.fetched_at, now, days):
+        return None
+    return _stored(page.source).model_copy(
+        update={"library_run": page.run_id, "library_read": page.source.fetched_at}
+    )
 
 
-def read_times(record: LibraryReuse, sources: Mapping[str, Source]) -> dict[str, datetime]:
-    """When each reused page was read, by URL: what this run keeps in the library for
-    pages it did not fetch itself."""
-    times: dict[str, datetime] = {}
-    for item in record.reused:
-        source = sources.get(item.source_id)
-        if source is not None and item.fetched_at is not None:
-            times.setdefault(source.url, item.fetched_at)
-    return times
+def marked(refs: Sequence[SourceRef], sources: Mapping[str, Source]) -> list[SourceRef]:
+    """The report's sources, each one whose text or quotes came from the library marked
+    with the run they come from and when its page was read."""
+    out = []
+    for ref in refs:
+        source = sources.get(ref.id)
+        if source is not None and source.library_run:
+            ref = ref.model_copy(
+                update={"library_run": source.library_run, "fetched_at": source.library_read}
+            )
+        out.append(ref)
+    return out
+
+
+def read_times(sources: Mapping[str, Source]) -> dict[str, datetime]:
+    """When each page the run took from the library was read, by URL: what this run keeps
+    in the library for pages it did not fetch itself."""
+    return {s.url: s.library_read for s in sources.values() if s.library_read is not None}
 
 
 def _page(latest: ShelvedQuote, refetched: Mapping[str, Source | None], url: str) -> Source | None:
@@ -224,10 +251,14 @@ def _page(latest: ShelvedQuote, refetched: Mapping[str, Source | None], url: str
         if again is None or not again.fetched or not again.text:
             return None
         return again.model_copy(update={"provider": PROVIDER, "sub_question_ids": []})
-    stored = latest.source
+    return _stored(latest.source)
+
+
+def _stored(stored: LibrarySource) -> Source:
+    """A source read from the library's stored text."""
     return Source(
-        id=source_id(url),
-        url=url,
+        id=source_id(stored.url),
+        url=stored.url,
         title=stored.title,
         domain=stored.domain,
         text=stored.text,

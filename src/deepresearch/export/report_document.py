@@ -28,9 +28,9 @@ from deepresearch.export.report_text import (
     flat,
     header_lines,
     neutralize,
-    source_detail,
     quotes_by_source,
     row_sentence,
+    source_detail,
     usage_line,
 )
 from deepresearch.models import EvalResult, Evidence, Report, Sentence

@@ -42,6 +42,7 @@ from deepresearch.models.library import (
     LibraryHit,
     LibraryQuery,
     LibrarySource,
+    ShelvedPage,
     ShelvedQuote,
 )
 from deepresearch.sqldb import aware, utcnow
@@ -134,21 +135,46 @@ def shelved(conn: Connection, owner: str, words: Sequence[str], limit: int) -> l
     return [_shelved(row._mapping) for row in conn.execute(stmt).all()]
 
 
+def latest_page(conn: Connection, owner: str, url: str) -> ShelvedPage | None:
+    """The latest read of ``url`` in ``owner``'s library (a page some run quoted), or
+    None."""
+    t = library_texts
+    row = conn.execute(
+        select(s, r.c.finished_at, t.c.text.label("page"))
+        .select_from(
+            s.join(t, t.c.sha256 == s.c.text_sha256).join(
+                r, and_(r.c.owner == s.c.owner, r.c.run_id == s.c.run_id)
+            )
+        )
+        .where(s.c.owner == owner, s.c.url == url)
+        .order_by(s.c.fetched_at.desc().nulls_last(), r.c.finished_at.desc(), s.c.run_id)
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    m = row._mapping
+    return ShelvedPage(run_id=m["run_id"], source=_library_source(m))
+
+
+def _library_source(m: Any) -> LibrarySource:
+    return LibrarySource(
+        source_id=m["source_id"],
+        url=m["url"],
+        title=m["title"],
+        domain=m["domain"],
+        kind=m["kind"],
+        text=m["page"],
+        fetched_at=aware(m["fetched_at"]),
+    )
+
+
 def _shelved(m: Any) -> ShelvedQuote:
     return ShelvedQuote(
         run_id=m["run_id"],
         evidence_id=m["item_id"],
         quote=m["text"],
         claim=m["claim"],
-        source=LibrarySource(
-            source_id=m["source_id"],
-            url=m["url"],
-            title=m["title"],
-            domain=m["domain"],
-            kind=m["kind"],
-            text=m["page"],
-            fetched_at=aware(m["fetched_at"]),
-        ),
+        source=_library_source(m),
     )
 
 

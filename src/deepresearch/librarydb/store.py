@@ -32,6 +32,7 @@ from deepresearch.models.library import (
     LibraryQuery,
     LibrarySource,
     RunSummary,
+    ShelvedPage,
     ShelvedQuote,
     TagCount,
 )
@@ -149,6 +150,11 @@ class LibraryStore(Transactions):
         first: what a new run may reuse (``librarydb.search.shelved``)."""
         with self._read() as conn:
             return _search.shelved(conn, owner, words, limit)
+
+    def latest_page(self, owner: str, url: str) -> ShelvedPage | None:
+        """The latest read of ``url`` in ``owner``'s library, with its stored text."""
+        with self._read() as conn:
+            return _search.latest_page(conn, owner, url)
 
     def show(self, owner: str, run_id: str) -> RunSummary:
         """What the library holds of run ``run_id``; ``RunNotFound`` when nothing."""

@@ -133,6 +133,14 @@ class ShelvedQuote(BaseModel):
     source: LibrarySource
 
 
+class ShelvedPage(BaseModel):
+    """The latest read of a page in the owner's library: a research unit that chooses it
+    reads its stored text when it is fresh, instead of fetching it."""
+
+    run_id: str
+    source: LibrarySource
+
+
 class ReusedQuote(BaseModel):
     """Evidence of this run that came from the library."""
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from deepresearch.context import ThreadStore
 from deepresearch.librarydb.shelf import Shelf
-from deepresearch.models.library import ShelvedQuote
+from deepresearch.models.library import ShelvedPage, ShelvedQuote
 from deepresearch.models.thread import ParentTurn, Turn
 from deepresearch.replay.tape import Tape
 
@@ -65,6 +65,10 @@ def library_key(words: Sequence[str], limit: int) -> str:
     return json.dumps([list(words), limit], ensure_ascii=False)
 
 
+def page_key(url: str) -> str:
+    return json.dumps(["page", url], ensure_ascii=False)
+
+
 class RecordingShelf:
     """The owner's library, with every answer written to the tape (an empty one too)."""
 
@@ -78,19 +82,31 @@ class RecordingShelf:
         self._tape.append("library", {"key": library_key(words, limit), "quotes": dumped})
         return found
 
+    async def page(self, url: str) -> ShelvedPage | None:
+        found = await self._inner.page(url)
+        dumped = found.model_dump(mode="json") if found is not None else None
+        self._tape.append("library", {"key": page_key(url), "page": dumped})
+        return found
+
 
 class ReplayShelf:
     """What the library offered the recorded run, question by question."""
 
     def __init__(self, tape: Tape, miss: Callable[[str], Exception]) -> None:
-        self._answers = {str(e["key"]): e["quotes"] for e in tape.entries("library")}
+        self._answers = {str(e["key"]): e for e in tape.entries("library")}
         self._miss = miss
 
     async def quotes(self, words: Sequence[str], *, limit: int) -> list[ShelvedQuote]:
         found = self._answers.get(library_key(words, limit))
         if found is None:
             raise self._miss(f"library answer for {' '.join(words)[:80]!r}")
-        return [ShelvedQuote.model_validate(quote) for quote in found]
+        return [ShelvedQuote.model_validate(quote) for quote in found["quotes"]]
+
+    async def page(self, url: str) -> ShelvedPage | None:
+        found = self._answers.get(page_key(url))
+        if found is None:
+            raise self._miss(f"library answer for the page {url}")
+        return ShelvedPage.model_validate(found["page"]) if found["page"] is not None else None
 
 
 def recorded_parents(tape: Tape) -> dict[str, ParentTurn]:

@@ -155,7 +155,9 @@ class ResearchRecipe:
         reused = values.get("library")
         if isinstance(reused, LibraryReuse):  # what came from the library, and how old
             update["library"] = reused
-            update["sources"] = marked(report.sources, reused)
+        sources = values.get("sources") or {}
+        if any(source.library_run for source in sources.values()):
+            update["sources"] = marked(report.sources, sources)
         return report.model_copy(update=update)
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
@@ -192,8 +194,8 @@ class ResearchRecipe:
         if report is None:
             return None
         sources = values.get("sources") or {}
-        if report.library is not None:  # a reused page was read when the library read it
-            fetched_at = {**read_times(report.library, sources), **fetched_at}
+        # a page taken from the library was read when the library read it
+        fetched_at = {**fetched_at, **read_times(sources)}
         return library_entry(
             report,
             sources,

@@ -46,6 +46,9 @@ class RunState(TypedDict, total=False):
     sub_questions: list[SubQuestion]
     #: what the run took from its owner's library (``stages/library.py``), when anything
     library: LibraryReuse
+    #: when the library was looked in (ISO time, the run's clock): a unit reads a fresh
+    #: library page from its stored text by it (``reading.LibraryPages``)
+    library_checked: str
     wave: int
     units_used: int
     sources: dict[str, Source]

@@ -6,9 +6,11 @@ page read within the freshness window (``library_fresh_days``) is not fetched: i
 text is used. An older one is fetched again through the run's reader (the normal fetcher,
 its provenance, its injection screen) and each of its quotes verified against the new
 text; a quote no longer there is not reused, and the report says so. The research units
-then skip the reused pages (they are the run's sources already), so none is fetched twice.
+then skip the reused pages (they are the run's sources already), so none is fetched twice,
+and read any other fresh page of the library they choose from its stored text
+(``reading.LibraryPages``, by the time noted here).
 
-An empty library changes nothing: no event, no clock read, no state."""
+An empty library changes no report: no event, only the time it was looked in."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from deepresearch.core.library_reuse import (
     choose_offers,
     library_words,
     pages_of,
+    quote_key,
     reuse,
     stale_pages,
 )
@@ -43,12 +46,15 @@ async def library(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     shelf = ctx.library
     if shelf is None:
         return {}
+    now = ctx.clock()  # the research units read fresh library pages by it too
+    checked: RunState = {"library_checked": now.isoformat()}
     sources = dict(state.get("sources", {}))
     pending = [sq for sq in state.get("sub_questions", []) if sq.status == "pending"]
-    offers = await _offers(ctx, shelf, state["question"], pending, {s.url for s in sources.values()})
+    offers = await _offers(
+        ctx, shelf, state["question"], pending, {s.url for s in sources.values()}
+    )
     if not offers:
-        return {}
-    now = ctx.clock()
+        return checked
     days = ctx.fetch_policy.library_fresh_days
     stale = stale_pages(offers, now, days)
     refetched = await _read_again(ctx, state["question"], offers, stale)
@@ -70,6 +76,7 @@ async def library(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         f"reused, {record.refetched} page(s) fetched again, {len(record.dropped)} not reused",
     )
     return {
+        **checked,
         "sources": sources,
         "evidence": [*state.get("evidence", []), *taken.evidence],
         "library": record,
@@ -86,9 +93,14 @@ async def _offers(
     profile = analyze_question(question)
     offers: list[Offer] = []
     for sq, found in zip(pending, answers, strict=True):
-        taken = {(o.quote.run_id, o.quote.evidence_id) for o in offers}
+        taken = {quote_key(o.quote) for o in offers}
         offers += choose_offers(
-            sq, profile, found, known_urls=known, taken=taken, limit=ctx.limits.evidence_per_question
+            sq,
+            profile,
+            found,
+            known_urls=known,
+            taken=taken,
+            limit=ctx.limits.evidence_per_question,
         )
     return offers
 
@@ -105,9 +117,7 @@ async def _read_again(
         provenance.add(url, "library")
     reader = SourceReader(ctx, {}, provenance)
     pages = pages_of(offers)
-    hits = [
-        SearchHit(url=url, title=pages[url].source.title, provider=PROVIDER) for url in stale
-    ]
+    hits = [SearchHit(url=url, title=pages[url].source.title, provider=PROVIDER) for url in stale]
     readings = await asyncio.gather(*(reader.read(hit) for hit in hits))
     return {
         hit.url: None if reading.findings else reading.source

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
+from datetime import datetime
 
 from langgraph.runtime import Runtime
 
@@ -31,7 +32,7 @@ from deepresearch.core.waves import (
 from deepresearch.errors import ConfigError
 from deepresearch.models import Source, SubQuestion
 from deepresearch.models.event_payloads import EvidenceAdded, StageCompleted, UnitRef, WaveStarted
-from deepresearch.reading import SourceReader
+from deepresearch.reading import LibraryPages, SourceReader
 from deepresearch.recipes.research.stages.unit import run_unit
 from deepresearch.recipes.research.state import RunState
 
@@ -116,7 +117,7 @@ async def _run_units(
     """Every pending sub-question researched as a unit, at most ``max_concurrent_units``
     at once, each announced as it finishes; the results in the units' order."""
     limits = ctx.limits
-    reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]))
+    reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]), _library(ctx, state))
     # a follow-up's units may read again, from the stored text, pages only earlier turns used
     earlier = state.get("thread")
     reusable = reusable_urls(sources, {sq.id for sq in earlier.sub_questions}) if earlier else set()
@@ -141,6 +142,16 @@ async def _run_units(
         return result
 
     return list(await asyncio.gather(*(bounded(sq) for sq in pending)))
+
+
+def _library(ctx: RunContext, state: RunState) -> LibraryPages | None:
+    """The owner's library, whose fresh pages the units read from their stored text, as
+    of the time the library stage looked in it (None: no library, ``--no-library``)."""
+    checked = state.get("library_checked")
+    if ctx.library is None or not checked:
+        return None
+    days = ctx.fetch_policy.library_fresh_days
+    return LibraryPages(ctx.library, datetime.fromisoformat(checked), days)
 
 
 async def _contained(
