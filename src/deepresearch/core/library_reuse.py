@@ -213,6 +213,22 @@ def reuse(
     return out
 
 
+def shelved_evidence(
+    record: LibraryReuse | None, evidence: Iterable[Evidence]
+) -> dict[str, list[Evidence]]:
+    """The evidence the library stage reused, by source id: a first-wave unit that
+    chooses one of these pages takes its reused quotes for its sub-question instead of
+    reading the page again."""
+    if record is None:
+        return {}
+    ids = {item.evidence_id for item in record.reused}
+    out: dict[str, list[Evidence]] = {}
+    for item in evidence:
+        if item.id in ids:
+            out.setdefault(item.source_id, []).append(item)
+    return out
+
+
 def fresh_page(page: ShelvedPage | None, now: datetime, days: float) -> Source | None:
     """A page of the library a research unit chose, as a source read from its stored
     text when it is fresh; None when the library does not hold it or it is too old (then

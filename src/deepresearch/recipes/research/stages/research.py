@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
 from deepresearch.core.findings_review import wave_units
+from deepresearch.core.library_reuse import shelved_evidence
 from deepresearch.core.provenance import Provenance
 from deepresearch.core.thread import reusable_urls
 from deepresearch.core.units import owns, unit_outcome
@@ -121,6 +122,10 @@ async def _run_units(
     # a follow-up's units may read again, from the stored text, pages only earlier turns used
     earlier = state.get("thread")
     reusable = reusable_urls(sources, {sq.id for sq in earlier.sub_questions}) if earlier else set()
+    # the first wave's units rank the library's reused pages with their other results and
+    # take a chosen one's reused quotes, reading nothing (``stages/library.py``)
+    shelved = shelved_evidence(state.get("library"), state.get("evidence", [])) if wave == 1 else {}
+    reusable |= {sources[sid].url for sid in shelved if sid in sources}
     seen_urls = {source.url for source in sources.values()} - reusable
     limit = asyncio.Semaphore(limits.max_concurrent_units)
 
@@ -133,7 +138,15 @@ async def _run_units(
             result = await _contained(
                 ctx,
                 sq,
-                run_unit(ctx, reader, sq, state["question"], seen_urls=seen_urls, wave=wave),
+                run_unit(
+                    ctx,
+                    reader,
+                    sq,
+                    state["question"],
+                    seen_urls=seen_urls,
+                    wave=wave,
+                    shelved=shelved,
+                ),
                 wave=wave,
             )
             duration = time.monotonic() - started

@@ -4,6 +4,7 @@ passages -> summaries and verified evidence. Runs in parallel with the wave's ot
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from deepresearch.context import RunContext
@@ -43,9 +44,12 @@ async def run_unit(
     *,
     seen_urls: set[str],
     wave: int = 1,
+    shelved: Mapping[str, list[Evidence]] | None = None,
 ) -> UnitResult:
     """Research one sub-question in wave ``wave``. Its events carry the sub-question and
-    the wave, which name this unit within the run; the wave reports it finished."""
+    the wave, which name this unit within the run; the wave reports it finished.
+    ``shelved``: the quotes the library stage reused, by source id: a chosen page with
+    some for this sub-question gives those, and is not summarized again."""
     result = UnitResult(sub_question=sub_question)
     kept = await _search(ctx, reader, sub_question, result, wave=wave)
     profile = analyze_question(question)
@@ -62,7 +66,7 @@ async def run_unit(
     result.flagged = reads.flagged
     result.considered = reads.decisions
     result.passing = reads.passing
-    await _gather_evidence(ctx, result, reads, question, profile)
+    await _gather_evidence(ctx, result, reads, question, profile, shelved or {})
     return result
 
 
@@ -161,18 +165,25 @@ async def _gather_evidence(
     reads: UnitReads,
     question: str,
     profile: QuestionProfile,
+    shelved: Mapping[str, list[Evidence]],
 ) -> None:
-    """The usable pages summarized and quoted; the unit's sources and its best evidence
-    set on ``result``."""
+    """The usable pages summarized and quoted (a page whose quotes for this sub-question
+    the library gave: those); the unit's sources and its best evidence set on ``result``."""
     sub_question = result.sub_question
     readable = [s for s in reads.usable if s.fetched and s.text]
     candidates, relevant = _candidates(readable, sub_question, profile)
-    digests = await asyncio.gather(
-        *(
-            _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
-            for source in reads.usable
-        )
-    )
+    reused = {
+        sid: [item for item in items if item.sub_question_id == sub_question.id]
+        for sid, items in shelved.items()
+    }
+
+    async def digest(source: Source) -> tuple[str | None, list[Evidence]]:
+        if reused.get(source.id):
+            return None, reused[source.id]
+        found = candidates.get(source.id, [])
+        return await _digest(ctx, source, sub_question, question, found, relevant)
+
+    digests = await asyncio.gather(*(digest(source) for source in reads.usable))
     summaries = {s.id: summary for s, (summary, _) in zip(reads.usable, digests, strict=True)}
     result.sources = [with_unit(s, sub_question.id, summaries.get(s.id)) for s in reads.sources]
     # the unit's budget goes to its best evidence, whichever source it came from
