@@ -36,6 +36,7 @@ def ask(
         typer.Option(help="Where to write the report (default report.<format>; - for stdout)."),
     ] = None,
     json_events: options.JsonEvents = False,
+    no_library: options.NoLibrary = False,
     new_id: Annotated[
         str | None,
         typer.Option("--run-id", help="Id for the follow-up's run (default: generated)."),
@@ -50,7 +51,8 @@ def ask(
         new_id = common.run_id_or_exit(new_id, "--run-id")
     fmt = fmt or Format.md
     target = running.check_target(out, fmt, json_events)
-    given = _given(parent, options.given(backends.overrides(allow_host)))
+    library = {"use_library": False if no_library else None}
+    given = _given(parent, options.given({**backends.overrides(allow_host), **library}))
     settings = common.settings_from(given)
     if new_id is not None and _load_record(settings, new_id) is not None:
         common.error(f"a run with id {new_id!r} already exists", "choose another --run-id")

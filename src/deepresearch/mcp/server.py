@@ -1,6 +1,6 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
-* ``research(question, depth?, no_clarify?, review_plan?, review_findings?)``: research a question;
+* ``research(question, depth?, no_clarify?, review_plan?, review_findings?, use_library?)``: research a question;
   long-running, it sends a progress notification for each step of the run (stage, wave,
   sources read, verified quotes) and returns the report as markdown, with the run id. A
   run may stop to ask a clarifying question (unless ``no_clarify``, or the server runs
@@ -105,6 +105,13 @@ ReviewFindings = Annotated[
     Field(
         description="true: show the verified findings for review (approve, drop some, or "
         "name a gap with reply) before the report is written"
+    ),
+]
+UseLibrary = Annotated[
+    bool,
+    Field(
+        description="false: do not reuse what the library verified (every page is read "
+        "afresh); default true: verified quotes of earlier runs are reused"
     ),
 ]
 #: the question's bounds, advertised as the API's are (the normaliser enforces them, after
@@ -408,12 +415,14 @@ def add_research(server: MCPServer, backend: Backend) -> None:
         no_clarify: NoClarify = None,
         review_plan: ReviewPlan = False,
         review_findings: ReviewFindings = False,
+        use_library: UseLibrary = True,
     ) -> Annotated[CallToolResult, RunOutcome]:
         options = run_options(
             depth,
             no_clarify,
             review_plan=review_plan or None,
             review_findings=review_findings or None,
+            use_library=None if use_library else False,
         )
         question = checked_question(question)
         done = await backend.research(ctx, question, options, progress_reporter(ctx))
