@@ -7,12 +7,15 @@ report says. Every run here is also replayed byte for byte (``conftest.py``)."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from deepresearch.compose.replay import replay_run
 from deepresearch.export.formats import render_text
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import LibraryReused
@@ -98,7 +101,7 @@ async def test_a_related_run_reuses_verified_quotes_and_a_changed_page_is_checke
     fetched = _pages(web, before)
     # no page the library holds was fetched again: its stored text was used
     assert not {f"/page/{url.rsplit('/', 1)[1]}" for url in kept} & set(fetched), fetched
-    done = [e.data for e in events if e.type == "run_completed"][0]
+    done = next(e.data for e in events if e.type == "run_completed")
     assert done.fetches == len(fetched)  # type: ignore[union-attr]
     from_library = {item.evidence_id for item in second.library.reused}  # type: ignore[union-attr]
     assert from_library & set(second.cited_evidence_ids())
@@ -137,3 +140,20 @@ async def test_no_library_turns_reuse_off_for_one_run(web: OfflineWeb, tmp_path:
     assert _reused(events) is None and report.library is None
     assert not any(ref.library_run for ref in report.sources)
     assert "/page/tokamak" in _pages(web, before)  # fetched as ever
+
+
+async def test_a_recording_made_before_the_library_was_taped_replays_without_one(
+    web: OfflineWeb, tmp_path: Path
+) -> None:
+    settings = offline_settings(web, tmp_path, model="none", page_cache_ttl_s=0)
+    report, _ = await _run(settings, FIRST, "run-first")
+    copy = tmp_path / "older"
+    shutil.copytree(settings.data_dir / "recordings" / "run-first", copy)
+    assert (copy / "library.jsonl").is_file()  # an empty library's answers are kept too
+    (copy / "library.jsonl").unlink()
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["holds"] = [kind for kind in manifest["holds"] if kind != "library"]
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    recipe, replayed = await replay_run(offline_settings(web, tmp_path / "other"), folder=copy)
+    for fmt in ("md", "json"):
+        assert render_text(recipe, replayed, fmt) == render_text(recipe, report, fmt)

@@ -10,7 +10,8 @@ then skip the reused pages (they are the run's sources already), so none is fetc
 and read any other fresh page of the library they choose from its stored text
 (``reading.LibraryPages``, by the time noted here).
 
-An empty library changes no report: no event, only the time it was looked in."""
+An empty library (nothing holds any word of the sub-questions) changes nothing: no event,
+no clock read, no state; a run recorded over one replays as it always did."""
 
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ from deepresearch.core.library_reuse import (
 )
 from deepresearch.core.provenance import Provenance
 from deepresearch.core.questions import analyze_question
-from deepresearch.librarydb.shelf import Shelf
 from deepresearch.models import SearchHit, Source, SubQuestion
 from deepresearch.models.event_payloads import LibraryReused
+from deepresearch.models.library import ShelvedQuote
 from deepresearch.reading import SourceReader
 from deepresearch.recipes.research.state import RunState
 
@@ -46,13 +47,16 @@ async def library(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     shelf = ctx.library
     if shelf is None:
         return {}
-    now = ctx.clock()  # the research units read fresh library pages by it too
-    checked: RunState = {"library_checked": now.isoformat()}
     sources = dict(state.get("sources", {}))
     pending = [sq for sq in state.get("sub_questions", []) if sq.status == "pending"]
-    offers = await _offers(
-        ctx, shelf, state["question"], pending, {s.url for s in sources.values()}
-    )
+    asked = [library_words(sq) for sq in pending]
+    answers = await asyncio.gather(*(shelf.quotes(words, limit=ASK_LIMIT) for words in asked))
+    if not any(answers):  # an empty library: the run goes on exactly as without one
+        return {}
+    now = ctx.clock()  # the research units read fresh library pages by it too
+    checked: RunState = {"library_checked": now.isoformat()}
+    known = {s.url for s in sources.values()}
+    offers = _offers(ctx, state["question"], pending, answers, known)
     if not offers:
         return checked
     days = ctx.fetch_policy.library_fresh_days
@@ -83,13 +87,15 @@ async def library(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     }
 
 
-async def _offers(
-    ctx: RunContext, shelf: Shelf, question: str, pending: list[SubQuestion], known: set[str]
+def _offers(
+    ctx: RunContext,
+    question: str,
+    pending: list[SubQuestion],
+    answers: list[list[ShelvedQuote]],
+    known: set[str],
 ) -> list[Offer]:
     """The library's quotes for each pending sub-question, ranked, each quote taken for
     one sub-question at most (the first that ranks it)."""
-    asked = [library_words(sq) for sq in pending]
-    answers = await asyncio.gather(*(shelf.quotes(words, limit=ASK_LIMIT) for words in asked))
     profile = analyze_question(question)
     offers: list[Offer] = []
     for sq, found in zip(pending, answers, strict=True):
