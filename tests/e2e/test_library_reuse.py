@@ -7,16 +7,20 @@ report says. Every run here is also replayed byte for byte (``conftest.py``)."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pypdf
 import pytest
 
 from deepresearch.compose.replay import replay_run
-from deepresearch.export.formats import render_text
+from deepresearch.export.formats import render_bytes, render_text
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_payloads import LibraryReused
 from deepresearch.recipes.registry import get_recipe
@@ -73,6 +77,17 @@ async def _run(settings: Any, question: str, run_id: str) -> tuple[Report, list[
     return report, events
 
 
+def _text_of(report: Report, fmt: str) -> str:
+    """The words of a binary report (docx: its document part; pdf: its extracted text)."""
+    data = render_bytes(get_recipe("research"), report, fmt)
+    if fmt == "docx":
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            xml = archive.read("word/document.xml").decode("utf-8")
+        return "".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", xml))
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    return " ".join(" ".join((page.extract_text() or "").split()) for page in reader.pages)
+
+
 def _pages(web: OfflineWeb, since: int) -> list[str]:
     return [r.path for r in web.requests[since:] if r.path.startswith("/page/")]
 
@@ -110,6 +125,9 @@ async def test_a_related_run_reuses_verified_quotes_and_a_changed_page_is_checke
     markdown = render_text(get_recipe("research"), second, "md")
     assert "From your library: " in markdown and "from your library (run-first)" in markdown
     assert '"library_run": "run-first"' in render_text(get_recipe("research"), second, "json")
+    assert "from your library (run-first)" in render_text(get_recipe("research"), second, "html")
+    for fmt in ("docx", "pdf"):
+        assert "from your library (run-first)" in _text_of(second, fmt), fmt
 
     # the page changes, and the window has passed: the page is fetched again
     web.revise(
