@@ -67,11 +67,18 @@ def web() -> Iterator[OfflineWeb]:
         yield served
 
 
-async def _run(settings: Any, question: str, run_id: str) -> tuple[Report, list[RunEvent]]:
+async def _run(
+    settings: Any, question: str, run_id: str, owner: str | None = None
+) -> tuple[Report, list[RunEvent]]:
     recipe = get_recipe("research")
     events: list[RunEvent] = []
     report = await run_recipe(
-        recipe, recipe.request(question, {}), settings, run_id=run_id, sinks=[events.append]
+        recipe,
+        recipe.request(question, {}),
+        settings,
+        run_id=run_id,
+        sinks=[events.append],
+        owner=owner,
     )
     assert isinstance(report, Report)
     return report, events
@@ -175,3 +182,13 @@ async def test_a_recording_made_before_the_library_was_taped_replays_without_one
     recipe, replayed = await replay_run(offline_settings(web, tmp_path / "other"), folder=copy)
     for fmt in ("md", "json"):
         assert render_text(recipe, replayed, fmt) == render_text(recipe, report, fmt)
+
+
+async def test_a_run_reuses_only_its_owners_library(web: OfflineWeb, tmp_path: Path) -> None:
+    settings = offline_settings(web, tmp_path, model="none", page_cache_ttl_s=0)
+    await _run(settings, FIRST, "run-alice", owner="key-alice")
+    _, events = await _run(settings, SECOND, "run-bob", owner="key-bob")
+    assert _reused(events) is None  # another key's library is not looked in
+    _, events = await _run(settings, SECOND, "run-alice-2", owner="key-alice")
+    reused = _reused(events)
+    assert reused is not None and reused.runs == ["run-alice"]
