@@ -19,6 +19,7 @@ from deepresearch.core.library_reuse import (
     reuse,
     shelved_evidence,
     stale_pages,
+    with_reused,
 )
 from deepresearch.core.questions import analyze_question
 from deepresearch.models import Source, SourceRef, SubQuestion
@@ -154,3 +155,13 @@ def test_a_unit_reads_a_fresh_library_page_and_fetches_an_old_one() -> None:
     assert source is not None and source.text == PAGE and source.library_run == "run-a"
     assert fresh_page(page, NOW + timedelta(days=8), 7) is None
     assert fresh_page(None, NOW, 7) is None
+
+
+def test_a_unit_adds_what_else_a_library_page_holds_after_its_reused_quotes() -> None:
+    offers = choose_offers(SQ, PROFILE, [_quote(COILS)], limit=5)
+    reused = reuse(offers, {}, now=NOW, days=7, offered=1).evidence
+    again = reused[0].model_copy(update={"id": "q1-p1", "quote": " " + COILS})
+    other = reused[0].model_copy(update={"id": "q1-p2", "quote": PLASMA})
+    merged = with_reused(reused, [again, other])
+    assert [item.id for item in merged] == ["q1-lib1", "q1-p2"]
+    assert with_reused([], [other]) == [other]

@@ -229,6 +229,13 @@ def shelved_evidence(
     return out
 
 
+def with_reused(reused: Sequence[Evidence], found: Sequence[Evidence]) -> list[Evidence]:
+    """A unit's evidence from a page the library gave: the reused quotes first, then what
+    the unit found on the page's text that is not one of them (the same words)."""
+    known = {" ".join(item.quote.split()) for item in reused}
+    return [*reused, *(item for item in found if " ".join(item.quote.split()) not in known)]
+
+
 def fresh_page(page: ShelvedPage | None, now: datetime, days: float) -> Source | None:
     """A page of the library a research unit chose, as a source read from its stored
     text when it is fresh; None when the library does not hold it or it is too old (then

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from deepresearch.context import RunContext
 from deepresearch.core.answers import about, anchors, names_any, own_pages
 from deepresearch.core.fusion import provider_counts
+from deepresearch.core.library_reuse import with_reused
 from deepresearch.core.mentions import mention_key
 from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
@@ -49,7 +50,7 @@ async def run_unit(
     """Research one sub-question in wave ``wave``. Its events carry the sub-question and
     the wave, which name this unit within the run; the wave reports it finished.
     ``shelved``: the quotes the library stage reused, by source id: a chosen page with
-    some for this sub-question gives those, and is not summarized again."""
+    some for this sub-question gives those first, and what else its stored text holds."""
     result = UnitResult(sub_question=sub_question)
     kept = await _search(ctx, reader, sub_question, result, wave=wave)
     profile = analyze_question(question)
@@ -167,8 +168,9 @@ async def _gather_evidence(
     profile: QuestionProfile,
     shelved: Mapping[str, list[Evidence]],
 ) -> None:
-    """The usable pages summarized and quoted (a page whose quotes for this sub-question
-    the library gave: those); the unit's sources and its best evidence set on ``result``."""
+    """The usable pages summarized and quoted (a page the library gave: its reused quotes
+    for this sub-question first, read from its stored text, never fetched); the unit's
+    sources and its best evidence set on ``result``."""
     sub_question = result.sub_question
     readable = [s for s in reads.usable if s.fetched and s.text]
     candidates, relevant = _candidates(readable, sub_question, profile)
@@ -178,10 +180,9 @@ async def _gather_evidence(
     }
 
     async def digest(source: Source) -> tuple[str | None, list[Evidence]]:
-        if reused.get(source.id):
-            return None, reused[source.id]
         found = candidates.get(source.id, [])
-        return await _digest(ctx, source, sub_question, question, found, relevant)
+        summary, evidence = await _digest(ctx, source, sub_question, question, found, relevant)
+        return summary, with_reused(reused.get(source.id, []), evidence)
 
     digests = await asyncio.gather(*(digest(source) for source in reads.usable))
     summaries = {s.id: summary for s, (summary, _) in zip(reads.usable, digests, strict=True)}
