@@ -15,6 +15,11 @@ characters removed, whitespace collapsed, at most 4,000 characters) and a bad on
 >>> scores = deepresearch.evaluate(report.run_id, judge_model="none")  # stored with the run
 >>> more = deepresearch.ask(report.run_id, "And what about Y?", model="none")  # a follow-up
 
+A run looks in your library first and reuses the quotes your earlier runs verified
+(docs/library.md, "Reuse"); ``use_library=False`` turns that off for one run:
+
+>>> report = deepresearch.research("What is X?", model="none", use_library=False)
+
 Recipes are looked up in the registry (``deepresearch.recipes.registry``) by name.
 
 A run may pause for a person (issue 15): a clarifying question, its plan with

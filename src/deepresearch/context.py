@@ -23,6 +23,7 @@ from deepresearch.core.tiers import DomainRules, with_local_hosts
 from deepresearch.domain_rules import load_domain_rules
 from deepresearch.events import EventBus
 from deepresearch.fetch.base import Fetcher
+from deepresearch.librarydb.shelf import Shelf
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models.plan import PlanDraft
 from deepresearch.models.thread import ParentTurn, Turn
@@ -98,6 +99,8 @@ class RunContext:
     clock: Callable[[], datetime] = utc_now
     #: a follow-up's thread (None: the checkpoint store's, ``threads.StoredThreads``)
     threads: ThreadStore | None = None
+    #: the owner's library, which a new run looks in first (None: not used, ``--no-library``)
+    library: Shelf | None = None
     #: every configured secret, for redacting an error before it is shown
     secrets: tuple[str, ...] = ()
     #: the run's changing counts (fetches, failed search providers, the plan drafted

@@ -3,7 +3,8 @@ corpus, Tavily raw content), else fetch and extract; the search snippet when the
 fails (seed 001), marked as not fetched so it is never quoted.
 
 This is the one place a run fetches pages. It fetches only URLs whose provenance it knows
-(a search result, the corpus, the user: ``core.provenance``), and scans what it read, the
+(a search result, the corpus, the user: ``core.provenance``), reads a page of the owner's
+library that is fresh from its stored text instead (``LibraryPages``), and scans what it read, the
 visible and the hidden text, for instructions aimed at a model (``injection``): what
 it found comes back with the source (``Reading.findings``), and the caller drops the page
 (``core.waves.drop_flagged``)."""
@@ -11,17 +12,21 @@ it found comes back with the source (``Reading.findings``), and the caller drops
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from datetime import datetime
 
 from deepresearch.context import RunContext
 from deepresearch.core.content_quality import assess_content
 from deepresearch.core.gate import domain_of
 from deepresearch.core.ids import source_id
+from deepresearch.core.library_reuse import fresh_page
 from deepresearch.core.provenance import REFUSED, Provenance
 from deepresearch.core.waves import Reading
 from deepresearch.errors import FetchError
 from deepresearch.fetch.extract import truncate
 from deepresearch.fetch.extract_pool import extract_page
 from deepresearch.injection import Finding, scan_page
+from deepresearch.librarydb.shelf import Shelf
 from deepresearch.models import SearchHit, Source
 from deepresearch.models.event_payloads import (
     FetchRefusedWarning,
@@ -33,16 +38,31 @@ from deepresearch.models.event_payloads import (
 STAGE = "research"
 
 
+@dataclass(frozen=True)
+class LibraryPages:
+    """The owner's library as a research unit's reader sees it: a chosen page the library
+    read within ``days`` of ``now`` is read from its stored text, not fetched."""
+
+    shelf: Shelf
+    now: datetime
+    days: float
+
+
 class SourceReader:
     """Reads each URL once per run, even when several research units want it at once:
     every caller gets the same ``Reading``. A unit cut at its time limit stops a read
     only when no other unit waits for it."""
 
     def __init__(
-        self, ctx: RunContext, known: dict[str, Source], provenance: Provenance | None = None
+        self,
+        ctx: RunContext,
+        known: dict[str, Source],
+        provenance: Provenance | None = None,
+        library: LibraryPages | None = None,
     ) -> None:
         self.ctx = ctx
         self.provenance = provenance if provenance is not None else Provenance()
+        self.library = library
         self._tasks: dict[str, asyncio.Task[Reading]] = {}
         #: how many callers wait for each read in flight
         self._waiting: dict[str, int] = {}
@@ -93,6 +113,9 @@ class SourceReader:
                 message=f"Refused to fetch {hit.url}: it came from no search result or request",
             )
             return Reading(self._snippet(base, hit, REFUSED))
+        stored = await self._from_library(hit)
+        if stored is not None:
+            return stored
         gateway = self.ctx.gateway
         try:
             async with self.ctx.fetch_semaphore:
@@ -121,6 +144,17 @@ class SourceReader:
         )
         self._emit_fetched(source, cached=False)
         return Reading(source, self._screen(source, doc.text, doc.hidden_text))
+
+    async def _from_library(self, hit: SearchHit) -> Reading | None:
+        """The page from the owner's library's stored text when it is fresh (no fetch)."""
+        if self.library is None:
+            return None
+        library = self.library
+        source = fresh_page(await library.shelf.page(hit.url), library.now, library.days)
+        if source is None:
+            return None
+        self._emit_fetched(source, cached=True, where=" from your library")
+        return Reading(source, self._screen(source, source.text))
 
     def _screen(self, source: Source, text: str, hidden: str = "") -> tuple[Finding, ...]:
         """What the page tries to make a model do, with a warning when it tries anything."""
@@ -158,7 +192,7 @@ class SourceReader:
             }
         )
 
-    def _emit_fetched(self, source: Source, *, cached: bool) -> None:
+    def _emit_fetched(self, source: Source, *, cached: bool, where: str = "") -> None:
         self.ctx.bus.emit(
             SourceFetched(
                 url=source.url,
@@ -169,5 +203,5 @@ class SourceReader:
                 from_provider=cached,
             ),
             stage=STAGE,
-            message=f"Read {source.title or source.url}",
+            message=f"Read {source.title or source.url}{where}",
         )

@@ -41,6 +41,7 @@ from deepresearch.llm.redact import redact
 from deepresearch.models import Report
 from deepresearch.models.event_pauses import InputRequested
 from deepresearch.models.event_payloads import RunFailed, RunPausedWarning, RunResumed
+from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.models.pause import INPUT_KINDS, InputRequest
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Settings
@@ -169,7 +170,15 @@ async def run_recipe(
         waiting, answer = _reply(run_id, run.snapshot, reply, reply_to, resume=resume)
         tape = tape or _tape_for(settings, run_id)  # loads LangChain: after run_started
         ctx = await open_context(
-            stack, settings, bus, models, search, fetcher, tape, followups=recipe.followups
+            stack,
+            settings,
+            bus,
+            models,
+            search,
+            fetcher,
+            tape,
+            followups=recipe.followups,
+            owner=owner if owner is not None else LOCAL_OWNER,
         )
         ctx.gateway.budget.started = began  # --max-time counts from the run's start
         if resume:
@@ -450,7 +459,6 @@ class _Keeper:
         import asyncio
 
         from deepresearch.compose.keep import keep_in_library
-        from deepresearch.models.library import LOCAL_OWNER
 
         owner = self.owner if self.owner is not None else LOCAL_OWNER
         history = list(self.bus.history)

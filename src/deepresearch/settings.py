@@ -227,6 +227,12 @@ class Settings(BaseSettings):
     page_cache_ttl_s: float = Field(
         default=86_400, ge=0, description="how long a fetched page is reused (0: no page cache)"
     )
+    library_fresh_days: float = Field(
+        default=7.0,
+        ge=0,
+        description="a page the library read less than this many days ago is reused "
+        "without fetching it again; an older one is fetched again (0: always refetch)",
+    )
     max_page_bytes: int = Field(default=5_000_000, ge=1_000)
     max_text_chars: int = Field(default=8_000, ge=500)
     extract_workers: int = Field(
@@ -261,6 +267,11 @@ class Settings(BaseSettings):
         default=False,
         description="pause after writing so a person approves the report, edits its "
         "sentences (audited again) or gives feedback for one rewrite",
+    )
+    use_library: bool = Field(
+        default=True,
+        description="look in your library first: verified quotes of earlier runs are "
+        "reused (--no-library turns it off for a run)",
     )
     audit: Literal["strict", "mark", "off"] = "strict"
     domain_rules_file: Path | None = Field(

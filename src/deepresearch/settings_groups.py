@@ -132,6 +132,8 @@ class FetchPolicy(_Group):
     fetch_min_interval_s: float
     respect_robots: bool
     page_cache_ttl_s: float
+    #: the library's freshness window: a page read within it is reused, not fetched
+    library_fresh_days: float
     max_page_bytes: int
     max_text_chars: int
     extract_workers: int
@@ -204,6 +206,8 @@ class RunPolicy(_Group):
     review_plan: bool
     review_findings: bool
     review_report: bool
+    #: reuse what the owner's library verified (``stages/library.py``)
+    use_library: bool
     audit: Literal["strict", "mark", "off"]
     apply_threshold: Literal["auto", "always", "never"]
     #: whether the council plans the run (``Settings.council_on``: as set, else at depth

@@ -229,3 +229,24 @@ def test_a_failed_add_stores_nothing(store: LibraryStore, engine: Engine) -> Non
         assert conn.execute(select(func.count()).select_from(library_items)).scalar_one() == 0
         assert conn.execute(select(func.count()).select_from(library_texts)).scalar_one() == 0
     assert find(store, "tokamaks") == []
+
+
+def test_shelved_quotes_hold_any_word_with_their_page_for_their_owner_only(
+    store: LibraryStore,
+) -> None:
+    store.add("alice", entry("run-aaaa1111", day=1))
+    store.add("alice", entry("run-aaaa2222", day=3, page=PAGE + " More text."))
+    store.add("bob", entry("run-bbbb1111"))
+    found = store.shelved("alice", ["stellarator", "magnetic"], limit=10)
+    assert {quote.run_id for quote in found} == {"run-aaaa1111", "run-aaaa2222"}
+    assert all(quote.quote.startswith("Tokamaks confine") for quote in found)
+    assert {quote.source.text for quote in found} == {PAGE, PAGE + " More text."}
+    assert all(quote.source.fetched_at is not None for quote in found)
+    assert store.shelved("alice", ["nothing"], limit=10) == []
+    assert store.shelved("carol", ["magnetic"], limit=10) == []
+    assert len(store.shelved("alice", ["magnetic"], limit=1)) == 1
+    latest = store.latest_page("alice", "https://www.iter.org/machines")
+    assert latest is not None and latest.run_id == "run-aaaa2222"
+    assert latest.source.text == PAGE + " More text."
+    assert store.latest_page("carol", "https://www.iter.org/machines") is None
+    assert store.latest_page("alice", "https://www.iter.org/other") is None

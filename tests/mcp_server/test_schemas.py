@@ -124,3 +124,14 @@ async def test_research_asks_for_a_findings_review_when_told() -> None:
         "status": "completed",
         "kind": "synthesized",
     }
+
+
+async def test_research_reuses_the_library_unless_told_not_to() -> None:
+    backend = Backend()
+    async with Client(build_server(backend)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        schema = tools["research"].input_schema["properties"]["use_library"]
+        assert schema["default"] is True
+        await client.call_tool("research", {"question": "How do bees talk?", "use_library": False})
+        await client.call_tool("research", {"question": "How do bees talk?", "use_library": True})
+    assert backend.options == [{"use_library": False}, {}]

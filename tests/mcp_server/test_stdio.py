@@ -72,6 +72,7 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
             "review_plan",
             "review_findings",
             "review_report",
+            "use_library",
         }
 
         progress: Progress = []

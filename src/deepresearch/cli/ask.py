@@ -37,6 +37,7 @@ def ask(
     ] = None,
     json_events: options.JsonEvents = False,
     review_report: options.ReviewReport = False,
+    no_library: options.NoLibrary = False,
     new_id: Annotated[
         str | None,
         typer.Option("--run-id", help="Id for the follow-up's run (default: generated)."),
@@ -51,7 +52,11 @@ def ask(
         new_id = common.run_id_or_exit(new_id, "--run-id")
     fmt = fmt or Format.md
     target = running.check_target(out, fmt, json_events)
-    overrides = {**backends.overrides(allow_host), "review_report": review_report or None}
+    overrides = {
+        **backends.overrides(allow_host),
+        "review_report": review_report or None,
+        "use_library": False if no_library else None,
+    }
     given = _given(parent, options.given(overrides))
     settings = common.settings_from(given)
     if new_id is not None and _load_record(settings, new_id) is not None:

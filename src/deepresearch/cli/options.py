@@ -187,6 +187,13 @@ ReviewReport = Annotated[
     ),
 ]
 NoClarify = Annotated[bool, typer.Option(help="Never stop to ask a clarifying question.")]
+NoLibrary = Annotated[
+    bool,
+    typer.Option(
+        "--no-library",
+        help="Do not reuse what your library verified: read every page afresh.",
+    ),
+]
 MinDomains = Annotated[int | None, typer.Option(help="Quality gate: distinct domains needed.")]
 MinEvidence = Annotated[int | None, typer.Option(help="Quality gate: verified quotes needed.")]
 DepthOption = Annotated[Depth | None, typer.Option(help="How much to research.")]

@@ -1,7 +1,7 @@
 """The ports a run uses, built from Settings (or taken as given) in small named steps: the
 HTTP client, the search provider, the fetcher with its page cache, the budget guard, the
-response cache, the gateway (its models pass the preflight here), the council and the
-context. One place, so the research run and the recipes build them the same way.
+response cache, the gateway (its models pass the preflight here), the council, the
+owner's library and the context. One place, so the research run and the recipes build them the same way.
 
 Every port goes through the run's tape once (``replay.base.RunTape``): the ``Recorder``
 wraps it, the ``Player`` answers it from a recording, ``NoTape`` leaves it as built.
@@ -33,6 +33,7 @@ from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.extract_pool import refuse_in_worker_start
 from deepresearch.fetch.http_fetcher import HttpFetcher
 from deepresearch.fetch.tls import tls_context
+from deepresearch.librarydb.shelf import Shelf, StoredShelf
 from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.council import build_council_models
@@ -40,6 +41,7 @@ from deepresearch.llm.endpoints import endpoint_for, endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
 from deepresearch.models.event_payloads import ModelUnavailableWarning
+from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.recipes.base import Followups
 from deepresearch.replay.base import NoTape, RunTape
 from deepresearch.search.base import SearchProvider
@@ -62,8 +64,10 @@ async def open_context(
     tape: RunTape | None = None,
     *,
     followups: Followups | None = None,
+    owner: str = LOCAL_OWNER,
 ) -> RunContext:
-    """The run's ports; everything opened is closed with ``stack``."""
+    """The run's ports; everything opened is closed with ``stack``. ``owner`` is whose
+    library the run looks in first (unless ``use_library`` is off)."""
     refuse_in_worker_start()  # a script without a main guard, re-imported by a worker
     tape = tape or NoTape()
     groups = SettingsGroups.of(settings)
@@ -102,7 +106,17 @@ async def open_context(
         threads=None
         if followups is None
         else tape.threads(lambda: followups.store(groups.storage)),
+        library=tape.library(lambda: open_shelf(stack, groups, owner))
+        if groups.policy.use_library
+        else None,
     )
+
+
+def open_shelf(stack: AsyncExitStack, groups: SettingsGroups, owner: str) -> Shelf:
+    """``owner``'s library as the run's port, closed with the run."""
+    shelf = StoredShelf(groups.storage, owner)
+    stack.callback(shelf.close)
+    return shelf
 
 
 async def open_client(stack: AsyncExitStack, groups: SettingsGroups) -> httpx.AsyncClient:

@@ -10,7 +10,7 @@ and refuse the same things."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 
 from deepresearch.core.ids import run_id_problem
@@ -87,6 +87,12 @@ def fts5_match(words: list[str]) -> str:
     """An FTS5 MATCH expression that finds rows holding every word: each word a quoted
     string (FTS5 reads nothing inside double quotes as syntax; a word holds no quote)."""
     return " ".join(f'"{word}"' for word in words)
+
+
+def fts5_any(words: Sequence[str]) -> str:
+    """An FTS5 MATCH expression that finds rows holding any of ``words`` (quoted as in
+    :func:`fts5_match`): what a new run asks its library for (``core.library_reuse``)."""
+    return " OR ".join(f'"{word}"' for word in words)
 
 
 def normalize_tag(tag: str) -> str:

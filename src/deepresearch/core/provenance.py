@@ -15,7 +15,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from deepresearch.models import SearchHit
 
-Origin = Literal["search", "corpus", "question", "options"]
+#: ``library``: a page of the owner's library, read again because it is older than the
+#: freshness window (``stages/library.py``)
+Origin = Literal["search", "corpus", "question", "options", "library"]
 
 _URL = re.compile(r"https?://[^\s<>\"'`]+", re.I)
 _TRAILING = ".,;:!?)]}'\""

@@ -28,9 +28,9 @@ from deepresearch.export.report_text import (
     flat,
     header_lines,
     neutralize,
-    quality_detail,
     quotes_by_source,
     row_sentence,
+    source_detail,
     usage_line,
 )
 from deepresearch.models import EvalResult, Evidence, Report, Sentence
@@ -89,7 +89,7 @@ def report_document(report: Report) -> Document:
             clean(ref.domain),
             tuple(clean(item.quote) for item in quotes.get(ref.id, [])),
             published=ref.published,
-            detail=quality_detail(ref.content_quality),
+            detail=source_detail(ref),
         )
         for ref in report.sources
     )

@@ -24,7 +24,8 @@ from deepresearch.core.certainty import band
 from deepresearch.core.provenance import url_key
 from deepresearch.core.sanitize import strip_controls
 from deepresearch.core.tiers import LOCAL_CORPUS
-from deepresearch.models import Evidence, Report, Sentence, TableRow
+from deepresearch.models import Evidence, Report, Sentence, SourceRef, TableRow
+from deepresearch.models.library import LibraryReuse
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.thread import FollowupInfo
 
@@ -117,6 +118,8 @@ def header_lines(report: Report) -> list[str]:
     """A follow-up's place in its thread, then confidence and contradiction warnings for
     the top of a report (seed 003)."""
     thread = [followup_line(report.followup)] if report.followup is not None else []
+    if report.library is not None:
+        thread.append(library_line(report.library))
     ledger = report.claims
     if ledger is None or not ledger.claim_count:
         return thread
@@ -208,6 +211,37 @@ def quality_detail(tier: str | None) -> str:
     """What a cited source's line says of its page's content (seed 001's tier), or
     nothing for a source read before tiers were kept."""
     return f"content: {tier}" if tier else ""
+
+
+def source_detail(ref: SourceRef) -> str:
+    """What a cited source's line says after its site: its content tier and, for a source
+    whose quotes came from the library, the run they come from and when its page was read."""
+    parts = [quality_detail(ref.content_quality)]
+    if ref.library_run:
+        read = ref.fetched_at.date().isoformat() if ref.fetched_at is not None else "?"
+        parts.append(f"from your library ({ref.library_run}), page read {read}")
+    return " · ".join(part for part in parts if part)
+
+
+def library_line(reuse: LibraryReuse) -> str:
+    """What a report says of its library: the verified quotes it reused, from how many
+    earlier runs, how many pages it fetched again, and the quotes it did not reuse."""
+    runs = len(reuse.runs)
+    line = (
+        f"From your library: {len(reuse.reused)} verified quote(s) of {runs} earlier run(s) "
+        f"reused (pages read within {reuse.fresh_days:g} days are used as stored; "
+        f"{reuse.refetched} older page(s) fetched again and the quotes checked on them)."
+    )
+    for reason in dict.fromkeys(item.reason for item in reuse.dropped):
+        dropped = [item for item in reuse.dropped if item.reason == reason]
+        sites = ", ".join(dict.fromkeys(_site(item.url) for item in dropped))
+        line += f" {len(dropped)} quote(s) not reused, {reason}: {sites}."
+    return line
+
+
+def _site(url: str) -> str:
+    host = url.split("://", 1)[-1].split("/", 1)[0]
+    return host.removeprefix("www.") or url
 
 
 def considered_name(scores: SourceScores) -> str:

@@ -26,7 +26,7 @@ from sqlalchemy import (
     text,
 )
 
-from deepresearch.core.library_query import best_lines, fts5_match
+from deepresearch.core.library_query import best_lines, fts5_any, fts5_match
 from deepresearch.librarydb.tables import (
     FTS_TABLE,
     PG_CONFIG,
@@ -34,8 +34,17 @@ from deepresearch.librarydb.tables import (
     library_runs,
     library_sources,
     library_tags,
+    library_texts,
 )
-from deepresearch.models.library import HitRun, HitSource, LibraryHit, LibraryQuery
+from deepresearch.models.library import (
+    HitRun,
+    HitSource,
+    LibraryHit,
+    LibraryQuery,
+    LibrarySource,
+    ShelvedPage,
+    ShelvedQuote,
+)
 from deepresearch.sqldb import aware, utcnow
 
 i, r, s = library_items, library_runs, library_sources
@@ -90,6 +99,83 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
     rows = conn.execute(stmt).all()
     tags = run_tags(conn, owner, sorted({row._mapping["run_id"] for row in rows}))
     return [_hit(row._mapping, query, tags) for row in rows]
+
+
+def shelved(conn: Connection, owner: str, words: Sequence[str], limit: int) -> list[ShelvedQuote]:
+    """``owner``'s verified quotes holding any of ``words``, best first, at most
+    ``limit``, each with its page's stored text and read time: what a new run is offered
+    (``core.library_reuse`` ranks them as the run ranks passages)."""
+    if not words:
+        return []
+    t = library_texts
+    joined = i.join(
+        s, and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id)
+    ).join(t, t.c.sha256 == s.c.text_sha256)
+    columns = (i.c.run_id, i.c.item_id, i.c.text, i.c.claim, s.c.source_id, s.c.url, s.c.title)
+    more = (s.c.domain, s.c.kind, s.c.fetched_at, t.c.text.label("page"))
+    if conn.dialect.name == "postgresql":
+        # any of the words: websearch syntax's "or" between plain words (each a \w+ word)
+        tsquery = func.websearch_to_tsquery(PG_CONFIG, bindparam("words", " or ".join(words)))
+        vector: ColumnElement[Any] = literal_column("library_items.tsv")
+        stmt = (
+            select(*columns, *more)
+            .select_from(joined)
+            .where(vector.op("@@")(tsquery))
+            .order_by(func.ts_rank(vector, tsquery, type_=Float).desc(), i.c.id)
+        )
+    else:
+        fts = text(FTS_TABLE)
+        stmt = (
+            select(*columns, *more)
+            .select_from(joined.join(fts, literal_column(f"{FTS_TABLE}.rowid") == i.c.id))
+            .where(literal_column(FTS_TABLE).op("MATCH")(bindparam("match", fts5_any(words))))
+            .order_by(literal_column(f"{FTS_TABLE}.rank"), i.c.id)
+        )
+    stmt = stmt.where(i.c.owner == owner, i.c.kind == "quote").limit(limit)
+    return [_shelved(row._mapping) for row in conn.execute(stmt).all()]
+
+
+def latest_page(conn: Connection, owner: str, url: str) -> ShelvedPage | None:
+    """The latest read of ``url`` in ``owner``'s library (a page some run quoted), or
+    None."""
+    t = library_texts
+    row = conn.execute(
+        select(s, r.c.finished_at, t.c.text.label("page"))
+        .select_from(
+            s.join(t, t.c.sha256 == s.c.text_sha256).join(
+                r, and_(r.c.owner == s.c.owner, r.c.run_id == s.c.run_id)
+            )
+        )
+        .where(s.c.owner == owner, s.c.url == url)
+        .order_by(s.c.fetched_at.desc().nulls_last(), r.c.finished_at.desc(), s.c.run_id)
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    m = row._mapping
+    return ShelvedPage(run_id=m["run_id"], source=_library_source(m))
+
+
+def _library_source(m: Any) -> LibrarySource:
+    return LibrarySource(
+        source_id=m["source_id"],
+        url=m["url"],
+        title=m["title"],
+        domain=m["domain"],
+        kind=m["kind"],
+        text=m["page"],
+        fetched_at=aware(m["fetched_at"]),
+    )
+
+
+def _shelved(m: Any) -> ShelvedQuote:
+    return ShelvedQuote(
+        run_id=m["run_id"],
+        evidence_id=m["item_id"],
+        quote=m["text"],
+        claim=m["claim"],
+        source=_library_source(m),
+    )
 
 
 def _filtered(stmt: Select[Any], owner: str, query: LibraryQuery) -> Select[Any]:

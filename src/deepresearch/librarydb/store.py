@@ -32,6 +32,8 @@ from deepresearch.models.library import (
     LibraryQuery,
     LibrarySource,
     RunSummary,
+    ShelvedPage,
+    ShelvedQuote,
     TagCount,
 )
 from deepresearch.sqldb import Transactions, aware, utc, utcnow
@@ -142,6 +144,17 @@ class LibraryStore(Transactions):
         """``owner``'s items matching ``query``, best first."""
         with self._read() as conn:
             return _search.search(conn, owner, query)
+
+    def shelved(self, owner: str, words: list[str], *, limit: int) -> list[ShelvedQuote]:
+        """``owner``'s verified quotes holding any of ``words``, with their pages, best
+        first: what a new run may reuse (``librarydb.search.shelved``)."""
+        with self._read() as conn:
+            return _search.shelved(conn, owner, words, limit)
+
+    def latest_page(self, owner: str, url: str) -> ShelvedPage | None:
+        """The latest read of ``url`` in ``owner``'s library, with its stored text."""
+        with self._read() as conn:
+            return _search.latest_page(conn, owner, url)
 
     def show(self, owner: str, run_id: str) -> RunSummary:
         """What the library holds of run ``run_id``; ``RunNotFound`` when nothing."""

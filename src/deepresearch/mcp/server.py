@@ -1,7 +1,7 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
-* ``research(question, depth?, no_clarify?, review_plan?, review_findings?, review_report?)``:
-  research a question;
+* ``research(question, depth?, no_clarify?, review_plan?, review_findings?, review_report?,
+  use_library?)``: research a question;
   long-running, it sends a progress notification for each step of the run (stage, wave,
   sources read, verified quotes) and returns the report as markdown, with the run id. A
   run may stop to ask a clarifying question (unless ``no_clarify``, or the server runs
@@ -114,6 +114,13 @@ ReviewReport = Annotated[
         description="true: show the finished report for review (approve it, edit sentences, "
         "each audited against its citations, or give feedback for one rewrite with reply) "
         "before the run ends"
+    ),
+]
+UseLibrary = Annotated[
+    bool,
+    Field(
+        description="false: do not reuse what the library verified (every page is read "
+        "afresh); default true: verified quotes of earlier runs are reused"
     ),
 ]
 #: the question's bounds, advertised as the API's are (the normaliser enforces them, after
@@ -423,6 +430,7 @@ def add_research(server: MCPServer, backend: Backend) -> None:
         review_plan: ReviewPlan = False,
         review_findings: ReviewFindings = False,
         review_report: ReviewReport = False,
+        use_library: UseLibrary = True,
     ) -> Annotated[CallToolResult, RunOutcome]:
         options = run_options(
             depth,
@@ -430,6 +438,7 @@ def add_research(server: MCPServer, backend: Backend) -> None:
             review_plan=review_plan or None,
             review_findings=review_findings or None,
             review_report=review_report or None,
+            use_library=None if use_library else False,
         )
         question = checked_question(question)
         done = await backend.research(ctx, question, options, progress_reporter(ctx))

@@ -248,6 +248,25 @@ class EvidenceAdded(Payload):
     )
 
 
+class LibraryReused(Payload):
+    """The run looked in its owner's library first (issue 25): verified quotes of earlier
+    runs relevant to its sub-questions, each verified again against its page (the stored
+    text of a page read within the freshness window, else the page fetched again). Only
+    when the library offered something."""
+
+    event_type = "library_reused"
+    stages = "library"
+    offered: int = Field(description="quotes the library offered for the sub-questions")
+    reused: int = Field(description="of them, verified again and added to the evidence")
+    pages: int = Field(description="pages reused from their stored text, not fetched")
+    refetched: int = Field(description="pages fetched again: older than the window")
+    dropped: int = Field(
+        description="quotes not reused: no longer on their page fetched again, or the page "
+        "could not be read again"
+    )
+    runs: list[str] = Field(description="the earlier runs the reused quotes come from")
+
+
 class GateEvaluated(Payload):
     """The quality gate's verdict on the evidence so far."""
 

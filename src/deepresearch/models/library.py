@@ -121,6 +121,68 @@ class RunSummary(BaseModel):
     report: str = ""
 
 
+class ShelvedQuote(BaseModel):
+    """A verified quote of an earlier run in the owner's library, with its page (the
+    stored text it was verified against and when that was read): what a new run is
+    offered (``core.library_reuse``)."""
+
+    run_id: str
+    evidence_id: str
+    quote: str
+    claim: str = ""
+    source: LibrarySource
+
+
+class ShelvedPage(BaseModel):
+    """The latest read of a page in the owner's library: a research unit that chooses it
+    reads its stored text when it is fresh, instead of fetching it."""
+
+    run_id: str
+    source: LibrarySource
+
+
+class ReusedQuote(BaseModel):
+    """Evidence of this run that came from the library."""
+
+    evidence_id: str = Field(description="its id in this run's evidence")
+    source_id: str
+    run_id: str = Field(description="the earlier run that verified it")
+    fetched_at: datetime | None = Field(
+        default=None, description="when the page it is verified against was read"
+    )
+    refetched: bool = Field(
+        default=False, description="the page was older than the window: fetched again now"
+    )
+
+
+class DroppedQuote(BaseModel):
+    """A library quote not reused: no longer on its page as fetched again now (or the
+    page could not be read again)."""
+
+    url: str
+    quote: str
+    run_id: str
+    fetched_at: datetime | None = Field(default=None, description="when the library read it")
+    reason: str = Field(
+        default="no longer on its page", description="or: its page could not be read again"
+    )
+
+
+class LibraryReuse(BaseModel):
+    """What a run took from its owner's library (``stages/library.py``)."""
+
+    offered: int = Field(description="quotes the library offered for the sub-questions")
+    reused: list[ReusedQuote] = Field(default_factory=list)
+    refetched: int = Field(default=0, description="pages fetched again (older than the window)")
+    dropped: list[DroppedQuote] = Field(default_factory=list)
+    fresh_days: float = Field(default=7.0, description="the freshness window, in days")
+
+    @property
+    def runs(self) -> list[str]:
+        """The earlier runs the reused quotes come from, in order."""
+        return list(dict.fromkeys(item.run_id for item in self.reused))
+
+
 class TagCount(BaseModel):
     tag: str
     runs: int

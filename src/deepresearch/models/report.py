@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from deepresearch.models.claims import ClaimLedger
 from deepresearch.models.evaluation import EvalResult
 from deepresearch.models.evidence import Evidence
+from deepresearch.models.library import LibraryReuse
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.source import ContentQuality
 from deepresearch.models.thread import FollowupInfo
@@ -114,6 +115,12 @@ class SourceRef(BaseModel):
     published: datetime | None = Field(
         default=None, description="when the page says it was published, where known"
     )
+    library_run: str | None = Field(
+        default=None, description="the earlier run of your library its quotes come from"
+    )
+    fetched_at: datetime | None = Field(
+        default=None, description="a library source's page: when it was read"
+    )
 
 
 class Report(BaseModel):
@@ -144,6 +151,11 @@ class Report(BaseModel):
     created_at: datetime | None = None
     followup: FollowupInfo | None = Field(
         default=None, description="a follow-up's thread: its turn, what it reused, a topic shift"
+    )
+    library: LibraryReuse | None = Field(
+        default=None,
+        description="what the run reused from your library: quotes, pages fetched again, "
+        "quotes no longer on their page",
     )
 
     def cited_evidence_ids(self) -> list[str]:

@@ -40,6 +40,13 @@ class Source(BaseModel):
         description="how much the stored text gives to write from (seed 001's tier; None: "
         "read before tiers were kept)",
     )
+    library_run: str | None = Field(
+        default=None,
+        description="the earlier run of the owner's library its text or quotes came from",
+    )
+    library_read: datetime | None = Field(
+        default=None, description="a page of the library: when the text used was read"
+    )
 
 
 class Passage(BaseModel):

@@ -7,7 +7,8 @@ which returns the port the run uses, as one httpx transport wraps another: there
 "are we recording?" branch anywhere else. A replay hands the composition root the
 recording's own models, search provider and fetcher as given ports, so nothing real is
 built; the ``Player`` then passes those through and answers the rest (the cache, the
-council, the clock, the thread store, the budget's decisions) from the recording.
+council, the clock, the thread store, the library, the budget's decisions) from the
+recording.
 
 Kept free of LangChain at import time: a run that records nothing loads only this."""
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
     from deepresearch.context import ThreadStore
     from deepresearch.fetch.base import Fetcher
+    from deepresearch.librarydb.shelf import Shelf
     from deepresearch.llm.budget import BudgetGuard
     from deepresearch.llm.cache import ResponseCache
     from deepresearch.llm.endpoints import Endpoint
@@ -58,6 +60,8 @@ class RunTape(Protocol):
     def clock(self, clock: Callable[[], datetime]) -> Callable[[], datetime]: ...
 
     def threads(self, stored: Callable[[], ThreadStore]) -> ThreadStore | None: ...
+
+    def library(self, shelf: Callable[[], Shelf]) -> Shelf | None: ...
 
     # the run -----------------------------------------------------------------------------
     def begin(
@@ -113,6 +117,9 @@ class NoTape:
 
     def threads(self, stored: Callable[[], ThreadStore]) -> ThreadStore | None:
         return stored()
+
+    def library(self, shelf: Callable[[], Shelf]) -> Shelf | None:
+        return shelf()
 
     def begin(
         self,

@@ -4,7 +4,7 @@
 model and the exact messages), the response cache (every reply it serves from an earlier
 run, so those are in the recording too), the search provider (results or the error, keyed
 by provider, query and limit), the fetcher (the page or the error, keyed by URL) and the
-clock the stages stamp reports with; and, for a run under a budget, every decision of its
+clock the stages stamp reports with, what the owner's library offered; and, for a run under a budget, every decision of its
 budget guard (``budget``: where it was made, whether it let the call or the work go on, and
 what ended the run), and each attempt the gateway cut at its timeout (a failed reply, so the
 replay's attempt is cut there too). ``Player`` is the other side: ports that answer only
@@ -35,6 +35,7 @@ import deepresearch.errors as error_tree
 from deepresearch.context import ThreadStore
 from deepresearch.errors import FetchError, ProviderError, RunError
 from deepresearch.fetch.base import FetchedPage, Fetcher
+from deepresearch.librarydb.shelf import Shelf
 from deepresearch.llm.budget import BudgetGuard, Verdict
 from deepresearch.llm.cache import ResponseCache
 from deepresearch.llm.endpoints import Endpoint
@@ -44,7 +45,9 @@ from deepresearch.llm.invoke import CallTimedOut, call_key
 from deepresearch.models import SearchHit
 from deepresearch.replay.answers import (
     HOLDS,
+    RecordingShelf,
     RecordingThreads,
+    ReplayShelf,
     ReplayThreads,
     recorded_answers,
     recorded_parents,
@@ -330,6 +333,9 @@ class Recorder:
 
     def threads(self, stored: Callable[[], ThreadStore]) -> ThreadStore | None:
         return RecordingThreads(stored(), self.tape)
+
+    def library(self, shelf: Callable[[], Shelf]) -> Shelf | None:
+        return RecordingShelf(shelf(), self.tape)
 
     def finish(self, document: BaseModel) -> None:
         """The run finished: its document's digest, so a replay can prove it is equal."""
@@ -655,6 +661,13 @@ class Player(NoTape):
 
     def threads(self, stored: Callable[[], ThreadStore]) -> ThreadStore | None:
         return ReplayThreads(self._parents, self.miss)
+
+    def library(self, shelf: Callable[[], Shelf]) -> Shelf | None:
+        """What the library offered the recorded run; a recording from before the library
+        was kept on tape ran without one, and so does its replay."""
+        if "library" not in self.manifest.get("holds", []):
+            return None
+        return ReplayShelf(self.tape, self.miss)
 
     def clock(self, clock: Callable[[], datetime]) -> Callable[[], datetime]:
         return self.now

@@ -2,6 +2,7 @@
 request, settings without secrets, versions, the fence boundary) and one JSON-lines file per
 kind of outside answer (``replies``, ``cache``, ``searches``, ``pages``, ``clock``; the
 answers a person gave at the run's pauses, ``answers``; a follow-up's parent, ``parents``;
+what the owner's library offered, ``library``;
 the cache keys the run stored replies under, ``stored``, so that a resumed part of the
 run does not take them for answers from outside; and, under a budget, each decision of its
 budget guard, ``budget``).
@@ -47,6 +48,7 @@ KINDS = (
     "parents",
     "stored",
     "budget",
+    "library",
 )
 
 

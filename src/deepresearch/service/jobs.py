@@ -58,6 +58,7 @@ STAGE_PROGRESS = {
     "clarify": 0.02,  # waiting for the answer to intake's question
     "plan": 0.08,
     "review_plan": 0.1,  # waiting for the plan's review
+    "library": 0.12,  # the owner's library, before the first wave
     "council": 0.1,  # the plan stage's council, when it sits
     "research": 0.15,
     "answer": 0.5,  # --search none: the model's answer instead of research

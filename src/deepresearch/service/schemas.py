@@ -86,6 +86,11 @@ class RunOptions(BaseModel):
         "approved, sentences edited (each edit audited against its citations) or feedback "
         "given for one rewrite by the writer model (POST .../input)",
     )
+    use_library: bool | None = Field(
+        default=None,
+        description="look in your library first: verified quotes of your earlier runs are "
+        "reused (default true; false researches afresh)",
+    )
     max_sub_questions: int | None = Field(default=None, ge=1, le=8)
     max_waves: int | None = Field(default=None, ge=1, le=10)
     sources_per_question: int | None = Field(default=None, ge=1, le=20)

@@ -257,6 +257,16 @@ class OfflineWeb:
             return None
         return self._by_id.get(path.removeprefix("/page/").rstrip("/"))
 
+    def revise(self, document: CorpusDocument) -> None:
+        """Serve ``document`` as the new version of the page with its id from now on (a
+        page that changed since a run read it); the search index keeps the words it had."""
+        with self._lock:
+            if document.id not in self._by_id:
+                raise ValueError(f"no document {document.id!r} to revise")
+            self._by_id[document.id] = document
+            self.documents = [document if d.id == document.id else d for d in self.documents]
+            self._pdfs.pop(document.id, None)
+
     # request log -------------------------------------------------------------------------
 
     def page_started(self) -> None:

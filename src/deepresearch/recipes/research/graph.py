@@ -3,13 +3,17 @@ return types and the static edges below.
 
     intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal)
        ├────► clarify (a pause: the person answers) ─► plan             │
-       └────► plan ─► [review_plan (a pause, --review-plan)] ─► research ─► gate ─► reflect ─► research (next wave)  │
+       └────► plan ─► [review_plan (a pause, --review-plan)] ─► library ─► research ─► gate ─► reflect ─► research (next wave)  │
                │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► [review_report] ─► evaluate ─► END
                │                             │          │                  └──► research (a gap: one more wave)
                │                             │          └──► abort ─────┘
                │                             └──► abort ────────────────┘
                └──► answer (--search none: the model's knowledge) ─► audit
                        └──► abort (no answer)
+
+``library`` looks in the owner's library first (``stages/library.py``): verified quotes
+of earlier runs, their pages reused or fetched again by age; a no-op when it is empty or
+off (``--no-library``).
 
 ``review_findings`` (a pause, ``--review-findings``) shows the verified findings before
 writing: the person drops some, or names a gap that one more wave researches; reflect
@@ -40,6 +44,7 @@ from deepresearch.recipes.research.stages.finish import abort, respond
 from deepresearch.recipes.research.stages.followup import followup
 from deepresearch.recipes.research.stages.gate import gate
 from deepresearch.recipes.research.stages.intake import intake
+from deepresearch.recipes.research.stages.library import library
 from deepresearch.recipes.research.stages.pause import (
     clarify,
     review_findings,
@@ -84,6 +89,9 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.models.thread", "Thread"),
     ("deepresearch.models.thread", "Turn"),
     ("deepresearch.models.thread", "FollowupInfo"),
+    ("deepresearch.models.library", "LibraryReuse"),
+    ("deepresearch.models.library", "ReusedQuote"),
+    ("deepresearch.models.library", "DroppedQuote"),
 ]
 
 
@@ -107,6 +115,7 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_node("clarify", recorded(clarify, _run))
     graph.add_node("plan", recorded(plan, _run))
     graph.add_node("review_plan", recorded(review_plan, _run))
+    graph.add_node("library", recorded(library, _run))
     graph.add_node("research", recorded(research, _run))
     graph.add_node("gate", recorded(gate, _run))
     graph.add_node("reflect", recorded(reflect, _run))
@@ -121,6 +130,7 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_node("evaluate", recorded(evaluate, _run))
     graph.add_edge(START, "followup")  # a no-op unless the run follows up another
     graph.add_edge("followup", "intake")
+    graph.add_edge("library", "research")  # the owner's library first (a no-op when empty)
     graph.add_edge("research", "gate")
     graph.add_edge("gate", "reflect")
     graph.add_edge("write", "audit")

@@ -14,12 +14,14 @@ from deepresearch.core.budget import with_budget_note
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.intake import refuse_unresearchable
 from deepresearch.core.library_entry import library_entry
+from deepresearch.core.library_reuse import marked, read_times
 from deepresearch.core.sanitize import normalize_question
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.export.markdown import to_markdown
 from deepresearch.export.report_render import to_json
 from deepresearch.models import Report, Usage
 from deepresearch.models.event_payloads import RunCompleted, RunStarted
+from deepresearch.models.library import LibraryReuse
 from deepresearch.models.report import REPLY_KINDS
 from deepresearch.models.thread import Thread
 from deepresearch.recipes.base import Completion, Evaluator, Followups, Recipe
@@ -150,6 +152,12 @@ class ResearchRecipe:
         thread = values.get("thread")
         if isinstance(thread, Thread):  # a follow-up says where it sits in its thread
             update["followup"] = thread.info
+        reused = values.get("library")
+        if isinstance(reused, LibraryReuse):  # what came from the library, and how old
+            update["library"] = reused
+        sources = values.get("sources") or {}
+        if any(source.library_run for source in sources.values()):
+            update["sources"] = marked(report.sources, sources)
         return report.model_copy(update=update)
 
     def completion(self, result: Report, *, fetches: int) -> Completion:
@@ -185,9 +193,12 @@ class ResearchRecipe:
         report = self.result(values)
         if report is None:
             return None
+        sources = values.get("sources") or {}
+        # a page taken from the library was read when the library read it
+        fetched_at = {**fetched_at, **read_times(sources)}
         return library_entry(
             report,
-            values.get("sources") or {},
+            sources,
             recipe=self.name,
             markdown=to_markdown(self.document(report)),
             finished_at=report.created_at or datetime.now(UTC),

@@ -17,6 +17,7 @@ from deepresearch.models import (
     Usage,
 )
 from deepresearch.models.claims import ExtractedClaims
+from deepresearch.models.library import LibraryReuse
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.thread import Thread, Turn
 
@@ -43,6 +44,11 @@ class RunState(TypedDict, total=False):
     #: the council's proposals, scores and decision, when a council planned the run
     council: CouncilResult
     sub_questions: list[SubQuestion]
+    #: what the run took from its owner's library (``stages/library.py``), when anything
+    library: LibraryReuse
+    #: when the library was looked in (ISO time, the run's clock): a unit reads a fresh
+    #: library page from its stored text by it (``reading.LibraryPages``)
+    library_checked: str
     wave: int
     units_used: int
     sources: dict[str, Source]

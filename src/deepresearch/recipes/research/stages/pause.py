@@ -57,7 +57,7 @@ async def clarify(state: RunState, runtime: Runtime[RunContext]) -> Command[Lite
 
 async def review_plan(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["research", "answer"]]:
+) -> Command[Literal["library", "answer"]]:
     ctx = runtime.context
     plan = state["plan"]
     decision = check_plan_reply(
@@ -196,9 +196,9 @@ def _reviewed(shown: int, dropped: list[str], gap: str | None) -> str:
     return kept + (f"; researching the gap: {gap}" if gap else "")
 
 
-def after_plan(ctx: RunContext) -> Literal["research", "answer"]:
-    """Research, or, when nothing can be searched and a writer is there, the model's
-    answer from what it knows (labelled as such); without a writer the research runs as
-    ever and ends in the honest abort report."""
+def after_plan(ctx: RunContext) -> Literal["library", "answer"]:
+    """Research (the owner's library first), or, when nothing can be searched and a
+    writer is there, the model's answer from what it knows (labelled as such); without a
+    writer the research runs as ever and ends in the honest abort report."""
     unsearched = ctx.search.name == "none" and ctx.gateway.has_model("writer")
-    return "answer" if unsearched else "research"
+    return "answer" if unsearched else "library"

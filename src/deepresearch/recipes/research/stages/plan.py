@@ -50,7 +50,7 @@ OPERATORS = (
 
 async def plan(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["research", "answer", "review_plan"]]:
+) -> Command[Literal["library", "answer", "review_plan"]]:
     ctx = runtime.context
     limits = ctx.limits
     question = state["question"]

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
+from datetime import datetime
 
 from langgraph.runtime import Runtime
 
 from deepresearch.context import RunContext
 from deepresearch.core.findings_review import wave_units
+from deepresearch.core.library_reuse import shelved_evidence
 from deepresearch.core.provenance import Provenance
 from deepresearch.core.thread import reusable_urls
 from deepresearch.core.units import owns, unit_outcome
@@ -31,7 +33,7 @@ from deepresearch.core.waves import (
 from deepresearch.errors import ConfigError
 from deepresearch.models import Source, SubQuestion
 from deepresearch.models.event_payloads import EvidenceAdded, StageCompleted, UnitRef, WaveStarted
-from deepresearch.reading import SourceReader
+from deepresearch.reading import LibraryPages, SourceReader
 from deepresearch.recipes.research.stages.unit import run_unit
 from deepresearch.recipes.research.state import RunState
 
@@ -116,10 +118,14 @@ async def _run_units(
     """Every pending sub-question researched as a unit, at most ``max_concurrent_units``
     at once, each announced as it finishes; the results in the units' order."""
     limits = ctx.limits
-    reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]))
+    reader = SourceReader(ctx, sources, Provenance.for_run(state["question"]), _library(ctx, state))
     # a follow-up's units may read again, from the stored text, pages only earlier turns used
     earlier = state.get("thread")
     reusable = reusable_urls(sources, {sq.id for sq in earlier.sub_questions}) if earlier else set()
+    # the first wave's units rank the library's reused pages with their other results and
+    # take a chosen one's reused quotes, reading nothing (``stages/library.py``)
+    shelved = shelved_evidence(state.get("library"), state.get("evidence", [])) if wave == 1 else {}
+    reusable |= {sources[sid].url for sid in shelved if sid in sources}
     seen_urls = {source.url for source in sources.values()} - reusable
     limit = asyncio.Semaphore(limits.max_concurrent_units)
 
@@ -132,7 +138,15 @@ async def _run_units(
             result = await _contained(
                 ctx,
                 sq,
-                run_unit(ctx, reader, sq, state["question"], seen_urls=seen_urls, wave=wave),
+                run_unit(
+                    ctx,
+                    reader,
+                    sq,
+                    state["question"],
+                    seen_urls=seen_urls,
+                    wave=wave,
+                    shelved=shelved,
+                ),
                 wave=wave,
             )
             duration = time.monotonic() - started
@@ -141,6 +155,16 @@ async def _run_units(
         return result
 
     return list(await asyncio.gather(*(bounded(sq) for sq in pending)))
+
+
+def _library(ctx: RunContext, state: RunState) -> LibraryPages | None:
+    """The owner's library, whose fresh pages the units read from their stored text, as
+    of the time the library stage looked in it (None: no library, ``--no-library``)."""
+    checked = state.get("library_checked")
+    if ctx.library is None or not checked:
+        return None
+    days = ctx.fetch_policy.library_fresh_days
+    return LibraryPages(ctx.library, datetime.fromisoformat(checked), days)
 
 
 async def _contained(

@@ -4,11 +4,13 @@ passages -> summaries and verified evidence. Runs in parallel with the wave's ot
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from deepresearch.context import RunContext
 from deepresearch.core.answers import about, anchors, names_any, own_pages
 from deepresearch.core.fusion import provider_counts
+from deepresearch.core.library_reuse import with_reused
 from deepresearch.core.mentions import mention_key
 from deepresearch.core.passages import answer_scores, choose_evidence, make_passages
 from deepresearch.core.preprocess import preprocess
@@ -43,9 +45,12 @@ async def run_unit(
     *,
     seen_urls: set[str],
     wave: int = 1,
+    shelved: Mapping[str, list[Evidence]] | None = None,
 ) -> UnitResult:
     """Research one sub-question in wave ``wave``. Its events carry the sub-question and
-    the wave, which name this unit within the run; the wave reports it finished."""
+    the wave, which name this unit within the run; the wave reports it finished.
+    ``shelved``: the quotes the library stage reused, by source id: a chosen page with
+    some for this sub-question gives those first, and what else its stored text holds."""
     result = UnitResult(sub_question=sub_question)
     kept = await _search(ctx, reader, sub_question, result, wave=wave)
     profile = analyze_question(question)
@@ -62,7 +67,7 @@ async def run_unit(
     result.flagged = reads.flagged
     result.considered = reads.decisions
     result.passing = reads.passing
-    await _gather_evidence(ctx, result, reads, question, profile)
+    await _gather_evidence(ctx, result, reads, question, profile, shelved or {})
     return result
 
 
@@ -161,18 +166,25 @@ async def _gather_evidence(
     reads: UnitReads,
     question: str,
     profile: QuestionProfile,
+    shelved: Mapping[str, list[Evidence]],
 ) -> None:
-    """The usable pages summarized and quoted; the unit's sources and its best evidence
-    set on ``result``."""
+    """The usable pages summarized and quoted (a page the library gave: its reused quotes
+    for this sub-question first, read from its stored text, never fetched); the unit's
+    sources and its best evidence set on ``result``."""
     sub_question = result.sub_question
     readable = [s for s in reads.usable if s.fetched and s.text]
     candidates, relevant = _candidates(readable, sub_question, profile)
-    digests = await asyncio.gather(
-        *(
-            _digest(ctx, source, sub_question, question, candidates.get(source.id, []), relevant)
-            for source in reads.usable
-        )
-    )
+    reused = {
+        sid: [item for item in items if item.sub_question_id == sub_question.id]
+        for sid, items in shelved.items()
+    }
+
+    async def digest(source: Source) -> tuple[str | None, list[Evidence]]:
+        found = candidates.get(source.id, [])
+        summary, evidence = await _digest(ctx, source, sub_question, question, found, relevant)
+        return summary, with_reused(reused.get(source.id, []), evidence)
+
+    digests = await asyncio.gather(*(digest(source) for source in reads.usable))
     summaries = {s.id: summary for s, (summary, _) in zip(reads.usable, digests, strict=True)}
     result.sources = [with_unit(s, sub_question.id, summaries.get(s.id)) for s in reads.sources]
     # the unit's budget goes to its best evidence, whichever source it came from
