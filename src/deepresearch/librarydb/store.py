@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, exists, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from deepresearch.core.library_query import normalize_collection, normalize_tag, passages
+from deepresearch.core.library_query import normalize_collection, normalize_tag
 from deepresearch.errors import InvalidInput, RunNotFound
 from deepresearch.librarydb import collections as _collections
 from deepresearch.librarydb import search as _search
