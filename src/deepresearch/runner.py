@@ -169,7 +169,15 @@ async def run_recipe(
         waiting, answer = _reply(run_id, run.snapshot, reply, reply_to, resume=resume)
         tape = tape or _tape_for(settings, run_id)  # loads LangChain: after run_started
         ctx = await open_context(
-            stack, settings, bus, models, search, fetcher, tape, followups=recipe.followups
+            stack,
+            settings,
+            bus,
+            models,
+            search,
+            fetcher,
+            tape,
+            followups=recipe.followups,
+            owner=owner,
         )
         ctx.gateway.budget.started = began  # --max-time counts from the run's start
         if resume:

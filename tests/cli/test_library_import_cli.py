@@ -88,3 +88,22 @@ def test_bad_imports_are_one_line_and_store_nothing(
     _refused(cli("library", "collection", "rename", "nope", "y", env=env), "no collection")
     _refused(cli("library", "search", "a", "--collection", "a;b", env=env), "collection")
     assert [c["documents"] for c in _json("collection", "list", env=env)] == [2]
+
+
+def test_search_library_researches_from_the_stored_text(
+    env: dict[str, str], docs: Path, tmp_path: Path
+) -> None:
+    assert cli("library", "import", str(docs), "-c", "notes", env=env).returncode == 0
+    for path in sorted(docs.rglob("*"), reverse=True):  # gone from disk: nothing to read
+        path.unlink() if path.is_file() else path.rmdir()
+    out = tmp_path / "report.md"
+    ran = cli(
+        "run", "What are generators?", "--model", "none", "--search", "library",
+        "--min-domains", "1", "--run-id", "lib1", "--out", str(out), env=env,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    report = out.read_text(encoding="utf-8")
+    assert "yield statement" in report and "generators.md" in report
+    # the run is in the library too, quoting the collection's document
+    hits = _json("search", "yield statement", "--run", "lib1", "--kind", "quote", env=env)
+    assert hits and hits[0]["source"]["url"].endswith("generators.md")

@@ -40,11 +40,12 @@ from deepresearch.llm.endpoints import endpoint_for, endpoint_of_model
 from deepresearch.llm.gateway import Gateway, QueueEvent
 from deepresearch.llm.preflight import require_models
 from deepresearch.models.event_payloads import ModelUnavailableWarning
+from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.recipes.base import Followups
 from deepresearch.replay.base import NoTape, RunTape
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
-from deepresearch.search.registry import build_search_provider
+from deepresearch.search.registry import LibraryFactory, build_search_provider
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import FetchPolicy, ModelSettings, SettingsGroups
 from deepresearch.settings_values import ROLES, Role
@@ -62,8 +63,10 @@ async def open_context(
     tape: RunTape | None = None,
     *,
     followups: Followups | None = None,
+    owner: str | None = None,
 ) -> RunContext:
-    """The run's ports; everything opened is closed with ``stack``."""
+    """The run's ports; everything opened is closed with ``stack``. ``owner`` is whose
+    library ``--search library`` reads (None: the local user's)."""
     refuse_in_worker_start()  # a script without a main guard, re-imported by a worker
     tape = tape or NoTape()
     groups = SettingsGroups.of(settings)
@@ -71,7 +74,7 @@ async def open_context(
     ledger = RunLedger()  # the run's changing counts: its failed search providers here
     on_failure = tape.search_failures(search_warnings(bus, ledger.search_errors))
     if search is None:
-        search = build_search(groups, client, on_failure)
+        search = build_search(groups, client, on_failure, library_opener(stack, groups, owner))
     fetcher = await open_fetcher(stack, groups.fetch, fetcher, groups.storage.data_dir)
     search, fetcher = tape.search(search), tape.fetcher(fetcher)
     guard = open_budget(bus, groups)  # its clock starts with the run
@@ -116,12 +119,39 @@ async def open_client(stack: AsyncExitStack, groups: SettingsGroups) -> httpx.As
 
 
 def build_search(
-    groups: SettingsGroups, client: httpx.AsyncClient, on_failure: OnFailure
+    groups: SettingsGroups,
+    client: httpx.AsyncClient,
+    on_failure: OnFailure,
+    library: LibraryFactory | None = None,
 ) -> SearchProvider:
     """The provider(s) ``search`` names; ``on_failure`` hears of one failing among several."""
     return build_search_provider(
-        groups.search, client, data_dir=groups.storage.data_dir, on_failure=on_failure
+        groups.search,
+        client,
+        data_dir=groups.storage.data_dir,
+        library_factory=library,
+        on_failure=on_failure,
     )
+
+
+def library_opener(
+    stack: AsyncExitStack | None, groups: SettingsGroups, owner: str | None
+) -> LibraryFactory:
+    """How the ``library`` provider is built: over ``owner``'s library (None: the local
+    user's) where ``groups.storage`` keeps it, closed with ``stack`` when one is given."""
+
+    def build() -> SearchProvider:
+        from deepresearch.librarydb.engine import open_library
+        from deepresearch.search.library import LibrarySearch
+
+        provider = LibrarySearch(
+            lambda: open_library(groups.storage), owner if owner is not None else LOCAL_OWNER
+        )
+        if stack is not None:
+            stack.callback(provider.close)
+        return provider
+
+    return build
 
 
 async def open_fetcher(

@@ -53,6 +53,7 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
         r.c.recipe,
         r.c.finished_at,
         r.c.collection,
+        s.c.source_id,
         s.c.url,
         s.c.title,
         s.c.domain,
@@ -156,7 +157,11 @@ def _hit(m: Any, query: LibraryQuery, tags: dict[str, list[str]]) -> LibraryHit:
     source = None
     if m["url"] is not None:
         source = HitSource(
-            url=m["url"], title=m["title"], domain=m["domain"], fetched_at=aware(m["fetched_at"])
+            url=m["url"],
+            title=m["title"],
+            domain=m["domain"],
+            fetched_at=aware(m["fetched_at"]),
+            source_id=m["source_id"],
         )
     return LibraryHit(
         kind=kind,

@@ -33,6 +33,7 @@ from deepresearch.models.library import (
     LibraryDocument,
     LibraryEntry,
     LibraryHit,
+    LibraryPage,
     LibraryQuery,
     LibrarySource,
     RunSummary,
@@ -181,6 +182,35 @@ class LibraryStore(Transactions):
         """``owner``'s items matching ``query``, best first."""
         with self._read() as conn:
             return _search.search(conn, owner, query)
+
+    def find_pages(self, owner: str, query: LibraryQuery) -> list[LibraryPage]:
+        """The distinct pages and documents (by URL) whose quotes, claims or passages
+        match ``query``, best first, each with its stored text (at most ``query.limit``
+        items are searched)."""
+        with self._read() as conn:
+            hits = _search.search(conn, owner, query)
+            best: dict[str, LibraryHit] = {}
+            for hit in hits:
+                if hit.source is not None and hit.source.source_id is not None:
+                    best.setdefault(hit.source.url, hit)
+            pages = []
+            for hit in best.values():
+                assert hit.source is not None
+                text = conn.execute(
+                    select(library_texts.c.text)
+                    .join(
+                        library_sources,
+                        library_texts.c.sha256 == library_sources.c.text_sha256,
+                    )
+                    .where(
+                        library_sources.c.owner == owner,
+                        library_sources.c.run_id == hit.run.run_id,
+                        library_sources.c.source_id == hit.source.source_id,
+                    )
+                ).scalar()
+                if text:
+                    pages.append(LibraryPage(hit=hit, text=text))
+            return pages
 
     def show(self, owner: str, run_id: str) -> RunSummary:
         """What the library holds of run ``run_id`` (or of the collection of that name);
@@ -438,7 +468,11 @@ def _no_tag(tag: str) -> RunNotFound:
 
 def _hit_source(m: Any) -> HitSource:
     return HitSource(
-        url=m["url"], title=m["title"], domain=m["domain"], fetched_at=aware(m["fetched_at"])
+        url=m["url"],
+        title=m["title"],
+        domain=m["domain"],
+        fetched_at=aware(m["fetched_at"]),
+        source_id=m["source_id"],
     )
 
 

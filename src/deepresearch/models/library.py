@@ -88,6 +88,8 @@ class HitSource(BaseModel):
     title: str
     domain: str
     fetched_at: datetime | None = None
+    #: its id in its run (the stored text: ``library show RUN --source ID``)
+    source_id: str | None = None
 
 
 class HitRun(BaseModel):
@@ -110,6 +112,14 @@ class LibraryHit(BaseModel):
     claim: str = ""
     source: HitSource | None = None
     run: HitRun
+
+
+class LibraryPage(BaseModel):
+    """A stored page (or imported document) a search found, with its text: what the
+    ``library`` search provider hands a run instead of fetching the page."""
+
+    hit: LibraryHit
+    text: str
 
 
 class RunSummary(BaseModel):
