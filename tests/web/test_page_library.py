@@ -46,9 +46,7 @@ def test_search_the_library_and_follow_a_result_to_its_run(
         hits = page.locator("#library-results li.library-hit")
         expect(hits.first).to_be_visible()
         quotes = page.locator('#library-results li[data-kind="quote"]')
-        expect(quotes.first.locator("a.library-run")).to_have_attribute(
-            "href", f"#/runs/{job_id}"
-        )
+        expect(quotes.first.locator("a.library-run")).to_have_attribute("href", f"#/runs/{job_id}")
         expect(quotes.first.locator("a.library-source-link")).to_have_attribute(
             "href", re.compile(r"^https?://")
         )
