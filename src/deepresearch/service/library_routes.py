@@ -101,12 +101,12 @@ async def counts(request: Request, who: CallerDep) -> LibraryCounts:
     "/search", response_model=SearchResults, responses=PROBLEMS, summary="Search your library"
 )
 async def search(request: Request, who: CallerDep) -> SearchResults:
-    """Full-text search over your runs' reports, verified quotes and claims. Query
-    parameters: ``q`` (the words, required, at most 500 characters) and the filters
-    ``since``, ``until`` (YYYY-MM-DD or an ISO time), ``domain``, ``run``, ``tag``,
-    ``recipe``, ``kind`` (report, quote, claim) and ``limit`` (1-100, default 20). Any
-    other parameter is a 400. Each result has its text, its source (URL, title, when the
-    page was read) and its run."""
+    """Full-text search over your runs' reports, verified quotes and claims, and your
+    collections' documents. Query parameters: ``q`` (the words, required, at most 500
+    characters) and the filters ``since``, ``until`` (YYYY-MM-DD or an ISO time),
+    ``domain``, ``run``, ``tag``, ``recipe``, ``kind`` (report, quote, claim, document),
+    ``collection`` and ``limit`` (1-100, default 20). Any other parameter is a 400. Each
+    result has its text, its source (URL, title, when the page was read) and its run."""
     params = request.query_params
     unknown = sorted({name for name in params if name != "q" and name not in FILTERS})
     if unknown:
