@@ -15,7 +15,7 @@ from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
 from deepresearch.testing.web import OfflineWeb
 
-from .helpers import running_service, service_settings
+from .helpers import read_sse, running_service, service_settings
 
 MD = b"# Tides\n\nTidal lagoons hold the sea behind a wall; their turbines turn twice a day.\n"
 HTML = (
@@ -62,7 +62,7 @@ def test_collections_are_each_keys_own(
             return results
 
         hits = search(as_alice, q="turbines", collection="energy")
-        assert [(h["kind"], h["source"]["url"]) for h in hits] == [("document", "tides.md")]
+        assert [(h["kind"], h["source"]["url"]) for h in hits] == [("document", "file:///tides.md")]
         assert search(as_bob, q="turbines") == []
         assert client.get(base, headers=as_bob).json() == {"collections": []}
         for response in (
@@ -103,3 +103,42 @@ def test_bad_uploads_store_nothing(
         _problem(client.get("/v1/library/search", params={"q": "x" * 10_000}), 400)
         _problem(client.get("/v1/library/search", params={"q": ""}), 400)
         _problem(client.get("/v1/library/search", params={"q": "a", "colour": "red"}), 400)
+
+
+GENERATORS = (
+    b"# Generators\n\nA generator function uses the yield statement to produce a sequence "
+    b"of values lazily, one value at a time, pausing between them.\n"
+)
+
+
+def test_a_job_searching_the_library_reads_its_own_keys_only(
+    service_web: OfflineWeb, database_url: str, tmp_path: Path
+) -> None:
+    settings = service_settings(service_web, tmp_path, database_url)
+    with running_service(settings) as service:
+        store = JobStore(make_engine(settings.database_url or ""))
+        _, alice = create_key(store, "alice")
+        _, bob = create_key(store, "bob")
+        store.engine.dispose()
+        as_alice, as_bob = {"X-API-Key": alice}, {"X-API-Key": bob}
+        made = service.client.post(
+            "/v1/library/collections", headers=as_alice, **_upload("py", ("gen.md", GENERATORS))
+        )
+        assert made.status_code == 201, made.text
+        options = {"search": "library", "depth": "quick"}
+
+        def found(headers: dict[str, str]) -> int:
+            """How many results the job's searches kept from the library (the test's
+            scripted model writes its own script's findings, so the search is what
+            shows whose library a job read)."""
+            job = service.submit("What are generators?", options=options, headers=headers)
+            assert job.status_code in (200, 201, 202), job.text
+            job_id = job.json()["id"]
+            service.wait_for(job_id, "COMPLETED", "FAILED", headers=headers)
+            events = read_sse(service.client, f"/v1/research/{job_id}/events", headers=headers)
+            searched = [m.json()["data"] for m in events if m.event == "search_completed"]
+            assert searched and all(d["providers"].keys() <= {"library"} for d in searched)
+            return sum(int(d["kept"]) for d in searched)
+
+        assert found(as_alice) >= 1
+        assert found(as_bob) == 0

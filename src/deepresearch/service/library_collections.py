@@ -88,7 +88,8 @@ async def _received(files: list[UploadFile]) -> dict[str, bytes]:
 
 def _read(received: dict[str, bytes]) -> Folder:
     """The documents of the upload, read from a scratch folder by the reader of
-    ``library import``; each named by its file name."""
+    ``library import``; each at ``/NAME`` (its address ``file:///NAME``, an address a
+    run reads like the local corpus's and never fetches: its text is stored)."""
     with tempfile.TemporaryDirectory(prefix="deepresearch-import-") as scratch:
         folder = Path(scratch).resolve()
         for name, data in received.items():
@@ -98,7 +99,7 @@ def _read(received: dict[str, bytes]) -> Folder:
         except InvalidInput as exc:
             raise _bad(exc.message.replace(str(folder), "the upload"), exc.hint) from None
     return Folder(
-        documents=[d.model_copy(update={"path": Path(d.path).name}) for d in found.documents],
+        documents=[d.model_copy(update={"path": f"/{Path(d.path).name}"}) for d in found.documents],
         skipped=[Path(path).name for path in found.skipped],
     )
 
