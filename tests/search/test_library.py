@@ -71,3 +71,28 @@ async def test_collections_and_past_pages_are_found_with_their_text(tmp_path: Pa
 async def test_another_owner_finds_nothing(tmp_path: Path) -> None:
     storage = _library(tmp_path)
     assert await _search(storage, "bob", "tidal turbines") == []
+
+
+def test_the_registry_builds_it_only_where_a_library_is_given(tmp_path: Path) -> None:
+    import httpx
+    import pytest
+
+    from deepresearch.errors import ConfigError
+    from deepresearch.search.registry import build_search_providers
+    from deepresearch.settings import load_settings
+
+    settings = load_settings(search="library", data_dir=tmp_path)
+    client = httpx.AsyncClient()
+    with pytest.raises(ConfigError, match="not available here"):
+        build_search_providers(settings, client, data_dir=tmp_path)
+    built: list[LibrarySearch] = []
+
+    def factory() -> LibrarySearch:
+        storage = StorageSettings(data_dir=tmp_path, database_url=None, record_runs=False)
+        built.append(LibrarySearch(lambda: open_library(storage), "x"))
+        return built[-1]
+
+    (provider,) = build_search_providers(
+        settings, client, data_dir=tmp_path, library_factory=factory
+    )
+    assert provider is built[0] and provider.name == "library"
