@@ -125,3 +125,23 @@ def test_a_failed_import_stores_nothing(store: LibraryStore, engine: Engine) -> 
     with engine.connect() as conn:
         for table in (library_items, library_texts, library_runs):
             assert conn.execute(select(func.count()).select_from(table)).scalar_one() == 0
+
+
+def test_pages_are_found_by_any_word_with_their_text(store: LibraryStore) -> None:
+    store.add("alice", entry("r1"))
+    store.import_collection("alice", "papers", DOCS)
+    query = parse_query("greifswald tokamaks").model_copy(update={"match": "any"})
+    pages = {
+        page.hit.source.url if page.hit.source else "": page.text
+        for page in store.find_pages("alice", query)
+    }
+    assert pages["file:///papers/notes.docx"] == DOCS[1].text
+    assert "Stellarators twist them" in pages["https://www.iter.org/machines"]
+    assert store.find_pages("bob", query) == []
+    assert store.find_pages("alice", parse_query("greifswald tokamaks")) == []  # every word
+
+
+def test_a_run_is_shown_before_a_collection_of_its_name(store: LibraryStore) -> None:
+    store.add("alice", entry("r1"))
+    store.import_collection("alice", "r1", DOCS)
+    assert store.show("alice", "r1").collection is None

@@ -217,10 +217,13 @@ class LibraryStore(Transactions):
         ``RunNotFound`` when nothing."""
         with self._read() as conn:
             run = conn.execute(
-                select(library_runs).where(
+                select(library_runs)
+                .where(
                     library_runs.c.owner == owner,
                     (library_runs.c.run_id == run_id) | (library_runs.c.collection == run_id),
                 )
+                # a run of that id before a collection of that name
+                .order_by(library_runs.c.collection.is_not(None))
             ).first()
             if run is None:
                 raise not_in_library(run_id)
