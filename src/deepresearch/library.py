@@ -9,6 +9,8 @@ claims and quoted pages, searchable, tagged, removable. The same store and rules
 >>> library.tag("run-1a2b3c4d5e6f", "fusion", "q3")
 >>> library.rename_tag("q3", "q3-review")
 >>> library.remove("run-1a2b3c4d5e6f")
+>>> library.import_collection("~/papers", "papers")   # .md .txt .html .pdf .docx
+>>> library.search("stellarator", collection="papers")
 
 Every function takes ``settings`` (a ``Settings``, or anything with its ``data_dir``
 and ``database_url``) or ``data_dir``, else the settings the
@@ -28,6 +30,7 @@ from deepresearch.librarydb.engine import open_library
 from deepresearch.librarydb.store import LibraryStore
 from deepresearch.models.library import (
     LOCAL_OWNER,
+    CollectionSummary,
     LibraryHit,
     LibrarySource,
     RunSummary,
@@ -36,14 +39,19 @@ from deepresearch.models.library import (
 from deepresearch.settings_groups import Storage
 
 __all__ = [
+    "CollectionSummary",
     "LibraryHit",
     "RunSummary",
     "TagCount",
+    "collections",
     "counts",
     "drop_tag",
+    "import_collection",
     "open_store",
     "page",
     "remove",
+    "remove_collection",
+    "rename_collection",
     "rename_tag",
     "search",
     "show",
@@ -80,7 +88,7 @@ def search(
 ) -> list[LibraryHit]:
     """The items (quotes, claims, reports) matching ``query``, best first. ``filters``:
     ``since`` and ``until`` (dates), ``domain``, ``run``, ``tag``, ``recipe``, ``kind``
-    (report, quote or claim), ``limit`` (1-100, default 20)."""
+    (report, quote, claim or document), ``collection``, ``limit`` (1-100, default 20)."""
     checked = parse_query(query, filters)
     with open_store(_settings(settings, data_dir)) as store:
         return store.search(LOCAL_OWNER, checked)
@@ -169,3 +177,48 @@ def counts(
     """How many runs, sources, quotes and claims the library holds."""
     with open_store(_settings(settings, data_dir)) as store:
         return store.counts(LOCAL_OWNER)
+
+
+def import_collection(
+    directory: Path | str,
+    name: str,
+    *,
+    settings: Storage | None = None,
+    data_dir: Path | str | None = None,
+) -> CollectionSummary:
+    """Read the .md, .txt, .html, .pdf and .docx files under ``directory`` into the new
+    collection ``name``, in one transaction; ``skipped`` lists the files not read.
+    ``InvalidInput`` for a bad or taken name, a missing folder or one with no readable
+    document: then nothing is stored."""
+    from deepresearch.core.library_query import normalize_collection
+    from deepresearch.fetch.documents import read_folder
+
+    checked = normalize_collection(name)
+    found = read_folder(Path(directory))
+    with open_store(_settings(settings, data_dir)) as store:
+        made = store.import_collection(LOCAL_OWNER, checked, found.documents)
+    return made.model_copy(update={"skipped": found.skipped})
+
+
+def collections(
+    *, settings: Storage | None = None, data_dir: Path | str | None = None
+) -> list[CollectionSummary]:
+    """The collections, by name, with how many documents each holds."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.collections(LOCAL_OWNER)
+
+
+def rename_collection(
+    old: str, new: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
+) -> None:
+    """Rename a collection."""
+    with open_store(_settings(settings, data_dir)) as store:
+        store.rename_collection(LOCAL_OWNER, old, new)
+
+
+def remove_collection(
+    name: str, *, settings: Storage | None = None, data_dir: Path | str | None = None
+) -> int:
+    """Remove a collection and its documents; how many documents it held."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.remove_collection(LOCAL_OWNER, name)

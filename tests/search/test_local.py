@@ -209,3 +209,20 @@ async def test_unwritable_index_is_provider_unavailable(corpus: Path, tmp_path: 
     broken = LocalSearch(corpus, blocker / "index.sqlite")
     with pytest.raises(ProviderUnavailable, match="could not update the local search index"):
         await broken.search("volcano", limit=3)
+
+
+async def test_a_docx_in_the_corpus_is_indexed_and_found(tmp_path: Path) -> None:
+    """It was skipped silently before (issue 25): the corpus now reads Word documents."""
+    import docx
+
+    root = tmp_path / "words"
+    root.mkdir()
+    document = docx.Document()
+    document.add_heading("Harbour survey", 1)
+    document.add_paragraph("The harbour silted up after the breakwater was extended.")
+    document.save(str(root / "survey.docx"))
+    search = LocalSearch(root, tmp_path / "index.sqlite3")
+    assert search.build_index().added == 1
+    hits = await search.search("breakwater silted", limit=5)
+    assert [hit.title for hit in hits] == ["Harbour survey"]
+    assert hits[0].url.endswith("survey.docx") and "breakwater" in (hits[0].content or "")

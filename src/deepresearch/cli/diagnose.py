@@ -317,7 +317,9 @@ async def _probe_search(
     client: httpx.AsyncClient,
     timeout_s: float,
 ) -> Check:
+    from deepresearch.compose.ports import library_opener
     from deepresearch.search.registry import build_search_providers
+    from deepresearch.settings_groups import SettingsGroups
 
     keys = [f for f in (*PROVIDERS[name].needs, *PROVIDERS[name].optional) if "key" in f]
     origins = [key_origin(env_names(field)) for field in keys]
@@ -325,7 +327,10 @@ async def _probe_search(
     suffix = f" ({key})" if key else ""
     try:
         (provider,) = build_search_providers(
-            settings.model_copy(update={"search": name}), client, data_dir=settings.data_dir
+            settings.model_copy(update={"search": name}),
+            client,
+            data_dir=settings.data_dir,
+            library_factory=library_opener(None, SettingsGroups.of(settings), None),
         )
     except DeepResearchError as exc:
         return Check("search", name, False, redact(exc.message, settings.secrets()), exc.hint)

@@ -1,5 +1,6 @@
-"""``deepresearch library search|show|tag|rm``: the local library (issue 25), every
-finished run's report, verified quotes, claims and quoted pages. Thin: the query rules are
+"""``deepresearch library search|show|tag|rm|import|collection``: the local library
+(issue 25), every finished run's report, verified quotes, claims and quoted pages, and
+collections of your own documents. Thin: the query rules are
 ``core/library_query.py``, the store ``librarydb/``. SQLAlchemy loads when a command
 runs, never for ``--help``. Text from pages and questions is shown escaped."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
@@ -17,15 +19,20 @@ from deepresearch.errors import DeepResearchError
 
 if TYPE_CHECKING:
     from deepresearch.librarydb.store import LibraryStore
-    from deepresearch.models.library import LibraryHit
+    from deepresearch.models.library import LibraryHit, RunSummary
 
 T = TypeVar("T")
 
 library = typer.Typer(
-    help="Your library: search, show, tag and remove finished runs.", no_args_is_help=True
+    help="Your library: search, show, tag and remove finished runs; import your documents.",
+    no_args_is_help=True,
 )
 tag_app = typer.Typer(help="Tag runs; rename and remove tags.", no_args_is_help=True)
 library.add_typer(tag_app, name="tag")
+collection_app = typer.Typer(
+    help="Your collections of documents: list, rename, remove.", no_args_is_help=True
+)
+library.add_typer(collection_app, name="collection")
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON (one object a line).")]
 RunArg = Annotated[str, typer.Argument(help="The run's id.")]
@@ -63,7 +70,12 @@ def search(
     run: Annotated[str | None, typer.Option(help="Only this run.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     recipe: Annotated[str | None, typer.Option(help="Only runs of this recipe.")] = None,
-    kind: Annotated[str | None, typer.Option(help="Only reports, quotes or claims.")] = None,
+    kind: Annotated[
+        str | None, typer.Option(help="Only reports, quotes, claims or documents.")
+    ] = None,
+    collection: Annotated[
+        str | None, typer.Option(help="Only this collection of your documents.")
+    ] = None,
     limit: Annotated[int, typer.Option(help="At most this many results (1-100).")] = 20,
     json_: Json = False,
 ) -> None:
@@ -79,6 +91,7 @@ def search(
         "tag": tag,
         "recipe": recipe,
         "kind": kind,
+        "collection": collection,
         "limit": limit,
     }
     try:
@@ -107,6 +120,9 @@ def _print_hit(hit: LibraryHit) -> None:
         title = for_terminal(hit.source.title or hit.source.domain)
         typer.echo(f"    source: {title} <{for_terminal(hit.source.url)}>{fetched}")
     tags = f" [{', '.join(hit.run.tags)}]" if hit.run.tags else ""
+    if hit.run.collection is not None:
+        typer.echo(f"    collection: {for_terminal(hit.run.collection)} ({hit.run.run_id}){tags}")
+        return
     question = for_terminal(hit.run.question)
     typer.echo(f"    run: {hit.run.run_id} ({hit.run.finished_at:%Y-%m-%d}) {question}{tags}")
 
@@ -131,6 +147,9 @@ def show(
     if json_:
         typer.echo(summary.model_dump_json(exclude=set() if report else {"report"}))
         return
+    if summary.collection is not None:
+        _print_collection(summary)
+        return
     typer.echo(f"{summary.run_id}  {summary.finished_at:%Y-%m-%d %H:%M}  {summary.recipe}")
     typer.echo(f"question: {for_terminal(summary.question)}")
     typer.echo(f"tags: {', '.join(summary.tags) or '-'}")
@@ -143,6 +162,15 @@ def show(
     if report:
         typer.echo("")
         typer.echo(for_terminal(summary.report, multiline=True))
+
+
+def _print_collection(summary: RunSummary) -> None:
+    name = for_terminal(summary.collection or "")
+    typer.echo(f"{summary.run_id}  {summary.finished_at:%Y-%m-%d %H:%M}  collection {name}")
+    typer.echo(f"tags: {', '.join(summary.tags) or '-'}")
+    typer.echo(f"{len(summary.sources)} documents")
+    for item in summary.sources:
+        typer.echo(f"  {for_terminal(item.title)}  {for_terminal(item.url)}")
 
 
 @library.command("rm")
@@ -206,3 +234,62 @@ def tag_list(json_: Json = False) -> None:
         typer.echo(item.model_dump_json() if json_ else f"{item.runs}\t{for_terminal(item.tag)}")
     if not counted and not json_:
         say("no tags yet: deepresearch library tag add RUN TAG")
+
+
+@library.command("import")
+def import_(
+    directory: Annotated[Path, typer.Argument(help="A folder of your documents.")],
+    collection: Annotated[
+        str, typer.Option("--collection", "-c", help="The new collection's name.")
+    ],
+) -> None:
+    """Import the .md, .txt, .html, .pdf and .docx files under a folder as a collection:
+    searchable with library search, and by runs with --search library."""
+    from deepresearch.core.library_query import normalize_collection
+    from deepresearch.fetch.documents import read_folder
+    from deepresearch.models.library import LOCAL_OWNER
+
+    try:
+        name = normalize_collection(collection)
+        found = read_folder(directory)
+    except DeepResearchError as exc:
+        fail(exc)
+    made = _call(lambda store: store.import_collection(LOCAL_OWNER, name, found.documents))
+    skipped = f" ({len(found.skipped)} files not readable, skipped)" if found.skipped else ""
+    say(f"imported {made.documents} documents into collection {made.name!r}{skipped}")
+
+
+@collection_app.command("list")
+def collection_list(json_: Json = False) -> None:
+    """Your collections, with how many documents each holds."""
+    from deepresearch.models.library import LOCAL_OWNER
+
+    found = _call(lambda store: store.collections(LOCAL_OWNER))
+    for item in found:
+        if json_:
+            typer.echo(item.model_dump_json(exclude={"skipped"}))
+        else:
+            typer.echo(f"{item.documents}\t{for_terminal(item.name)}\t{item.collection_id}")
+    if not found and not json_:
+        say("no collections yet: deepresearch library import DIR --collection NAME")
+
+
+@collection_app.command("rename")
+def collection_rename(
+    old: Annotated[str, typer.Argument(help="The collection's name now.")],
+    new: Annotated[str, typer.Argument(help="Its new name.")],
+) -> None:
+    """Rename a collection."""
+    from deepresearch.models.library import LOCAL_OWNER
+
+    _call(lambda store: store.rename_collection(LOCAL_OWNER, old, new))
+    say(f"renamed collection {old!r} to {new!r}")
+
+
+@collection_app.command("rm")
+def collection_rm(name: Annotated[str, typer.Argument(help="The collection.")]) -> None:
+    """Remove a collection and its documents from your library."""
+    from deepresearch.models.library import LOCAL_OWNER
+
+    docs = _call(lambda store: store.remove_collection(LOCAL_OWNER, name))
+    say(f"removed collection {name!r} ({docs} documents)")

@@ -46,7 +46,7 @@ from deepresearch.recipes.base import Followups
 from deepresearch.replay.base import NoTape, RunTape
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.fanout import OnFailure
-from deepresearch.search.registry import build_search_provider
+from deepresearch.search.registry import LibraryFactory, build_search_provider
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import FetchPolicy, ModelSettings, SettingsGroups
 from deepresearch.settings_values import ROLES, Role
@@ -67,7 +67,8 @@ async def open_context(
     owner: str = LOCAL_OWNER,
 ) -> RunContext:
     """The run's ports; everything opened is closed with ``stack``. ``owner`` is whose
-    library the run looks in first (unless ``use_library`` is off)."""
+    library the run looks in first (unless ``use_library`` is off) and whose library
+    ``--search library`` reads."""
     refuse_in_worker_start()  # a script without a main guard, re-imported by a worker
     tape = tape or NoTape()
     groups = SettingsGroups.of(settings)
@@ -75,7 +76,7 @@ async def open_context(
     ledger = RunLedger()  # the run's changing counts: its failed search providers here
     on_failure = tape.search_failures(search_warnings(bus, ledger.search_errors))
     if search is None:
-        search = build_search(groups, client, on_failure)
+        search = build_search(groups, client, on_failure, library_opener(stack, groups, owner))
     fetcher = await open_fetcher(stack, groups.fetch, fetcher, groups.storage.data_dir)
     search, fetcher = tape.search(search), tape.fetcher(fetcher)
     guard = open_budget(bus, groups)  # its clock starts with the run
@@ -130,12 +131,39 @@ async def open_client(stack: AsyncExitStack, groups: SettingsGroups) -> httpx.As
 
 
 def build_search(
-    groups: SettingsGroups, client: httpx.AsyncClient, on_failure: OnFailure
+    groups: SettingsGroups,
+    client: httpx.AsyncClient,
+    on_failure: OnFailure,
+    library: LibraryFactory | None = None,
 ) -> SearchProvider:
     """The provider(s) ``search`` names; ``on_failure`` hears of one failing among several."""
     return build_search_provider(
-        groups.search, client, data_dir=groups.storage.data_dir, on_failure=on_failure
+        groups.search,
+        client,
+        data_dir=groups.storage.data_dir,
+        library_factory=library,
+        on_failure=on_failure,
     )
+
+
+def library_opener(
+    stack: AsyncExitStack | None, groups: SettingsGroups, owner: str | None
+) -> LibraryFactory:
+    """How the ``library`` provider is built: over ``owner``'s library (None: the local
+    user's) where ``groups.storage`` keeps it, closed with ``stack`` when one is given."""
+
+    def build() -> SearchProvider:
+        from deepresearch.librarydb.engine import open_library
+        from deepresearch.search.library import LibrarySearch
+
+        provider = LibrarySearch(
+            lambda: open_library(groups.storage), owner if owner is not None else LOCAL_OWNER
+        )
+        if stack is not None:
+            stack.callback(provider.close)
+        return provider
+
+    return build
 
 
 async def open_fetcher(

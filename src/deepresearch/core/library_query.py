@@ -23,10 +23,12 @@ MAX_QUERY_CHARS = 500
 #: words beyond this many are not searched (a query is a few keywords, not a page)
 MAX_QUERY_WORDS = 32
 #: the filters a search takes, by name; anything else is refused
-FILTERS = ("since", "until", "domain", "run", "tag", "recipe", "kind", "limit")
+FILTERS = ("since", "until", "domain", "run", "tag", "recipe", "kind", "collection", "limit")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 MAX_TAG_CHARS = 64
+#: about how long a passage of an imported document is, in characters
+PASSAGE_CHARS = 1_200
 
 _WORD = re.compile(r"\w+")
 _TAG = re.compile(r"[\w][\w .:/+-]*")
@@ -71,6 +73,9 @@ def parse_query(text: str | None, filters: Mapping[str, object] | None = None) -
         tag=normalize_tag(str(given["tag"])) if "tag" in given else None,
         recipe=_recipe(given.get("recipe")),
         kind=_kind(given.get("kind")),
+        collection=normalize_collection(str(given["collection"]))
+        if "collection" in given
+        else None,
         limit=_limit(given.get("limit")),
     )
 
@@ -83,10 +88,11 @@ def query_words(text: str) -> list[str]:
     return list(seen)[:MAX_QUERY_WORDS]
 
 
-def fts5_match(words: list[str]) -> str:
-    """An FTS5 MATCH expression that finds rows holding every word: each word a quoted
-    string (FTS5 reads nothing inside double quotes as syntax; a word holds no quote)."""
-    return " ".join(f'"{word}"' for word in words)
+def fts5_match(words: list[str], *, any_word: bool = False) -> str:
+    """An FTS5 MATCH expression that finds rows holding every word (or, ``any_word``, at
+    least one): each word a quoted string (FTS5 reads nothing inside double quotes as
+    syntax; a word holds no quote)."""
+    return (" OR " if any_word else " ").join(f'"{word}"' for word in words)
 
 
 def fts5_any(words: Sequence[str]) -> str:
@@ -99,17 +105,52 @@ def normalize_tag(tag: str) -> str:
     """A tag as stored: NFC, spaces collapsed, lowercased; ``InvalidInput`` when empty,
     longer than ``MAX_TAG_CHARS`` or made of other characters than letters, digits,
     spaces and ``. : / + - _``."""
-    cleaned = clean_text(tag).lower()
+    return _name(tag, "tag", "give a word, like 'energy' or 'q3-review'")
+
+
+def normalize_collection(name: str) -> str:
+    """A collection's name as stored: the rules of a tag (lowercased, at most
+    ``MAX_TAG_CHARS`` characters of letters, digits, spaces and ``. : / + - _``)."""
+    return _name(name, "collection", "give a name, like 'papers' or 'contracts-2026'")
+
+
+def _name(value: str, noun: str, example: str) -> str:
+    cleaned = clean_text(value).lower()
     if not cleaned:
-        raise InvalidInput("the tag is empty", hint="give a word, like 'energy' or 'q3-review'")
+        raise InvalidInput(f"the {noun} name is empty", hint=example)
     if len(cleaned) > MAX_TAG_CHARS:
-        raise InvalidInput(f"a tag is at most {MAX_TAG_CHARS} characters", hint="shorten it")
+        raise InvalidInput(
+            f"a {noun} name is at most {MAX_TAG_CHARS} characters", hint="shorten it"
+        )
     if not _TAG.fullmatch(cleaned):
         raise InvalidInput(
-            f"{cleaned!r} is not a tag",
+            f"{cleaned[:80]!r} is not a {noun} name",
             hint="use letters, digits, spaces and . : / + - _, starting with a letter or digit",
         )
     return cleaned
+
+
+def passages(text: str, *, size: int = PASSAGE_CHARS) -> list[str]:
+    """``text`` (a document) cut into passages of about ``size`` characters at paragraph
+    breaks (a longer paragraph at line or word breaks): what a collection's search finds
+    and shows, one row each."""
+    pieces: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = paragraph.strip()
+        while len(paragraph) > size:
+            cut = max(paragraph.rfind("\n", 0, size), paragraph.rfind(" ", 0, size))
+            cut = cut if cut > size // 2 else size
+            pieces.append(paragraph[:cut].strip())
+            paragraph = paragraph[cut:].strip()
+        if paragraph:
+            pieces.append(paragraph)
+    out: list[str] = []
+    for piece in pieces:
+        if out and len(out[-1]) + len(piece) + 2 <= size:
+            out[-1] = f"{out[-1]}\n\n{piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def best_lines(text: str, words: list[str], *, most: int = 2, width: int = 300) -> str:

@@ -1,8 +1,9 @@
-"""Turn fetched bytes into clean text: HTML main text, PDF text, or plain text / markdown.
+"""Turn fetched bytes into clean text: HTML main text, PDF text, Word (.docx) text, or
+plain text / markdown.
 
 ``extract`` picks the extractor from the content type and the bytes themselves;
-``extract_html``, ``extract_pdf`` and ``extract_plain`` are pure functions over text or
-bytes. Every result is cleaned the same way (whitespace collapsed within lines, paragraphs
+``extract_html``, ``extract_pdf``, ``extract_docx`` and ``extract_plain`` are pure
+functions over text or bytes. Every result is cleaned the same way (whitespace collapsed within lines, paragraphs
 separated by one blank line, invisible characters dropped) and capped to ``max_chars`` at
 a sentence or word boundary.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import codecs
 import copy
+import io
 import json
 import logging
 import re
@@ -43,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from trafilatura import metadata as tf_metadata
 from trafilatura.settings import set_date_params
 
-from deepresearch.errors import FetchBlocked
+from deepresearch.errors import FetchBlocked, FetchError
 from deepresearch.fetch.base import FetchedPage
 from deepresearch.fetch.pdf_sandbox import read_pdf
 from deepresearch.injection import decode_tags
@@ -70,6 +72,7 @@ _WIDER_RATIO = 0.2
 _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown", "text/csv")
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml")
 _TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".text", ".rst", ".csv")
+DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 # chrome that never carries an article's text, dropped by the lxml fallback
 _FALLBACK_DROP = (
     "script",
@@ -170,6 +173,8 @@ def extract(page: FetchedPage, *, max_chars: int) -> ExtractedDoc:
     data = page.content
     if data.lstrip()[:5] == b"%PDF-" or media_type == "application/pdf":
         return extract_pdf(data, max_chars)
+    if media_type == DOCX_TYPE:
+        return extract_docx(data, max_chars)
     header_charset = charset_from_content_type(page.content_type)
     if media_type in _HTML_TYPES or (media_type not in _TEXT_TYPES and _looks_like_html(data)):
         html = decode_html(data, header_charset)
@@ -554,6 +559,47 @@ def extract_pdf(data: bytes, max_chars: int, *, max_pages: int = MAX_PDF_PAGES) 
         kind="pdf",
         hidden_text=decode_tags(result.text)[:MAX_HIDDEN_CHARS],
     )
+
+
+# --- Word -------------------------------------------------------------------------------
+
+
+def extract_docx(data: bytes, max_chars: int) -> ExtractedDoc:
+    """The paragraphs and table cells of a Word (.docx) document, in order, and its title
+    (the document's title property, else its first Title or Heading 1 paragraph).
+
+    Read with python-docx (the library the DOCX export writes with). Raises FetchError
+    when the bytes are not a readable .docx."""
+    _check_max(max_chars)
+    import zipfile
+
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+        blocks = [p.text for p in document.paragraphs]
+        for table in document.tables:
+            for row in table.rows:
+                blocks.append(" | ".join(cell.text for cell in row.cells))
+        title = document.core_properties.title or _docx_heading(document)
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.LxmlError) as exc:
+        raise FetchError(f"not a readable .docx document ({type(exc).__name__})") from None
+    raw = "\n\n".join(block for block in blocks if block.strip())
+    return ExtractedDoc(
+        text=truncate(clean_text(raw), max_chars),
+        title=_one_line(title or ""),
+        kind="text",
+        hidden_text=decode_tags(raw)[:MAX_HIDDEN_CHARS],
+    )
+
+
+def _docx_heading(document: Any) -> str:
+    for paragraph in document.paragraphs:
+        style = getattr(paragraph.style, "name", "") or ""
+        if style in ("Title", "Heading 1") and paragraph.text.strip():
+            return str(paragraph.text)
+    return ""
 
 
 # --- plain text ------------------------------------------------------------------------

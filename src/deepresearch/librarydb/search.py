@@ -61,6 +61,8 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
         r.c.question,
         r.c.recipe,
         r.c.finished_at,
+        r.c.collection,
+        s.c.source_id,
         s.c.url,
         s.c.title,
         s.c.domain,
@@ -72,7 +74,7 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
     if conn.dialect.name == "postgresql":
         # the owner's matches first, through the GIN index alone (materialized: the
         # planner may otherwise walk the owner's runs and test every item's tsvector)
-        tsquery = func.plainto_tsquery(PG_CONFIG, bindparam("words", " ".join(query.words)))
+        tsquery = _tsquery(query)
         vector: ColumnElement[Any] = literal_column("library_items.tsv")
         matches = (
             select(i.c.id, func.ts_rank(vector, tsquery, type_=Float).label("score"))
@@ -91,7 +93,9 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
             select(*columns, literal_column(f"-{FTS_TABLE}.rank", Float).label("score"))
             .select_from(joined.join(fts, literal_column(f"{FTS_TABLE}.rowid") == i.c.id))
             .where(
-                literal_column(FTS_TABLE).op("MATCH")(bindparam("match", fts5_match(query.words)))
+                literal_column(FTS_TABLE).op("MATCH")(
+                    bindparam("match", fts5_match(query.words, any_word=query.match == "any"))
+                )
             )
             .order_by(literal_column(f"{FTS_TABLE}.rank"), i.c.id)
         )
@@ -178,6 +182,21 @@ def _shelved(m: Any) -> ShelvedQuote:
     )
 
 
+def _tsquery(query: LibraryQuery) -> ColumnElement[Any]:
+    """Every word (``plainto_tsquery`` of them all), or any one (the ``||`` of one
+    ``plainto_tsquery`` a word); each word a bound parameter, never query syntax."""
+    if query.match == "all":
+        return func.plainto_tsquery(PG_CONFIG, bindparam("words", " ".join(query.words)))
+    parts = [
+        func.plainto_tsquery(PG_CONFIG, bindparam(f"word{n}", word))
+        for n, word in enumerate(query.words)
+    ]
+    combined: ColumnElement[Any] = parts[0]
+    for part in parts[1:]:
+        combined = combined.op("||")(part)
+    return combined
+
+
 def _filtered(stmt: Select[Any], owner: str, query: LibraryQuery) -> Select[Any]:
     if query.since is not None:
         stmt = stmt.where(r.c.finished_at >= query.since)
@@ -191,6 +210,8 @@ def _filtered(stmt: Select[Any], owner: str, query: LibraryQuery) -> Select[Any]
         stmt = stmt.where(r.c.recipe == query.recipe)
     if query.kind is not None:
         stmt = stmt.where(i.c.kind == query.kind)
+    if query.collection is not None:
+        stmt = stmt.where(r.c.collection == query.collection)
     if query.tag is not None:
         stmt = stmt.where(
             exists().where(
@@ -222,12 +243,16 @@ def _hit(m: Any, query: LibraryQuery, tags: dict[str, list[str]]) -> LibraryHit:
     source = None
     if m["url"] is not None:
         source = HitSource(
-            url=m["url"], title=m["title"], domain=m["domain"], fetched_at=aware(m["fetched_at"])
+            url=m["url"],
+            title=m["title"],
+            domain=m["domain"],
+            fetched_at=aware(m["fetched_at"]),
+            source_id=m["source_id"],
         )
     return LibraryHit(
         kind=kind,
         item_id=m["item_id"],
-        text=best_lines(m["text"], query.words) if kind == "report" else m["text"],
+        text=best_lines(m["text"], query.words) if kind in ("report", "document") else m["text"],
         claim=m["claim"],
         source=source,
         run=HitRun(
@@ -236,5 +261,6 @@ def _hit(m: Any, query: LibraryQuery, tags: dict[str, list[str]]) -> LibraryHit:
             recipe=m["recipe"],
             finished_at=aware(m["finished_at"]) or utcnow(),
             tags=tags.get(m["run_id"], []),
+            collection=m["collection"],
         ),
     )

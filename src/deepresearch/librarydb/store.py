@@ -8,15 +8,17 @@ Search is ``librarydb/search.py``; the rules of a query are ``core/library_query
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, delete, exists, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from deepresearch.core.library_query import normalize_tag
+from deepresearch.core.library_query import normalize_collection, normalize_tag
 from deepresearch.errors import InvalidInput, RunNotFound
+from deepresearch.librarydb import collections as _collections
 from deepresearch.librarydb import search as _search
 from deepresearch.librarydb.tables import (
     library_items,
@@ -26,9 +28,12 @@ from deepresearch.librarydb.tables import (
     library_texts,
 )
 from deepresearch.models.library import (
+    CollectionSummary,
     HitSource,
+    LibraryDocument,
     LibraryEntry,
     LibraryHit,
+    LibraryPage,
     LibraryQuery,
     LibrarySource,
     RunSummary,
@@ -124,19 +129,54 @@ class LibraryStore(Transactions):
         with self._write() as conn:
             if not _has_run(conn, owner, run_id):
                 raise not_in_library(run_id)
-            old = _text_hashes(conn, owner, run_id)
-            _clear_run(conn, owner, run_id)
-            conn.execute(
-                delete(library_tags).where(
-                    library_tags.c.owner == owner, library_tags.c.run_id == run_id
-                )
+            _remove_run(conn, owner, run_id)
+
+    # collections of your own documents --------------------------------------------------
+
+    def import_collection(
+        self, owner: str, name: str, documents: Sequence[LibraryDocument]
+    ) -> CollectionSummary:
+        """Add ``documents`` to ``owner``'s library as the new collection ``name``, in one
+        transaction. ``InvalidInput`` when the name is taken or there is no document."""
+        name = normalize_collection(name)
+        if not documents:
+            raise InvalidInput(
+                "there is no document to import", hint="import .md, .txt, .html, .pdf or .docx"
             )
-            conn.execute(
-                delete(library_runs).where(
-                    library_runs.c.owner == owner, library_runs.c.run_id == run_id
-                )
-            )
-            _collect_texts(conn, old)
+        now = self.clock()
+        run_id = f"col-{uuid.uuid4().hex[:12]}"
+        with self._write() as conn:
+            _collections.refuse_taken(conn, owner, name)
+            texts = _collections.insert_collection(conn, owner, run_id, name, documents, now)
+            dialect = sqlite if self.sqlite else postgresql
+            conn.execute(dialect.insert(library_texts).on_conflict_do_nothing(), texts)
+        return CollectionSummary(
+            name=name, collection_id=run_id, documents=len(documents), added_at=now
+        )
+
+    def collections(self, owner: str) -> list[CollectionSummary]:
+        """``owner``'s collections by name, with how many documents each holds."""
+        with self._read() as conn:
+            return _collections.listed(conn, owner)
+
+    def rename_collection(self, owner: str, old: str, new: str) -> None:
+        """Rename collection ``old``; ``RunNotFound`` when there is none, ``InvalidInput``
+        when ``new`` is taken."""
+        old, new = normalize_collection(old), normalize_collection(new)
+        with self._write() as conn:
+            _collections.rename(conn, owner, old, new)
+
+    def remove_collection(self, owner: str, name: str) -> int:
+        """Remove collection ``name`` with its documents and passages (search stops
+        finding them when this returns); how many documents it held."""
+        name = normalize_collection(name)
+        with self._write() as conn:
+            run_id = _collections.collection_run(conn, owner, name)
+            if run_id is None:
+                raise _collections.no_collection(name)
+            documents = len(_text_hashes(conn, owner, run_id))
+            _remove_run(conn, owner, run_id)
+            return documents
 
     # reading ----------------------------------------------------------------------------
 
@@ -156,17 +196,52 @@ class LibraryStore(Transactions):
         with self._read() as conn:
             return _search.latest_page(conn, owner, url)
 
+    def find_pages(self, owner: str, query: LibraryQuery) -> list[LibraryPage]:
+        """The distinct pages and documents (by URL) whose quotes, claims or passages
+        match ``query``, best first, each with its stored text (at most ``query.limit``
+        items are searched)."""
+        with self._read() as conn:
+            hits = _search.search(conn, owner, query)
+            best: dict[str, LibraryHit] = {}
+            for hit in hits:
+                if hit.source is not None and hit.source.source_id is not None:
+                    best.setdefault(hit.source.url, hit)
+            pages = []
+            for hit in best.values():
+                assert hit.source is not None
+                text = conn.execute(
+                    select(library_texts.c.text)
+                    .join(
+                        library_sources,
+                        library_texts.c.sha256 == library_sources.c.text_sha256,
+                    )
+                    .where(
+                        library_sources.c.owner == owner,
+                        library_sources.c.run_id == hit.run.run_id,
+                        library_sources.c.source_id == hit.source.source_id,
+                    )
+                ).scalar()
+                if text:
+                    pages.append(LibraryPage(hit=hit, text=text))
+            return pages
+
     def show(self, owner: str, run_id: str) -> RunSummary:
-        """What the library holds of run ``run_id``; ``RunNotFound`` when nothing."""
+        """What the library holds of run ``run_id`` (or of the collection of that name);
+        ``RunNotFound`` when nothing."""
         with self._read() as conn:
             run = conn.execute(
-                select(library_runs).where(
-                    library_runs.c.owner == owner, library_runs.c.run_id == run_id
+                select(library_runs)
+                .where(
+                    library_runs.c.owner == owner,
+                    (library_runs.c.run_id == run_id) | (library_runs.c.collection == run_id),
                 )
+                # a run of that id before a collection of that name
+                .order_by(library_runs.c.collection.is_not(None))
             ).first()
             if run is None:
                 raise not_in_library(run_id)
             m = run._mapping
+            run_id = m["run_id"]
             counts: dict[str, int] = dict(
                 conn.execute(
                     select(library_items.c.kind, func.count())
@@ -198,6 +273,7 @@ class LibraryStore(Transactions):
                 quotes=int(counts.get("quote", 0)),
                 claims=int(counts.get("claim", 0)),
                 report=report or "",
+                collection=m["collection"],
             )
 
     def page(self, owner: str, run_id: str, source_id: str) -> LibrarySource:
@@ -230,10 +306,13 @@ class LibraryStore(Transactions):
         )
 
     def counts(self, owner: str) -> dict[str, int]:
-        """How many runs, sources, quotes and claims ``owner``'s library holds."""
+        """How many runs, sources (pages and imported documents), quotes and claims
+        ``owner``'s library holds (its collections: :meth:`collections`)."""
         with self._read() as conn:
             runs = conn.execute(
-                select(func.count()).select_from(library_runs).where(library_runs.c.owner == owner)
+                select(func.count())
+                .select_from(library_runs)
+                .where(library_runs.c.owner == owner, library_runs.c.collection.is_(None))
             ).scalar_one()
             sources = conn.execute(
                 select(func.count())
@@ -331,6 +410,19 @@ class LibraryStore(Transactions):
         return [TagCount(tag=tag, runs=int(runs)) for tag, runs in rows]
 
 
+def _remove_run(conn: Connection, owner: str, run_id: str) -> None:
+    """A run's (or a collection's) rows, its tags, and the texts no one else holds."""
+    old = _text_hashes(conn, owner, run_id)
+    _clear_run(conn, owner, run_id)
+    conn.execute(
+        delete(library_tags).where(library_tags.c.owner == owner, library_tags.c.run_id == run_id)
+    )
+    conn.execute(
+        delete(library_runs).where(library_runs.c.owner == owner, library_runs.c.run_id == run_id)
+    )
+    _collect_texts(conn, old)
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -392,7 +484,11 @@ def _no_tag(tag: str) -> RunNotFound:
 
 def _hit_source(m: Any) -> HitSource:
     return HitSource(
-        url=m["url"], title=m["title"], domain=m["domain"], fetched_at=aware(m["fetched_at"])
+        url=m["url"],
+        title=m["title"],
+        domain=m["domain"],
+        fetched_at=aware(m["fetched_at"]),
+        source_id=m["source_id"],
     )
 
 

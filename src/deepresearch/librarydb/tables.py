@@ -45,7 +45,11 @@ library_runs = Table(
     Column("kind", String(32), nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=False),
     Column("added_at", DateTime(timezone=True), nullable=False),
+    #: a collection of imported documents (``library import``) is a row here too, with
+    #: its name; None for a run
+    Column("collection", String(64)),
     Index("ix_library_runs_owner_finished", "owner", "finished_at"),
+    Index("ix_library_runs_owner_collection", "owner", "collection", unique=True),
 )
 
 library_texts = Table(
@@ -82,7 +86,7 @@ library_items = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("owner", String(64), nullable=False),
     Column("run_id", String(64), nullable=False),
-    Column("kind", String(8), nullable=False),
+    Column("kind", String(8), nullable=False),  # models.library.ItemKind
     Column("item_id", String(64), nullable=False),
     Column("source_id", String(64)),
     Column("text", Text, nullable=False),

@@ -543,9 +543,10 @@ def add_list_runs(server: MCPServer, backend: Backend) -> None:
 #: the ``search_library`` tool's description, which the client's model reads
 SEARCH_LIBRARY_DESCRIPTION = (
     "Search what your earlier runs found: full text over their reports, verified quotes and "
-    "claims. Each result has the text, its source (URL, title, when the page was read) and "
-    "its run (id, question, date, tags). Filters: since and until (YYYY-MM-DD), domain, "
-    "run, tag, recipe, kind (report, quote or claim); limit 1-100."
+    "claims, and the documents you imported. Each result has the text, its source (URL, "
+    "title, when the page was read) and its run (id, question, date, tags) or collection. "
+    "Filters: since and until (YYYY-MM-DD), domain, run, tag, recipe, kind (report, quote, "
+    "claim or document), collection; limit 1-100."
 )
 
 
@@ -569,6 +570,7 @@ def add_search_library(server: MCPServer, backend: Backend) -> None:
         tag: str | None = None,
         recipe: str | None = None,
         kind: ItemKind | None = None,
+        collection: str | None = None,
         limit: int = 10,
     ) -> LibraryResults:
         filters = {
@@ -579,6 +581,7 @@ def add_search_library(server: MCPServer, backend: Backend) -> None:
             "tag": tag,
             "recipe": recipe,
             "kind": kind,
+            "collection": collection,
             "limit": limit,
         }
         try:  # the rules of every front end

@@ -9,8 +9,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-#: what a library item is: a run's report, a verified quote, or a claim of the run
-ItemKind = Literal["report", "quote", "claim"]
+#: what a library item is: a run's report, a verified quote, a claim of the run, or a
+#: passage of a document imported into a collection
+ItemKind = Literal["report", "quote", "claim", "document"]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
 
 
@@ -75,7 +76,11 @@ class LibraryQuery(BaseModel):
     tag: str | None = None
     recipe: str | None = None
     kind: ItemKind | None = None
+    collection: str | None = None
     limit: int = 20
+    #: "all": an item holds every word (``library search``); "any": at least one, the
+    #: best first (the ``library`` search provider, whose queries are a planner's)
+    match: Literal["all", "any"] = "all"
 
 
 class HitSource(BaseModel):
@@ -83,6 +88,8 @@ class HitSource(BaseModel):
     title: str
     domain: str
     fetched_at: datetime | None = None
+    #: its id in its run (the stored text: ``library show RUN --source ID``)
+    source_id: str | None = None
 
 
 class HitRun(BaseModel):
@@ -91,6 +98,8 @@ class HitRun(BaseModel):
     recipe: str
     finished_at: datetime
     tags: list[str] = Field(default_factory=list)
+    #: the collection's name when this "run" is a collection of imported documents
+    collection: str | None = None
 
 
 class LibraryHit(BaseModel):
@@ -103,6 +112,14 @@ class LibraryHit(BaseModel):
     claim: str = ""
     source: HitSource | None = None
     run: HitRun
+
+
+class LibraryPage(BaseModel):
+    """A stored page (or imported document) a search found, with its text: what the
+    ``library`` search provider hands a run instead of fetching the page."""
+
+    hit: LibraryHit
+    text: str
 
 
 class RunSummary(BaseModel):
@@ -119,6 +136,28 @@ class RunSummary(BaseModel):
     quotes: int = 0
     claims: int = 0
     report: str = ""
+    #: the collection's name when this is a collection of imported documents
+    collection: str | None = None
+
+
+class LibraryDocument(BaseModel):
+    """A document of your own read for a collection (``library import``)."""
+
+    path: str
+    title: str
+    kind: str = "text"
+    text: str
+
+
+class CollectionSummary(BaseModel):
+    """A named collection of imported documents in a library."""
+
+    name: str
+    collection_id: str = Field(description="its id: library show and --run take it")
+    documents: int
+    added_at: datetime
+    #: the files an import could not read (unreadable, without text, too large)
+    skipped: list[str] = Field(default_factory=list)
 
 
 class ShelvedQuote(BaseModel):

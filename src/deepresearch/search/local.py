@@ -1,4 +1,4 @@
-"""Search a local folder of documents (.md, .txt, .html/.htm, .pdf) with SQLite FTS5.
+"""Search a local folder of documents (.md, .txt, .html/.htm, .pdf, .docx) with SQLite FTS5.
 
 The index lives in one SQLite file: ``docs`` is an FTS5 table (path, title, text) ranked
 with ``bm25()``, ``files`` remembers each file's mtime and size so re-indexing only reads
@@ -21,18 +21,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from deepresearch.errors import ConfigError, FetchError, ProviderUnavailable
-from deepresearch.fetch.extract import (
-    ExtractedDoc,
-    decode_html,
-    decode_text,
-    extract_html,
-    extract_pdf,
-    extract_plain,
-)
+from deepresearch.errors import ConfigError, ProviderUnavailable
+from deepresearch.fetch.documents import DOCUMENT_SUFFIXES, read_document
+from deepresearch.fetch.extract import ExtractedDoc
 from deepresearch.models import SearchHit
 
-SUFFIXES = frozenset({".md", ".markdown", ".txt", ".html", ".htm", ".pdf"})
+SUFFIXES = DOCUMENT_SUFFIXES
 #: stored text per document; the run applies its own, smaller ``max_text_chars`` later
 MAX_CONTENT_CHARS = 200_000
 MAX_QUERY_TERMS = 32
@@ -112,7 +106,7 @@ class LocalSearch:
         if not self.corpus_dir.is_dir():
             raise ConfigError(
                 f"corpus folder not found: {self.corpus_dir}",
-                hint="point corpus_dir at a folder of .md, .txt, .html or .pdf files",
+                hint="point corpus_dir at a folder of .md, .txt, .html, .pdf or .docx files",
             )
         try:
             stats = self._build()
@@ -239,15 +233,4 @@ class LocalSearch:
 
 def _read(path: Path) -> ExtractedDoc | None:
     """The document's text and title, or None when it cannot be read or has no text."""
-    try:
-        data = path.read_bytes()
-        suffix = path.suffix.lower()
-        if suffix == ".pdf":
-            doc = extract_pdf(data, MAX_CONTENT_CHARS)
-        elif suffix in (".html", ".htm"):
-            doc = extract_html(decode_html(data), None, MAX_CONTENT_CHARS)
-        else:
-            doc = extract_plain(decode_text(data), MAX_CONTENT_CHARS)
-    except (OSError, FetchError):
-        return None
-    return doc if doc.text else None
+    return read_document(path, MAX_CONTENT_CHARS)

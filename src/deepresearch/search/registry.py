@@ -37,6 +37,9 @@ if TYPE_CHECKING:  # settings imports this module for the provider names
     from deepresearch.search.fanout import OnFailure
 
 LocalFactory = Callable[[Path], "SearchProvider"]
+#: builds the ``library`` provider over the run owner's library (the composition root
+#: knows the owner and where the library is stored; this module reads no Storage)
+LibraryFactory = Callable[[], "SearchProvider"]
 _NO_KEY = "or use --search duckduckgo, which needs no key"
 
 
@@ -96,6 +99,7 @@ class _Build:
     data_dir: Path
     client: httpx.AsyncClient
     local_factory: LocalFactory | None
+    library_factory: LibraryFactory | None = None
 
     @property
     def options(self) -> HttpOptions:
@@ -264,6 +268,15 @@ def _local(b: _Build) -> SearchProvider:
     return LocalSearch(corpus, index_path(b.data_dir, corpus))
 
 
+def _library(b: _Build) -> SearchProvider:
+    if b.library_factory is None:
+        raise ConfigError(
+            "the library search provider is not available here",
+            hint="use it for runs: deepresearch run QUESTION --search library",
+        )
+    return b.library_factory()
+
+
 def _none(b: _Build) -> SearchProvider:
     from deepresearch.search.none import NoSearch
 
@@ -315,6 +328,9 @@ PROVIDERS: dict[str, Provider] = {
         needs=("anthropic_api_key",),
     ),
     "local": Provider("your own folder of documents (--corpus)", _local, needs=("corpus_dir",)),
+    "library": Provider(
+        "your library: imported collections and the pages past runs quoted", _library
+    ),
     "none": Provider("no search: the model's knowledge only", _none),
 }
 PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDERS)
@@ -355,16 +371,18 @@ def build_search_providers(
     *,
     data_dir: Path,
     local_factory: LocalFactory | None = None,
+    library_factory: LibraryFactory | None = None,
 ) -> list[SearchProvider]:
     """Every provider ``settings.search`` names, each configured from ``settings`` (a local
-    corpus's index lives in ``data_dir``)."""
+    corpus's index lives in ``data_dir``; ``library_factory`` builds the ``library``
+    provider)."""
     try:
         names = parse_search(settings.search)
     except ValueError as exc:
         raise ConfigError(
             str(exc), hint=f"check --search; providers: {', '.join(PROVIDER_NAMES)}"
         ) from None
-    build = _Build(settings, data_dir, client, local_factory)
+    build = _Build(settings, data_dir, client, local_factory, library_factory)
     return [PROVIDERS[name].build(build) for name in names]
 
 
@@ -374,13 +392,18 @@ def build_search_provider(
     *,
     data_dir: Path,
     local_factory: LocalFactory | None = None,
+    library_factory: LibraryFactory | None = None,
     on_failure: OnFailure | None = None,
 ) -> SearchProvider:
     """The provider ``settings.search`` names, or a ``FanOutSearch`` over several.
 
     ``on_failure`` hears about a provider that failed while the others answered."""
     providers = build_search_providers(
-        settings, client, data_dir=data_dir, local_factory=local_factory
+        settings,
+        client,
+        data_dir=data_dir,
+        local_factory=local_factory,
+        library_factory=library_factory,
     )
     if len(providers) == 1:
         return providers[0]

@@ -77,7 +77,7 @@ def _library(request: Request) -> LibraryStore:
     return state.library
 
 
-async def _call(request: Request, action: Callable[[LibraryStore], T]) -> T:
+async def library_call(request: Request, action: Callable[[LibraryStore], T]) -> T:
     """``action`` on the library off the event loop, its refusals as problems."""
     store = _library(request)
     try:
@@ -93,7 +93,7 @@ async def _call(request: Request, action: Callable[[LibraryStore], T]) -> T:
 @library_router.get("", response_model=LibraryCounts, responses=PROBLEMS, summary="Your library")
 async def counts(request: Request, who: CallerDep) -> LibraryCounts:
     """How many runs, sources, verified quotes and claims your library holds."""
-    found = await _call(request, lambda store: store.counts(who.owner))
+    found = await library_call(request, lambda store: store.counts(who.owner))
     return LibraryCounts(**found)
 
 
@@ -101,12 +101,12 @@ async def counts(request: Request, who: CallerDep) -> LibraryCounts:
     "/search", response_model=SearchResults, responses=PROBLEMS, summary="Search your library"
 )
 async def search(request: Request, who: CallerDep) -> SearchResults:
-    """Full-text search over your runs' reports, verified quotes and claims. Query
-    parameters: ``q`` (the words, required, at most 500 characters) and the filters
-    ``since``, ``until`` (YYYY-MM-DD or an ISO time), ``domain``, ``run``, ``tag``,
-    ``recipe``, ``kind`` (report, quote, claim) and ``limit`` (1-100, default 20). Any
-    other parameter is a 400. Each result has its text, its source (URL, title, when the
-    page was read) and its run."""
+    """Full-text search over your runs' reports, verified quotes and claims, and your
+    collections' documents. Query parameters: ``q`` (the words, required, at most 500
+    characters) and the filters ``since``, ``until`` (YYYY-MM-DD or an ISO time),
+    ``domain``, ``run``, ``tag``, ``recipe``, ``kind`` (report, quote, claim, document),
+    ``collection`` and ``limit`` (1-100, default 20). Any other parameter is a 400. Each
+    result has its text, its source (URL, title, when the page was read) and its run."""
     params = request.query_params
     unknown = sorted({name for name in params if name != "q" and name not in FILTERS})
     if unknown:
@@ -123,7 +123,7 @@ async def search(request: Request, who: CallerDep) -> SearchResults:
         query = parse_query(params.get("q"), filters)
     except InvalidInput as exc:
         raise ApiProblem(400, exc.message, kind="invalid-query", hint=exc.hint) from None
-    hits = await _call(request, lambda store: store.search(who.owner, query))
+    hits = await library_call(request, lambda store: store.search(who.owner, query))
     return SearchResults(query=query.text, results=hits)
 
 
@@ -132,7 +132,7 @@ async def search(request: Request, who: CallerDep) -> SearchResults:
 )
 async def show(run_id: str, request: Request, who: CallerDep) -> RunSummary:
     """The run's question, tags, sources (with when each was read), counts and report."""
-    return await _call(request, lambda store: store.show(who.owner, run_id))
+    return await library_call(request, lambda store: store.show(who.owner, run_id))
 
 
 @library_router.get(
@@ -143,7 +143,7 @@ async def show(run_id: str, request: Request, who: CallerDep) -> RunSummary:
 )
 async def page(run_id: str, source_id: str, request: Request, who: CallerDep) -> LibrarySource:
     """The page's stored text: what every quote of the run was verified against."""
-    return await _call(request, lambda store: store.page(who.owner, run_id, source_id))
+    return await library_call(request, lambda store: store.page(who.owner, run_id, source_id))
 
 
 @library_router.delete(
@@ -152,7 +152,7 @@ async def page(run_id: str, source_id: str, request: Request, who: CallerDep) ->
 async def remove(run_id: str, request: Request, who: CallerDep) -> Response:
     """Its report, quotes, claims, sources and tags; search stops finding them at once.
     The job and its report stay (``/v1/research/{id}``)."""
-    await _call(request, lambda store: store.remove(who.owner, run_id))
+    await library_call(request, lambda store: store.remove(who.owner, run_id))
     return Response(status_code=204)
 
 
@@ -161,7 +161,7 @@ async def remove(run_id: str, request: Request, who: CallerDep) -> Response:
 )
 async def tag(run_id: str, body: TagsBody, request: Request, who: CallerDep) -> RunTags:
     """Add tags (letters, digits, spaces and ``. : / + - _``; stored lowercased)."""
-    tags = await _call(request, lambda store: store.tag(who.owner, run_id, body.tags))
+    tags = await library_call(request, lambda store: store.tag(who.owner, run_id, body.tags))
     return RunTags(run_id=run_id, tags=tags)
 
 
@@ -169,21 +169,21 @@ async def tag(run_id: str, body: TagsBody, request: Request, who: CallerDep) -> 
     "/runs/{run_id}/tags/{tag}", response_model=RunTags, responses=PROBLEMS, summary="Untag a run"
 )
 async def untag(run_id: str, tag: str, request: Request, who: CallerDep) -> RunTags:
-    tags = await _call(request, lambda store: store.untag(who.owner, run_id, tag))
+    tags = await library_call(request, lambda store: store.untag(who.owner, run_id, tag))
     return RunTags(run_id=run_id, tags=tags)
 
 
 @library_router.get("/tags", response_model=TagsView, responses=PROBLEMS, summary="Your tags")
 async def tags(request: Request, who: CallerDep) -> TagsView:
     """Your tags, with how many runs have each, most used first."""
-    return TagsView(tags=await _call(request, lambda store: store.tags(who.owner)))
+    return TagsView(tags=await library_call(request, lambda store: store.tags(who.owner)))
 
 
 @library_router.post(
     "/tags/{tag}/rename", response_model=TagChange, responses=PROBLEMS, summary="Rename a tag"
 )
 async def rename(tag: str, body: RenameBody, request: Request, who: CallerDep) -> TagChange:
-    runs = await _call(request, lambda store: store.rename_tag(who.owner, tag, body.to))
+    runs = await library_call(request, lambda store: store.rename_tag(who.owner, tag, body.to))
     return TagChange(runs=runs)
 
 
@@ -192,4 +192,4 @@ async def rename(tag: str, body: RenameBody, request: Request, who: CallerDep) -
 )
 async def drop(tag: str, request: Request, who: CallerDep) -> TagChange:
     """The tag, from every run that has it."""
-    return TagChange(runs=await _call(request, lambda store: store.drop_tag(who.owner, tag)))
+    return TagChange(runs=await library_call(request, lambda store: store.drop_tag(who.owner, tag)))

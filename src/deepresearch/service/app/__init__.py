@@ -31,6 +31,7 @@ from deepresearch.librarydb.store import LibraryStore
 from deepresearch.service import problems
 from deepresearch.service.app.jobs import Runtime, ServerJobChecks, page_texts, worker_pool
 from deepresearch.service.db import open_database
+from deepresearch.service.library_collections import collections_router
 from deepresearch.service.library_routes import library_router
 from deepresearch.service.middleware import BodyCap, HeadAsGet, HeaderCap, SecurityHeaders
 from deepresearch.service.notify import Notifier
@@ -111,6 +112,8 @@ def create_app(
     app.include_router(router)
     app.include_router(library_router)
     app.include_router(watch_router)
+
+    app.include_router(collections_router)
     mcp = mount_mcp(app, settings)  # the MCP server at /mcp, behind the same keys
     mount_web_page(app)  # the web page at / and its assets under /web/
 

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 from langchain_core.language_models import BaseChatModel
 
+from deepresearch.compose.ports import library_opener
 from deepresearch.errors import DeepResearchError, RunNotFound
 from deepresearch.events import Sink
 from deepresearch.export.formats import render_text
@@ -36,7 +37,7 @@ from deepresearch.service.preflight import Check, Preflight
 from deepresearch.service.store import JobStore
 from deepresearch.service.worker import Resume, WorkerPool
 from deepresearch.settings import Settings
-from deepresearch.settings_groups import ModelSettings, ServiceSettings
+from deepresearch.settings_groups import ModelSettings, ServiceSettings, SettingsGroups
 from deepresearch.settings_values import Role
 
 
@@ -131,7 +132,12 @@ class ServerJobChecks:
 
         def search(job: Settings) -> object:
             return build_search_provider(
-                job, client, data_dir=job.data_dir, local_factory=_no_index
+                job,
+                client,
+                data_dir=job.data_dir,
+                local_factory=_no_index,
+                # built to be checked, never searched: it opens nothing
+                library_factory=library_opener(None, SettingsGroups.of(job), None),
             )
 
         def role_models(job: Settings) -> object:

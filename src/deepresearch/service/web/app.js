@@ -1,5 +1,5 @@
-// The page: Ask (#/), a run (#/runs/{id}: live view, then the report) and History
-// (#/history). Plain ES modules, no build step, nothing loaded from anywhere but this
+// The page: Ask (#/), a run (#/runs/{id}: live view, then the report), History
+// (#/history) and the Library (#/library). Plain ES modules, no build step, nothing loaded from anywhere but this
 // service; every piece of text from the API goes into the page as text.
 
 import { ApiError, api, apiUrl, auth, authHeaders, idempotencyKey, readProblem } from "./api.js";
@@ -12,17 +12,19 @@ import { threadBox } from "./thread.js";
 import { InputPanel } from "./input.js";
 import { eventData } from "./events.js";
 import { RunWatch } from "./watch.js";
+import { LibraryView } from "./library.js";
 
 const ACTIVE = new Set(["QUEUED", "RUNNING"]);
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED", "EXPIRED"]);
 const MODEL_PATTERN = /^(none|[a-z0-9_-]+:[\w./:@-]+)$/;
 const $ = (id) => document.getElementById(id);
 
-const views = ["ask", "run", "history", "key"];
+const views = ["ask", "run", "history", "library", "key"];
 let currentView = "ask";
 let run = null; // the open run: {id, stream, watch, report, token}
 let flash = ""; // a note for the next run view ("you already had a run")
 let navigated = false;
+let library = null; // the library view, made at start
 
 // ---- views and routing ------------------------------------------------------------------
 
@@ -49,6 +51,10 @@ function route() {
     document.title = "History · deepresearch";
     showView("history");
     loadHistory();
+  } else if (hash === "#/library") {
+    document.title = "Library · deepresearch";
+    showView("library");
+    library.load();
   } else {
     document.title = "deepresearch";
     showView("ask");
@@ -489,6 +495,13 @@ function start() {
   $("ask-form").addEventListener("submit", submitQuestion);
   $("key-form").addEventListener("submit", submitKey);
   $("history-more").addEventListener("click", () => loadHistory(true));
+  library = new LibraryView({
+    form: $("library-form"),
+    results: $("library-results"),
+    empty: $("library-empty"),
+    problem: $("library-problem"),
+    showProblem,
+  });
   $("recipe").addEventListener("change", describeRecipe);
   $("council").addEventListener("change", () => { $("council").dataset.touched = "true"; });
   $("depth").addEventListener("change", () => {
