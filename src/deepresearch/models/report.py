@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from deepresearch.models.claims import ClaimLedger
 from deepresearch.models.evaluation import EvalResult
 from deepresearch.models.evidence import Evidence
+from deepresearch.models.figures import ReportFigure
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.source import ContentQuality
 from deepresearch.models.thread import FollowupInfo
@@ -144,6 +145,10 @@ class Report(BaseModel):
     created_at: datetime | None = None
     followup: FollowupInfo | None = Field(
         default=None, description="a follow-up's thread: its turn, what it reused, a topic shift"
+    )
+    figures: list[ReportFigure] = Field(
+        default_factory=list,
+        description="figures from the cited sources, each placed in a section (issue 26)",
     )
 
     def cited_evidence_ids(self) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from deepresearch.models.figures import PageFigure
 from deepresearch.models.scores import SourceScores
 
 SourceKind = Literal["html", "pdf", "text", "snippet"]
@@ -39,6 +40,10 @@ class Source(BaseModel):
         default=None,
         description="how much the stored text gives to write from (seed 001's tier; None: "
         "read before tiers were kept)",
+    )
+    figures: list[PageFigure] = Field(
+        default_factory=list,
+        description="the page's captioned figures, as candidates for the report (issue 26)",
     )
 
 

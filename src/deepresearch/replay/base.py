@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from deepresearch.context import ThreadStore
-    from deepresearch.fetch.base import Fetcher
+    from deepresearch.fetch.base import Fetcher, ImageFetcher
     from deepresearch.llm.budget import BudgetGuard
     from deepresearch.llm.cache import ResponseCache
     from deepresearch.llm.endpoints import Endpoint
@@ -44,6 +44,8 @@ class RunTape(Protocol):
     def search(self, search: SearchProvider) -> SearchProvider: ...
 
     def fetcher(self, fetcher: Fetcher) -> Fetcher: ...
+
+    def images(self, images: ImageFetcher | None) -> ImageFetcher | None: ...
 
     def cache(self, cache: ResponseCache) -> ResponseCache: ...
 
@@ -92,6 +94,9 @@ class NoTape:
 
     def fetcher(self, fetcher: Fetcher) -> Fetcher:
         return fetcher
+
+    def images(self, images: ImageFetcher | None) -> ImageFetcher | None:
+        return images
 
     def cache(self, cache: ResponseCache) -> ResponseCache:
         return cache

@@ -4,7 +4,7 @@ return types and the static edges below.
     intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal)
        ├────► clarify (a pause: the person answers) ─► plan             │
        └────► plan ─► [review_plan (a pause, --review-plan)] ─► research ─► gate ─► reflect ─► research (next wave)  │
-               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► evaluate ─► END
+               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► figures ─► evaluate ─► END
                │                             │          │                  └──► research (a gap: one more wave)
                │                             │          └──► abort ─────┘
                │                             └──► abort ────────────────┘
@@ -15,8 +15,9 @@ return types and the static edges below.
 writing: the person drops some, or names a gap that one more wave researches; reflect
 then sends the run to writing, and the review is not asked again.
 
-The plan stage convenes the council (``stages/council.py``) when it is on; evaluate does
-nothing unless ``evaluate`` is set.
+The plan stage convenes the council (``stages/council.py``) when it is on; figures places
+figures from the cited pages in a research report (none with ``images`` off); evaluate
+does nothing unless ``evaluate`` is set.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from deepresearch.recipes.research.stages.answer import answer
 from deepresearch.recipes.research.stages.audit import audit
 from deepresearch.recipes.research.stages.check import check_findings
 from deepresearch.recipes.research.stages.evaluate import evaluate
+from deepresearch.recipes.research.stages.figures import figures
 from deepresearch.recipes.research.stages.finish import abort, respond
 from deepresearch.recipes.research.stages.followup import followup
 from deepresearch.recipes.research.stages.gate import gate
@@ -76,6 +78,8 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.models.thread", "Thread"),
     ("deepresearch.models.thread", "Turn"),
     ("deepresearch.models.thread", "FollowupInfo"),
+    ("deepresearch.models.figures", "PageFigure"),
+    ("deepresearch.models.figures", "ReportFigure"),
 ]
 
 
@@ -108,6 +112,7 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_node("write", recorded(write, _run))
     graph.add_node("abort", recorded(abort, _run))
     graph.add_node("audit", recorded(audit, _run))
+    graph.add_node("figures", recorded(figures, _run))
     graph.add_node("evaluate", recorded(evaluate, _run))
     graph.add_edge(START, "followup")  # a no-op unless the run follows up another
     graph.add_edge("followup", "intake")
@@ -116,7 +121,8 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_edge("write", "audit")
     graph.add_edge("abort", "audit")
     graph.add_edge("respond", "audit")
-    graph.add_edge("audit", "evaluate")
+    graph.add_edge("audit", "figures")
+    graph.add_edge("figures", "evaluate")
     graph.add_edge("evaluate", END)
     return graph.compile()
 
