@@ -2,7 +2,8 @@
 
 A candidate is a captioned figure (``models.figures.PageFigure``) on a page the finished
 report cites, a page read in full (never a snippet, never a page dropped for trying to
-instruct the model: such a page is never cited). Each is scored against each body section
+instruct the model: such a page is never cited). Each is scored against each section of
+findings (a body section, the Verified Findings, the key facts; not the contradictions)
 by what the section is about: its heading and the sub-questions of the evidence it cites.
 The figure's caption and alt text count most, the text around it on the page less, and a
 figure from a page the section itself cites a little more. ``rank_figures`` gives every
@@ -19,6 +20,8 @@ from deepresearch.core.lexical import terms
 from deepresearch.models import Report, Section, Source, SubQuestion
 from deepresearch.models.figures import PageFigure
 
+#: the sections a figure may illustrate: what the report found, not where sources disagree
+FIGURE_SECTIONS = frozenset({"body", "verified_findings", "key_facts"})
 #: the least score a figure needs to be placed in a section
 MIN_SCORE = 0.25
 #: figures a report shows at most
@@ -58,7 +61,7 @@ def rank_figures(
     by_evidence = {item.id: item for item in report.evidence}
     out: list[tuple[tuple[float, int, int, int], FigureChoice]] = []
     for number, section in enumerate(report.sections):
-        if section.kind != "body":
+        if section.kind not in FIGURE_SECTIONS:
             continue
         ids = _cited_ids(section)
         asks = {asked.get(by_evidence[i].sub_question_id, "") for i in ids if i in by_evidence}

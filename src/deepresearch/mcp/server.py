@@ -1,6 +1,6 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
-* ``research(question, depth?, no_clarify?, review_plan?, review_findings?)``: research a question;
+* ``research(question, depth?, no_clarify?, review_plan?, review_findings?, images?)``: research a question;
   long-running, it sends a progress notification for each step of the run (stage, wave,
   sources read, verified quotes) and returns the report as markdown, with the run id. A
   run may stop to ask a clarifying question (unless ``no_clarify``, or the server runs
@@ -91,6 +91,13 @@ NoClarify = Annotated[
     Field(
         description="true: research the question as given, never ask back; false: the run "
         "may ask a clarifying question (answer it with reply); default: the server's setting"
+    ),
+]
+Images = Annotated[
+    bool | None,
+    Field(
+        description="false: a report of text and tables only; true: with figures from the "
+        "cited sources (in the html, pdf and docx formats); default: the server's setting"
     ),
 ]
 ReviewPlan = Annotated[
@@ -408,12 +415,14 @@ def add_research(server: MCPServer, backend: Backend) -> None:
         no_clarify: NoClarify = None,
         review_plan: ReviewPlan = False,
         review_findings: ReviewFindings = False,
+        images: Images = None,
     ) -> Annotated[CallToolResult, RunOutcome]:
         options = run_options(
             depth,
             no_clarify,
             review_plan=review_plan or None,
             review_findings=review_findings or None,
+            images=images,
         )
         question = checked_question(question)
         done = await backend.research(ctx, question, options, progress_reporter(ctx))
