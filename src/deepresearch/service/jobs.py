@@ -66,6 +66,7 @@ STAGE_PROGRESS = {
     "write": 0.75,
     "abort": 0.75,
     "audit": 0.9,
+    "figures": 0.93,  # figures from the cited pages (issue 26)
     "evaluate": 0.95,
 }
 RESEARCH_END = 0.7
