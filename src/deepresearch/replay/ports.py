@@ -3,7 +3,8 @@
 ``Recorder`` wraps a run's real ports: each chat model (every reply it gives, keyed by the
 model and the exact messages), the response cache (every reply it serves from an earlier
 run, so those are in the recording too), the search provider (results or the error, keyed
-by provider, query and limit), the fetcher (the page or the error, keyed by URL) and the
+by provider, query and limit), the fetcher (the page or the error, keyed by URL), the
+image fetcher of the report's figures (the image or the error, keyed by URL) and the
 clock the stages stamp reports with; and, for a run under a budget, every decision of its
 budget guard (``budget``: where it was made, whether it let the call or the work go on, and
 what ended the run), and each attempt the gateway cut at its timeout (a failed reply, so the
