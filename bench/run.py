@@ -31,6 +31,7 @@ from bench import (
     end_to_end,
     extraction,
     fetch_extract,
+    figures,
     injection,
     quote_verification,
     ranking,
@@ -64,6 +65,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "budget": budget.run,
     "workers": workers.run,
     "sections": sections.run,
+    "figures": figures.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")
