@@ -71,6 +71,7 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
             "no_clarify",
             "review_plan",
             "review_findings",
+            "images",
         }
 
         progress: Progress = []
