@@ -20,13 +20,14 @@ from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 from pypdf import PdfReader
 
-from deepresearch.export.formats import render_bytes
+from deepresearch.compose.replay import replay_run
+from deepresearch.export.formats import FORMATS, render_bytes
 from deepresearch.fetch.imaging import MAX_IMAGE_BYTES
 from deepresearch.models import Report, RunEvent, SearchHit
 from deepresearch.models.event_payloads import FiguresPlaced
 from deepresearch.recipes.registry import get_recipe
 from deepresearch.runner import run_research
-from deepresearch.settings import load_settings
+from deepresearch.settings import Settings, load_settings
 from deepresearch.testing.static_search import StaticSearch
 
 QUESTION = "How much rain falls in Paris each month?"
@@ -123,6 +124,19 @@ def png() -> bytes:
     return _png()
 
 
+def _settings(site: Site, tmp_path: Path, **options: Any) -> Settings:
+    return load_settings(
+        model="none",
+        allow_hosts=[site.host],
+        data_dir=tmp_path / "data",
+        depth="quick",
+        min_domains=1,
+        min_evidence=1,
+        min_cited_evidence=1,
+        **options,
+    )
+
+
 async def _research(
     site: Site, pages: list[str], tmp_path: Path, **options: Any
 ) -> tuple[Report, list[RunEvent]]:
@@ -136,16 +150,7 @@ async def _research(
         )
         for rank, path in enumerate(pages)
     ]
-    settings = load_settings(
-        model="none",
-        allow_hosts=[site.host],
-        data_dir=tmp_path / "data",
-        depth="quick",
-        min_domains=1,
-        min_evidence=1,
-        min_cited_evidence=1,
-        **options,
-    )
+    settings = _settings(site, tmp_path, **options)
     events: list[RunEvent] = []
     report = await run_research(
         QUESTION, settings, search=StaticSearch(hits), sinks=[events.append]
@@ -190,6 +195,22 @@ async def test_a_captioned_figure_is_shown_with_its_source_in_html_pdf_and_docx(
 
     markdown = render_bytes(recipe, report, "md").decode()
     assert "**Figure:**" in markdown and "data:image" not in markdown
+
+
+async def test_the_figure_replays_byte_for_byte_in_every_format_without_a_request(
+    tmp_path: Path, png: bytes
+) -> None:
+    with Site(
+        {"/page/rain": ("text/html", _page("/img/rain.png")), "/img/rain.png": ("image/png", png)}
+    ) as site:
+        report, _ = await _research(site, ["/page/rain"], tmp_path)
+        asked = len(site.requests)
+        _, replayed = await replay_run(_settings(site, tmp_path), report.run_id)
+        assert len(site.requests) == asked  # the image came from the recording
+    assert isinstance(replayed, Report) and replayed.figures == report.figures
+    recipe = get_recipe("research")
+    for fmt in FORMATS:
+        assert render_bytes(recipe, replayed, fmt) == render_bytes(recipe, report, fmt), fmt
 
 
 async def test_images_off_shows_no_figure_and_fetches_no_image(tmp_path: Path, png: bytes) -> None:
