@@ -14,6 +14,7 @@ pdf and docx, each with and without (``*.with`` / ``*.without``). The PDF embeds
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import random
 import statistics
@@ -117,7 +118,7 @@ def run(options: Options) -> BenchResult:
     photo, chart = _photo(), _chart()
     encoded: dict[str, Encoded] = {}
     for name, data in (("photo", photo), ("chart", chart)):
-        result.add(f"reencode_{name}_ms", _median_ms(lambda data=data: reencode(data)), "ms")
+        result.add(f"reencode_{name}_ms", _median_ms(functools.partial(reencode, data)), "ms")
         encoded[name] = reencode(data)
         result.add(f"{name}_in_kb", len(data) / 1024, "KiB", digits=1)
         result.add(f"{name}_out_kb", len(encoded[name].data) / 1024, "KiB", digits=1)
@@ -129,7 +130,7 @@ def run(options: Options) -> BenchResult:
     for fmt in FORMATS:
         for label, report in reports.items():
             rendered = render_bytes(recipe, report, fmt)
-            ms = _median_ms(lambda fmt=fmt, report=report: render_bytes(recipe, report, fmt))
+            ms = _median_ms(functools.partial(render_bytes, recipe, report, fmt))
             result.add(f"render_{fmt}_ms.{label}", ms, "ms", digits=1)
             result.add(f"{fmt}_kb.{label}", len(rendered) / 1024, "KiB", digits=1)
     return result
