@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import docx
@@ -19,7 +20,14 @@ from pypdf import PdfReader
 from deepresearch.export import export_document
 from deepresearch.export.html import to_html
 from deepresearch.export.markdown import to_markdown
-from deepresearch.models.document import Document, Heading, ImageBlock, Paragraph, Span
+from deepresearch.models.document import (
+    Document,
+    Heading,
+    ImageBlock,
+    ImageCitation,
+    Paragraph,
+    Span,
+)
 
 from .reading import docx_links, pdf_links, pdf_text
 
@@ -40,8 +48,7 @@ def _doc(width: int = 120, height: int = 80) -> Document:
         alt="A bar chart",
         credit="Figure from meteo.example: Rain in Paris",
         url="https://meteo.example/rain",
-        cite=2,
-        note="Rain in Paris by month",
+        citations=(ImageCitation(2, "https://meteo.example/rain", "Rain in Paris by month"),),
     )
     blocks = (Heading(1, "Rain"), Paragraph((Span("Paris is wet."),)), image)
     return Document("Rain", blocks, created=datetime(2026, 1, 2, tzinfo=UTC))
@@ -102,3 +109,19 @@ def test_a_wide_image_fits_the_page_in_pdf_and_docx() -> None:
 @pytest.mark.parametrize("fmt", ["pdf", "docx", "odt"])
 def test_the_same_document_gives_the_same_bytes(fmt: str) -> None:
     assert export_document(_doc(), fmt, fonts=()) == export_document(_doc(), fmt, fonts=())
+
+
+def test_an_image_may_cite_several_sources() -> None:
+    """A chart drawn from several quotes cites each of their sources, as its points do."""
+    image = replace(
+        _doc().blocks[2],  # type: ignore[type-var]
+        credit="",
+        url=None,
+        citations=(ImageCitation(1, "https://a.example", "q1"), ImageCitation(3, None, "q3")),
+    )
+    doc = Document("Chart", (image,))
+    html = to_html(doc)
+    assert (
+        'href="#src-1" title="q1">[1]</a><a class="cite" href="#src-3" title="q3">[3]</a>' in html
+    )
+    assert to_markdown(doc).strip() == "**Figure:** _Rain in Paris by month_ [1][3]"

@@ -50,7 +50,7 @@ from deepresearch.models.document import (
     Span,
     Table,
 )
-from deepresearch.models.document_image import ImageBlock
+from deepresearch.models.document_image import ImageBlock, ImageCitation
 from deepresearch.models.figures import ReportFigure
 from deepresearch.models.scores import SourceScores
 
@@ -144,8 +144,7 @@ def _figure(figure: ReportFigure, ref: SourceRef, cites: _Cites) -> ImageBlock:
         alt=cites.clean(figure.alt) or caption,
         credit=f"Figure from {cites.clean(ref.domain)}: {cites.clean(ref.title or ref.url)}",
         url=ref.url or None,
-        cite=ref.number,
-        note=caption,
+        citations=(ImageCitation(ref.number, ref.url or None, caption),),
     )
 
 

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Literal
 
 from deepresearch.models.document_image import ImageBlock as ImageBlock  # a Block, re-exported
+from deepresearch.models.document_image import ImageCitation as ImageCitation
 
 ParagraphStyle = Literal["body", "notice", "quote", "note"]
 #: what a table holds: a report's own content ("data"), the sources considered, or the
@@ -174,13 +175,14 @@ Block = Heading | Paragraph | ItemList | Table | SourceList | ImageBlock
 
 def caption_spans(image: ImageBlock) -> tuple[Span, ...]:
     """An image's caption as spans: the caption, then its credit (linked to where it came
-    from) and its citation ``[n]``, as a quote is cited."""
+    from) and its citations ``[n]``, as a quote is cited."""
     spans = [Span(image.caption, italic=True)]
     if image.credit:
         spans += [Span(" — "), Span(image.credit, url=image.url)]
-    if image.cite is not None:
-        cite = Span(f"[{image.cite}]", url=image.url, cite=image.cite, note=image.note)
-        spans += [Span(" "), cite]
+    if image.citations:
+        spans.append(Span(" "))
+    for cited in image.citations:
+        spans.append(Span(f"[{cited.number}]", url=cited.url, cite=cited.number, note=cited.note))
     return tuple(spans)
 
 

@@ -17,10 +17,22 @@ ImageMime = Literal["image/png", "image/jpeg"]
 
 
 @dataclass(frozen=True)
+class ImageCitation:
+    """A citation ``[number]`` of an image: the cited source's number in the report, its
+    address, and ``note``, what it stands for (a figure's caption as its page has it, a
+    chart point's quote)."""
+
+    number: int
+    url: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class ImageBlock:
-    """An image and its caption. ``credit`` says where it came from (the source's title,
-    linked to ``url``, then ``[cite]``: its number in the report's sources, whose ``note``
-    is the caption as the page has it); ``alt`` is the text a page shows in its place."""
+    """An image and its caption. ``credit`` says where it came from (a figure's page
+    title, linked to ``url``), ``citations`` the sources it is cited as (a figure its
+    page; a chart the quotes its points come from); ``alt`` is the text a page shows in
+    its place."""
 
     data: bytes
     mime: ImageMime
@@ -30,8 +42,7 @@ class ImageBlock:
     alt: str = ""
     credit: str = ""
     url: str | None = None
-    cite: int | None = None
-    note: str = ""
+    citations: tuple[ImageCitation, ...] = ()
 
     def data_uri(self) -> str:
         """The image as a ``data:`` URI (embedded: nothing is requested to show it)."""
