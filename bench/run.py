@@ -32,6 +32,7 @@ from bench import (
     end_to_end,
     extraction,
     fetch_extract,
+    figures,
     injection,
     quote_verification,
     ranking,
@@ -66,6 +67,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "workers": workers.run,
     "sections": sections.run,
     "employer_metrics": employer_metrics.run,
+    "figures": figures.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")

@@ -22,7 +22,7 @@ from deepresearch.core.support import Embedder
 from deepresearch.core.tiers import DomainRules, with_local_hosts
 from deepresearch.domain_rules import load_domain_rules
 from deepresearch.events import EventBus
-from deepresearch.fetch.base import Fetcher
+from deepresearch.fetch.base import Fetcher, ImageFetcher
 from deepresearch.librarydb.shelf import Shelf
 from deepresearch.llm.gateway import Gateway
 from deepresearch.models.plan import PlanDraft
@@ -93,6 +93,8 @@ class RunContext:
     fetcher: Fetcher
     bus: EventBus
     embedder_factory: Callable[[], Embedder | None] | None = None
+    #: where a report's figures are fetched (None: no figures; ``fetch.base.ImageFetcher``)
+    images: ImageFetcher | None = None
     #: ``--council-models``: each member's spec and model (``llm.council``)
     council_models: dict[str, BaseChatModel | None] = field(default_factory=dict)
     #: the time a stage stamps a report with or ranks by (a replay's is the recorded run's)

@@ -140,10 +140,13 @@ class SourceReader:
                 "kind": doc.kind,
                 "published": doc.published or hit.published,
                 "content_quality": assess_content(doc.text).tier,
+                "figures": list(doc.figures),
             }
         )
         self._emit_fetched(source, cached=False)
-        return Reading(source, self._screen(source, doc.text, doc.hidden_text))
+        # a figure's caption is shown on the page but left out of its text: scanned too
+        shown = "\n\n".join([doc.text, *(figure.caption for figure in doc.figures)])
+        return Reading(source, self._screen(source, shown, doc.hidden_text))
 
     async def _from_library(self, hit: SearchHit) -> Reading | None:
         """The page from the owner's library's stored text when it is fresh (no fetch)."""

@@ -274,6 +274,11 @@ class Settings(BaseSettings):
         "reused (--no-library turns it off for a run)",
     )
     audit: Literal["strict", "mark", "off"] = "strict"
+    images: bool = Field(
+        default=True,
+        description="show captioned figures from the cited sources in the report "
+        "(off: text and tables only)",
+    )
     domain_rules_file: Path | None = Field(
         default=None, description="a TOML file of your own trusted, blocked and tiered domains"
     )

@@ -216,6 +216,8 @@ class RunPolicy(_Group):
     council_min_consensus: float
     council_max_revisions: int
     evaluate: bool
+    #: whether the report shows figures from the cited sources (issue 26)
+    images: bool
 
     @classmethod
     def _resolved(cls, settings: Settings) -> dict[str, Any]:

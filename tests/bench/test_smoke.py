@@ -132,6 +132,14 @@ POSITIVE = {
         "careful.eval_citation_precision",
         "careful.eval_coverage",
     ],
+    "figures": [
+        "reencode_photo_ms",
+        "photo_out_kb",
+        "render_html_ms.with",
+        "html_kb.with",
+        "pdf_kb.with",
+        "docx_kb.with",
+    ],
 }
 
 

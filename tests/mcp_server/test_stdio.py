@@ -73,6 +73,7 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
             "review_findings",
             "review_report",
             "use_library",
+            "images",
         }
 
         progress: Progress = []

@@ -327,10 +327,10 @@ def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:
             assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy, name
             assert "script-src" not in policy, name
         assert responses["report html"].headers["content-type"].startswith("text/html")
-        assert (
-            "style-src 'unsafe-inline'"
-            in responses["report html"].headers["content-security-policy"]
-        )
+        report_policy = responses["report html"].headers["content-security-policy"]
+        assert "style-src 'unsafe-inline'" in report_policy
+        # a report's figures are embedded: data: images only, nothing fetched
+        assert "img-src data:;" in report_policy
         # the web page keeps its own policy, which lets its scripts run
         page = client.get("/")
         assert "script-src 'self'" in page.headers["content-security-policy"]

@@ -1,5 +1,5 @@
 """The value sets the CLI's options take (``--depth``, ``--audit``,
-``--on-model-unavailable``, ``--format``), as enums Typer lists in ``--help``; every
+``--on-model-unavailable``, ``--format``, ``--images``), as enums Typer lists in ``--help``; every
 command that takes one of these options imports it from here."""
 
 from __future__ import annotations
@@ -16,6 +16,11 @@ class Depth(StrEnum):
 class AuditMode(StrEnum):
     strict = "strict"
     mark = "mark"
+    off = "off"
+
+
+class Switch(StrEnum):
+    on = "on"
     off = "off"
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from deepresearch.cli import common, options
-from deepresearch.cli.choices import AuditMode, Format, OnModelUnavailable
+from deepresearch.cli.choices import AuditMode, Format, OnModelUnavailable, Switch
 from deepresearch.cli.running import (
     Remember,
     check_target,
@@ -47,6 +47,13 @@ RunId = Annotated[str | None, typer.Option(help="Id for a new run (default: gene
 Audit = Annotated[
     AuditMode | None,
     typer.Option(help="strict: remove unsupported sentences; mark: flag them; off: no audit."),
+]
+Images = Annotated[
+    Switch | None,
+    typer.Option(
+        help="Figures from the cited sources in the report (default on; off: text and "
+        "tables only).",
+    ),
 ]
 Unavailable = Annotated[
     OnModelUnavailable | None,
@@ -97,6 +104,7 @@ def run(
     review_report: options.ReviewReport = False,
     no_library: options.NoLibrary = False,
     audit: Audit = None,
+    images: Images = None,
     min_domains: options.MinDomains = None,
     min_evidence: options.MinEvidence = None,
     on_model_unavailable: Unavailable = None,
@@ -127,6 +135,7 @@ def run(
         "review_report": review_report or None,
         "use_library": False if no_library else None,
         "audit": audit.value if audit else None,
+        "images": None if images is None else images is Switch.on,
         "min_domains": min_domains,
         "min_evidence": min_evidence,
         "on_model_unavailable": on_model_unavailable.value if on_model_unavailable else None,

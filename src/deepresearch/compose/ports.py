@@ -27,7 +27,7 @@ from deepresearch.compose.signals import (
 )
 from deepresearch.context import RunContext, RunLedger, utc_now
 from deepresearch.events import EventBus
-from deepresearch.fetch.base import Fetcher
+from deepresearch.fetch.base import Fetcher, ImageFetcher
 from deepresearch.fetch.cache import CachingFetcher, PageCache
 from deepresearch.fetch.debuglog import fetch_debug_log
 from deepresearch.fetch.extract_pool import refuse_in_worker_start
@@ -77,8 +77,8 @@ async def open_context(
     on_failure = tape.search_failures(search_warnings(bus, ledger.search_errors))
     if search is None:
         search = build_search(groups, client, on_failure, library_opener(stack, groups, owner))
-    fetcher = await open_fetcher(stack, groups.fetch, fetcher, groups.storage.data_dir)
-    search, fetcher = tape.search(search), tape.fetcher(fetcher)
+    fetcher, images = await open_fetcher(stack, groups.fetch, fetcher, groups.storage.data_dir)
+    search, fetcher, images = tape.search(search), tape.fetcher(fetcher), tape.images(images)
     guard = open_budget(bus, groups)  # its clock starts with the run
     cache = tape.cache(open_cache(stack, groups.storage.data_dir))
     calls = ModelCalls(bus, guard)
@@ -98,6 +98,7 @@ async def open_context(
         gateway=gateway,
         search=search,
         fetcher=fetcher,
+        images=images,
         bus=bus,
         council_models=council,
         ledger=ledger,
@@ -168,9 +169,10 @@ def library_opener(
 
 async def open_fetcher(
     stack: AsyncExitStack, policy: FetchPolicy, fetcher: Fetcher | None, data_dir: Path
-) -> Fetcher:
+) -> tuple[Fetcher, ImageFetcher | None]:
     """The given fetcher, or an SSRF-safe HTTP one; behind the page cache when it keeps
-    pages (``page_cache_ttl_s``)."""
+    pages (``page_cache_ttl_s``). Beside it, the same fetcher for a report's figures (its
+    image rules; never cached), or None when the given one fetches no images."""
     if policy.debug_log is not None:
         stack.enter_context(fetch_debug_log(policy.debug_log))
     if fetcher is None:  # its own pinned client: never the search providers' one
@@ -185,11 +187,12 @@ async def open_fetcher(
                 min_interval_s=policy.fetch_min_interval_s,
             )
         )
+    images = fetcher if isinstance(fetcher, ImageFetcher) else None
     if policy.page_cache_ttl_s > 0:
         pages = PageCache(data_dir / "pages.sqlite3", ttl_s=policy.page_cache_ttl_s)
         stack.callback(pages.close)
         fetcher = CachingFetcher(fetcher, pages)
-    return fetcher
+    return fetcher, images
 
 
 def open_budget(bus: EventBus, groups: SettingsGroups) -> BudgetGuard:

@@ -1,7 +1,8 @@
 """A ``models.document.Document`` as DOCX bytes, with python-docx (pure Python).
 
 Headings use Word's heading styles (so the navigation pane lists them), lists the list
-styles, quotes the Quote style, tables the Table Grid style. Links are real hyperlinks:
+styles, quotes the Quote style, tables the Table Grid style, images are inline pictures
+with a Caption paragraph. Links are real hyperlinks:
 python-docx has no call for them, so each is a ``w:hyperlink`` element pointing at an
 external relationship of the document part, the form Word itself writes. Text is stored
 as Unicode (Word picks fonts per script); characters XML cannot hold are dropped. The
@@ -19,7 +20,7 @@ from docx.enum.text import WD_COLOR_INDEX
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from docx.shared import Pt, RGBColor
+from docx.shared import Inches, Pt, RGBColor
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph as DocxParagraph
 
@@ -28,15 +29,21 @@ from deepresearch.models.document import (
     Block,
     Document,
     Heading,
+    ImageBlock,
     ItemList,
     Paragraph,
     SourceList,
     Span,
     Table,
+    caption_spans,
 )
 
 LINK = RGBColor(0x06, 0x45, 0xAD)
 GREY = RGBColor(0x55, 0x55, 0x55)
+#: the text's width on the default page, in inches: an image is at most this wide
+TEXT_INCHES = 6.0
+#: an image's pixels per inch on the page
+PIXELS_PER_INCH = 96
 WARN = RGBColor(0x96, 0x46, 0x00)
 #: what XML 1.0 cannot carry (python-docx refuses it)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -79,8 +86,18 @@ def _block(out: docx.document.Document, block: Block) -> None:
     elif isinstance(block, SourceList):
         for each in block.paragraphs():
             _block(out, each)
+    elif isinstance(block, ImageBlock):
+        _image(out, block)
     else:
         _table(out, block)
+
+
+def _image(out: docx.document.Document, block: ImageBlock) -> None:
+    """The image inline in its own paragraph (at most the text's width), then its caption
+    in Word's Caption style, the credit linked to the source."""
+    width = Inches(min(TEXT_INCHES, block.width / PIXELS_PER_INCH))
+    out.add_picture(io.BytesIO(block.data), width=width)
+    _spans(out.add_paragraph(style="Caption"), caption_spans(block))
 
 
 def _spans(paragraph: DocxParagraph, spans: tuple[Span, ...], *, size: float | None = None) -> None:

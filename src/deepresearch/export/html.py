@@ -3,7 +3,7 @@
 Whoever built the document made its text safe; here everything is also HTML-escaped.
 A page reflows text, so a span's ``full`` text is shown where it has one. A citation
 ``[n]`` jumps to its source in the list and shows the quote it stands for; a paragraph's
-role is its class. The sources list, the sources considered (every column) and the
+role is its class; an image is embedded as a ``data:`` URI. The sources list, the sources considered (every column) and the
 evaluation are written each on one line with their heading, as a reader of the page
 source finds them.
 """
@@ -17,6 +17,7 @@ from deepresearch.models.document import (
     Block,
     Document,
     Heading,
+    ImageBlock,
     ItemList,
     Paragraph,
     Source,
@@ -24,6 +25,7 @@ from deepresearch.models.document import (
     Span,
     Table,
     TableKind,
+    caption_spans,
 )
 
 #: how each kind of table opens and closes, and its header cells
@@ -117,7 +119,21 @@ def _block(block: Block) -> list[str]:
         return [opening, *(f"<li>{_spans(item)}</li>" for item in block.items), f"</{tag}>"]
     if isinstance(block, SourceList):
         return ['<ol class="sources">', *map(_source, block.sources), "</ol>"]
+    if isinstance(block, ImageBlock):
+        return [_image(block)]
     return [_table(block)]
+
+
+def _image(block: ImageBlock) -> str:
+    """An image embedded as a ``data:`` URI (the page requests nothing to show it), its
+    caption and credit below; styled inline, so a page without images is as it was."""
+    return (
+        '<figure class="report-figure" style="margin: 1rem 0;">'
+        f'<img src="{block.data_uri()}" alt="{escape(block.alt)}" width="{block.width}" '
+        f'height="{block.height}" style="max-width: 100%; height: auto;">'
+        '<figcaption style="font-size: .9em; color: #444;">'
+        f"{_spans(caption_spans(block))}</figcaption></figure>"
+    )
 
 
 def _heading_text(heading: Heading) -> str:

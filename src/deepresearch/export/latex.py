@@ -23,11 +23,13 @@ from deepresearch.models.document import (
     Block,
     Document,
     Heading,
+    ImageBlock,
     ItemList,
     Paragraph,
     SourceList,
     Span,
     Table,
+    caption_spans,
 )
 
 _ESCAPES = str.maketrans(
@@ -162,6 +164,9 @@ def _block(block: Block, cited: set[str]) -> list[str]:
         return [f"\\begin{{{env}}}", *items, f"\\end{{{env}}}", ""]
     if isinstance(block, SourceList):
         return [*_bibliography(block), ""]
+    if isinstance(block, ImageBlock):  # one .tex file holds no image: its caption and credit
+        text = "\\textbf{Figure:} " + spans(caption_spans(block), cited)
+        return ["{\\small " + text + "\\par}", ""]
     return [*_table(block, cited), ""]
 
 

@@ -3,7 +3,8 @@
 Whoever built the document made its text safe and put it on one line; here it is also
 escaped, so no model's or page's words can become a link, an image or raw HTML:
 brackets and ``<`` are escaped in text, and a pipe cannot end a table cell. The
-program's own words (``Span.own``) and citations ``[n]`` are shown as they are.
+program's own words (``Span.own``) and citations ``[n]`` are shown as they are. An
+image is shown by its caption and its credit's link (the markdown requests nothing).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from deepresearch.models.document import (
     Block,
     Document,
     Heading,
+    ImageBlock,
     ItemList,
     Paragraph,
     SourceList,
     Span,
     Table,
     TableKind,
+    caption_spans,
 )
 
 #: what a pipe becomes inside a table cell: a data table keeps it escaped, the lists of
@@ -45,6 +48,8 @@ def _block(block: Block) -> list[str]:
         return [f"- {_spans(item)}" for item in block.items] + [""]
     if isinstance(block, SourceList):
         return [*_sources(block), ""]
+    if isinstance(block, ImageBlock):  # its caption and credit: the image is not embedded
+        return ["**Figure:** " + _spans(caption_spans(block)), ""]
     return [*_table(block), ""]
 
 

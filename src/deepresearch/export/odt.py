@@ -3,7 +3,8 @@ format), with odfpy (pure Python).
 
 Headings are ``text:h`` with outline levels (the navigator lists them), lists are
 bulleted or numbered ``text:list``s, quotes use the Quotations style, tables are tables
-(the columns a narrow page shows, as in the DOCX), links are ``text:a`` hyperlinks. Text
+(the columns a narrow page shows, as in the DOCX), links are ``text:a`` hyperlinks,
+images are framed pictures with their caption. Text
 is stored as Unicode (the office suite picks fonts per script); characters XML cannot
 hold are dropped. The archive's entries are dated by the document (``export.archive``)
 and each part declares the namespaces its document uses, so the same report gives the
@@ -17,7 +18,7 @@ import re
 import threading
 from datetime import UTC
 
-from odf import dc, meta, teletype
+from odf import dc, draw, meta, teletype
 from odf.element import Element
 from odf.opendocument import OpenDocumentText
 from odf.style import (
@@ -38,11 +39,13 @@ from deepresearch.models.document import (
     Block,
     Document,
     Heading,
+    ImageBlock,
     ItemList,
     Paragraph,
     SourceList,
     Span,
     Table,
+    caption_spans,
 )
 
 #: what XML 1.0 cannot carry
@@ -188,7 +191,27 @@ def _block(styles: _Styles, block: Block, index: int) -> list[Element]:
         return [listed]
     if isinstance(block, SourceList):
         return [element for each in block.paragraphs() for element in _block(styles, each, index)]
+    if isinstance(block, ImageBlock):
+        return _image(styles, block, index)
     return [_table(styles, block, index)]
+
+
+def _image(styles: _Styles, block: ImageBlock, index: int) -> list[Element]:
+    """The image in a frame of its own paragraph (at most the text's width; stored under
+    a name made of its place, so the same report gives the same archive), then its
+    caption as a note."""
+    width = min(_WIDTH_CM, block.width * 2.54 / 96)
+    height = width * block.height / block.width
+    href = styles.out.addPicture(
+        f"Pictures/image{index}.{block.extension}", mediatype=block.mime, content=block.data
+    )
+    frame = draw.Frame(
+        name=f"Image{index}", anchortype="as-char", width=f"{width:.2f}cm", height=f"{height:.2f}cm"
+    )
+    frame.addElement(draw.Image(href=href))
+    holder = P(stylename=styles.paragraph["body"])
+    holder.addElement(frame)
+    return [holder, _paragraph(styles, caption_spans(block), styles.paragraph["note"])]
 
 
 def _paragraph(styles: _Styles, spans: tuple[Span, ...], style: Style) -> P:

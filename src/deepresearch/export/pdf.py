@@ -2,7 +2,7 @@
 
 Links are real link annotations (a citation ``[n]`` opens its source), tables are drawn
 as tables (the sources considered, the employer's routing), headings become the PDF's
-outline. Text is embedded with the TrueType fonts given (``export.fonts.find_fonts``),
+outline, images are embedded at their size (at most the text's width) with their caption. Text is embedded with the TrueType fonts given (``export.fonts.find_fonts``),
 the first as the main font and the rest as fallbacks for scripts it lacks. A character
 that no font covers is drawn as "?" and the first page says how many there were and that
 the other formats keep them: the export degrades visibly, it never fails on text.
@@ -10,6 +10,7 @@ the other formats keep them: the export degrades visibly, it never fails on text
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,11 +26,13 @@ from deepresearch.models.document import (
     Block,
     Document,
     Heading,
+    ImageBlock,
     ItemList,
     Paragraph,
     SourceList,
     Span,
     Table,
+    caption_spans,
 )
 
 log = logging.getLogger(__name__)
@@ -65,6 +68,8 @@ INK = (26, 26, 26)
 GREY = (85, 85, 85)
 WARN = (150, 70, 0)
 SIZES = {"body": 10.5, "notice": 10.0, "quote": 10.0, "note": 8.5}
+#: an image's width on the page: its pixels at 96 per inch, at most the text's width
+MM_PER_PIXEL = 25.4 / 96
 
 
 @dataclass
@@ -153,6 +158,8 @@ def _texts(blocks: Iterable[Block]) -> Iterable[str]:
                 yield from (span.text for span in item)
         elif isinstance(block, SourceList):
             yield from _texts(block.paragraphs())
+        elif isinstance(block, ImageBlock):
+            yield from (span.text for span in caption_spans(block))
         else:
             yield from block.narrow_header()
             for row in block.merged_rows():
@@ -169,8 +176,23 @@ def _draw(pdf: FPDF, faces: _Faces, block: Block) -> None:
     elif isinstance(block, SourceList):
         for paragraph in block.paragraphs():
             _paragraph(pdf, faces, paragraph)
+    elif isinstance(block, ImageBlock):
+        _image(pdf, faces, block)
     else:
         _table(pdf, faces, block)
+
+
+def _image(pdf: FPDF, faces: _Faces, block: ImageBlock) -> None:
+    """The image at its size (at most the text's width; a new page when it does not fit),
+    then its caption, credit and citation (the credit links to the source)."""
+    width = min(pdf.epw, block.width * MM_PER_PIXEL)
+    height = width * block.height / block.width
+    if pdf.get_y() + height > pdf.page_break_trigger:
+        pdf.add_page()
+    pdf.ln(1)
+    pdf.image(io.BytesIO(block.data), x=pdf.l_margin, w=width, h=height, alt_text=block.alt)
+    pdf.ln(1)
+    _paragraph(pdf, faces, Paragraph(caption_spans(block), "note"))
 
 
 def _heading(pdf: FPDF, faces: _Faces, block: Heading) -> None:

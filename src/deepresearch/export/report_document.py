@@ -1,6 +1,7 @@
 """A research Report as the page-neutral ``models.document.Document`` every export draws
 (``report_document``): markdown (``export.markdown``), HTML (``export.html``), PDF and
-DOCX. Pure.
+DOCX. Pure. A figure from a cited page (``Report.figures``) follows its section's text
+as an image block, captioned with the page's own words and cited as its source.
 
 It carries what every format shows, in order, by the report's rules (its words in
 ``export.report_text``): model and page text is neutralized (no images, links reduced to
@@ -11,6 +12,7 @@ for; hints say what each piece is, and each renderer decides how it looks.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
@@ -33,7 +35,7 @@ from deepresearch.export.report_text import (
     source_detail,
     usage_line,
 )
-from deepresearch.models import EvalResult, Evidence, Report, Sentence
+from deepresearch.models import EvalResult, Evidence, Report, Sentence, SourceRef
 from deepresearch.models import Table as ReportTable
 from deepresearch.models.document import (
     Block,
@@ -48,6 +50,8 @@ from deepresearch.models.document import (
     Span,
     Table,
 )
+from deepresearch.models.document_image import ImageBlock, ImageCitation
+from deepresearch.models.figures import ReportFigure
 from deepresearch.models.scores import SourceScores
 
 
@@ -57,12 +61,13 @@ def report_document(report: Report) -> Document:
     allowed = cites.allowed
     clean, text, own = cites.clean, cites.text, cites.own
     blocks: list[Block] = [Heading(1, clean(report.title), _full(report.title, allowed))]
+    refs, placed = {ref.id: ref for ref in report.sources}, _by_section(report)
     if report.notice:
         blocks.append(Paragraph((text(report.notice),), "notice"))
     blocks += [Paragraph((own(line),), "notice", "confidence") for line in header_lines(report)]
     if report.summary:
         blocks.append(Paragraph(cites.sentences(report.summary), role="summary"))
-    for section in report.sections:
+    for number, section in enumerate(report.sections):
         blocks.append(Heading(2, clean(section.heading), _full(section.heading, allowed)))
         style: ParagraphStyle = "quote" if section.kind == "verified_findings" else "body"
         if section.layout == "list" and section.paragraphs:  # each paragraph is one item
@@ -73,6 +78,7 @@ def report_document(report: Report) -> Document:
                 blocks.append(Paragraph(cites.sentences(paragraph.sentences), style))
         if section.table is not None:
             blocks.append(_table(section.table, cites))
+        blocks += [_figure(f, refs[f.source_id], cites) for f in placed.get(number, [])]
     for heading, items in (
         ("Limitations", report.limitations),
         ("Suggestions", report.suggestions),
@@ -111,6 +117,34 @@ def report_document(report: Report) -> Document:
         subject=clean(report.question),
         created=report.created_at,
         references=listed,
+    )
+
+
+def _by_section(report: Report) -> dict[int, list[ReportFigure]]:
+    """The report's figures by the section they illustrate; a figure cites its page, so
+    never one whose page the sources list lacks."""
+    cited = {ref.id for ref in report.sources}
+    placed: dict[int, list[ReportFigure]] = {}
+    for figure in report.figures:
+        if figure.source_id in cited:
+            placed.setdefault(figure.section, []).append(figure)
+    return placed
+
+
+def _figure(figure: ReportFigure, ref: SourceRef, cites: _Cites) -> ImageBlock:
+    """A figure from a cited page: its image, its caption as the page has it (made safe),
+    and its credit, the page's title linked and cited by its source number."""
+    caption = cites.clean(figure.caption)
+    return ImageBlock(
+        data=base64.b64decode(figure.data),
+        mime=figure.mime,
+        width=figure.width,
+        height=figure.height,
+        caption=caption,
+        alt=cites.clean(figure.alt) or caption,
+        credit=f"Figure from {cites.clean(ref.domain)}: {cites.clean(ref.title or ref.url)}",
+        url=ref.url or None,
+        citations=(ImageCitation(ref.number, ref.url or None, caption),),
     )
 
 

@@ -24,11 +24,14 @@ def to_html(report: Report) -> str:
 
 def to_json(report: Report) -> str:
     """The Report model as JSON, plus ``markdown``: the same report as readable text.
-    Evidence that did not pass verification is left out."""
+    Evidence that did not pass verification is left out, and so are the figures' images
+    (their metadata stays: address, page, caption, size, sha256)."""
     data = report.model_dump(mode="json")
     data["evidence"] = [
         item for item, keep in zip(data["evidence"], report.evidence, strict=True) if keep.verified
     ]
+    for figure in data["figures"]:  # its metadata: the image itself is in html, pdf, docx
+        figure.pop("data", None)
     data["markdown"] = to_markdown(report)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 

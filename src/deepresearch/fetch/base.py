@@ -40,3 +40,14 @@ class PolicyFetcher(Fetcher, Protocol):
         (checked without connecting to the site). The page cache serves a stored page only
         to a fetcher that admits it."""
         ...
+
+
+@runtime_checkable
+class ImageFetcher(Protocol):
+    """The port a report's figures are fetched through (``HttpFetcher.fetch_image``: the
+    page fetcher's policy with the image rules)."""
+
+    async def fetch_image(self, url: str, *, max_bytes: int) -> FetchedPage:
+        """Fetch the image at ``url``, at most ``max_bytes``; raise FetchBlocked (policy,
+        not an allowed image) or FetchError (anything else)."""
+        ...

@@ -47,8 +47,10 @@ from trafilatura.settings import set_date_params
 
 from deepresearch.errors import FetchBlocked, FetchError
 from deepresearch.fetch.base import FetchedPage
+from deepresearch.fetch.figures import page_figures
 from deepresearch.fetch.pdf_sandbox import read_pdf
 from deepresearch.injection import decode_tags
+from deepresearch.models.figures import PageFigure
 
 DocKind = Literal["html", "pdf", "text"]
 
@@ -158,6 +160,9 @@ class ExtractedDoc(BaseModel):
         description="text a browser would not show (hidden elements, comments, alt text, "
         "Unicode tag characters): never quotable, kept only to be scanned for instructions",
     )
+    figures: tuple[PageFigure, ...] = Field(
+        default=(), description="the page's captioned figures (``fetch.figures``)"
+    )
 
 
 # --- entry point -----------------------------------------------------------------------
@@ -209,6 +214,7 @@ def _extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
     hidden = _strip_hidden_tree(root, tags)
     # what trafilatura's own parser leaves out; the comments' text is in ``hidden``
     etree.strip_elements(root, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    figures = page_figures(root, url)  # what the reader sees: hidden ones are gone
     document = _trafilatura(root, url, precise=True)
     if document is not None:
         text = _document_text(document)
@@ -223,7 +229,9 @@ def _extract_html(html: str, url: str | None, max_chars: int) -> ExtractedDoc:
         fallback_text, fallback_title = _lxml_fallback(copy.deepcopy(root))
         text = text or fallback_text
         title = title or fallback_title
-    return _html_doc(text, title, published, html, hidden, max_chars)
+    return _html_doc(text, title, published, html, hidden, max_chars).model_copy(
+        update={"figures": figures}
+    )
 
 
 def _html_doc(

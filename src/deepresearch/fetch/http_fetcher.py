@@ -45,6 +45,10 @@ Bodies (``deepresearch.fetch.sniff``): the declared content type must be HTML, X
 plain text or PDF (a missing or generic ``application/octet-stream`` type is sniffed), and
 the first decoded KiB must agree with it: binary data (image, archive, executable magic
 bytes, NUL bytes) served as a page is refused. robots.txt is exempt from the type check.
+``fetch_image(url, max_bytes=)`` fetches a report's figure under the same policy (the
+same guard, pinning, robots.txt, politeness, retries and breakers) with the image rules
+instead: PNG, JPEG, WebP or GIF by their first bytes, SVG and anything else refused, at
+most ``max_bytes``.
 
 Error messages are safe to show: they never contain resolved or internal addresses,
 exception text or server bodies. The details are logged at DEBUG on ``deepresearch.fetch``
@@ -58,6 +62,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from types import TracebackType
+from typing import Literal
 
 import httpcore
 import httpx
@@ -82,7 +87,13 @@ from deepresearch.fetch.robots import (
     RobotsRules,
     product_token,
 )
-from deepresearch.fetch.sniff import SNIFF_BYTES, check_declared, check_head
+from deepresearch.fetch.sniff import (
+    SNIFF_BYTES,
+    check_declared,
+    check_head,
+    check_image_declared,
+    check_image_head,
+)
 from deepresearch.fetch.transport import Pin, PinnedTransport, pinned_request
 from deepresearch.resilience import (
     BreakerRegistry,
@@ -104,6 +115,9 @@ __all__ = [
 
 DEFAULT_USER_AGENT = "deepresearch/0.1 (+https://github.com/deepresearch/deepresearch)"
 _ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
+_ACCEPT_IMAGE = "image/png,image/jpeg,image/webp,image/gif;q=0.9"
+#: what a body is checked as: a page, a figure's image, or nothing (robots.txt)
+Body = Literal["page", "image", "none"]
 _CIRCUIT_OPEN = "host temporarily unavailable (circuit open)"
 _NETWORK_ERROR = "network error while fetching URL"
 _TIMED_OUT = "request timed out"
@@ -196,13 +210,21 @@ class HttpFetcher:
 
     async def fetch(self, url: str) -> FetchedPage:
         """Fetch ``url``; raise FetchBlocked (policy) or FetchError (anything else)."""
+        return await self._retrying(url, "page", None)
+
+    async def fetch_image(self, url: str, *, max_bytes: int) -> FetchedPage:
+        """Fetch the image at ``url`` (PNG, JPEG, WebP or GIF by its bytes, at most
+        ``max_bytes``) under the same policy as a page; FetchBlocked for anything else."""
+        return await self._retrying(url, "image", min(max_bytes, self._max_bytes))
+
+    async def _retrying(self, url: str, body: Body, max_bytes: int | None) -> FetchedPage:
         breaker = self._breaker_for(url)
         retry = 0
         while True:
             if breaker is not None and not breaker.allow(self._clock()):
                 raise FetchError(_CIRCUIT_OPEN)
             try:
-                page = await self._attempt(url)
+                page = await self._attempt(url, body, max_bytes)
             except _Retryable as failure:
                 if retry >= self._max_retries:
                     if breaker is not None:
@@ -245,11 +267,11 @@ class HttpFetcher:
             jitter=self._jitter(),
         )
 
-    async def _attempt(self, url: str) -> FetchedPage:
+    async def _attempt(self, url: str, body: Body, max_bytes: int | None) -> FetchedPage:
         """One try under the deadline; retryable failures come out as ``_Retryable``."""
         try:
             async with asyncio.timeout(self._timeout_s):
-                return await self._fetch(url)
+                return await self._fetch(url, max_bytes=max_bytes, body=body)
         except _StatusError as error:
             if error.status == 429 or error.status >= 500:
                 raise _Retryable(error.message, error.retry_after) from None
@@ -268,7 +290,7 @@ class HttpFetcher:
             raise FetchError(_NETWORK_ERROR) from None
 
     async def _fetch(
-        self, url: str, *, max_bytes: int | None = None, robots: bool = True
+        self, url: str, *, max_bytes: int | None = None, robots: bool = True, body: Body = "page"
     ) -> FetchedPage:
         current = url
         hops: list[str] = []
@@ -278,7 +300,7 @@ class HttpFetcher:
             if robots and self._respect_robots:
                 await self._check_robots(target)
             async with self._politeness.gate(target.host).slot(self._clock, self._sleep):
-                response = await self._send(target)
+                response = await self._send(target, body)
                 try:
                     if response.is_redirect:
                         current = _redirect_target(target.url, response.headers["location"])
@@ -289,7 +311,7 @@ class HttpFetcher:
                             parse_retry_after(response.headers.get("retry-after", "")),
                         )
                     limit = max_bytes or self._max_bytes
-                    content = await _read_body(response, limit, check_type=robots)
+                    content = await _read_body(response, limit, body if robots else "none")
                 finally:
                     await response.aclose()
             return FetchedPage(
@@ -336,10 +358,11 @@ class HttpFetcher:
             return True  # honoured when the page was fetched; not fetched again for this
         return not rules.unreachable and rules.can_fetch(self._agent, str(target.url))
 
-    async def _send(self, target: Target) -> httpx.Response:
+    async def _send(self, target: Target, body: Body = "page") -> httpx.Response:
         """GET ``target`` over a connection pinned to its vetted addresses."""
         pin = Pin(target.host, target.addresses)
-        request = pinned_request(target.url, pin, headers=self._headers, timeout_s=self._timeout_s)
+        headers = self._headers if body != "image" else {**self._headers, "Accept": _ACCEPT_IMAGE}
+        request = pinned_request(target.url, pin, headers=headers, timeout_s=self._timeout_s)
         response = await self._transport.handle_async_request(request)
         response.request = request
         return response
@@ -388,26 +411,27 @@ def _redirect_target(base: httpx.URL, location: str) -> str:
         raise FetchBlocked("invalid redirect target") from None
 
 
-async def _read_body(response: httpx.Response, limit: int, *, check_type: bool) -> bytes:
-    """The decoded body, at most ``limit`` bytes; with ``check_type``, only if the content
-    type is allowed and the first bytes agree with it (``deepresearch.fetch.sniff``)."""
+async def _read_body(response: httpx.Response, limit: int, kind: Body) -> bytes:
+    """The decoded body, at most ``limit`` bytes; for a page or an image, only if the
+    content type is allowed and the first bytes agree with it (``deepresearch.fetch.sniff``)."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise _too_big(limit)
     content_type = response.headers.get("content-type", "")
-    if check_type:
-        check_declared(content_type)
+    check = check_image_head if kind == "image" else check_head
+    if kind != "none":
+        (check_image_declared if kind == "image" else check_declared)(content_type)
     decoder = BodyDecoder(response.headers.get("content-encoding", ""))
     body = bytearray()
-    sniffed = not check_type
+    sniffed = kind == "none"
     async for raw in response.aiter_raw():
         _append(body, decoder.feed(raw, limit - len(body)), decoder, limit)
         if not sniffed and len(body) >= SNIFF_BYTES:
-            check_head(content_type, bytes(body[:SNIFF_BYTES]))
+            check(content_type, bytes(body[:SNIFF_BYTES]))
             sniffed = True
     _append(body, decoder.flush(limit - len(body)), decoder, limit)
     if not sniffed:
-        check_head(content_type, bytes(body))
+        check(content_type, bytes(body))
     return bytes(body)
 
 

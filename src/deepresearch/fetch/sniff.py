@@ -9,6 +9,11 @@
   (UTF-16 and UTF-32 text, recognised by its byte-order mark, is exempt from the NUL
   rule).
 
+An image (a report's figure, ``HttpFetcher.fetch_image``) has rules of its own: the
+declared type must be PNG, JPEG, WebP or GIF (or undeclared), and the first bytes must
+be one of those four whatever was declared; SVG (a document that can hold scripts and
+fetch other addresses) is refused, and so is anything else served as an image.
+
 Refusals are ``FetchBlocked`` with a fixed message; a declared type is named in it
 only when it is a plain ``type/subtype`` token.
 """
@@ -45,6 +50,9 @@ _BINARY_MAGIC = (
     b"SQLite format 3\x00",
 )
 _TEXT_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+#: the image types a figure may be, and what an image is served as
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+_IMAGE_REFUSED = "refused: the body is not a PNG, JPEG, WebP or GIF image"
 _SAFE_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+-]{0,40}/[a-z0-9][a-z0-9.+-]{0,60}")
 
 
@@ -85,3 +93,34 @@ def looks_binary(head: bytes) -> bool:
     if head.startswith(_TEXT_BOMS):
         return False
     return b"\x00" in head
+
+
+def check_image_declared(content_type: str) -> None:
+    """Refuse a declared type that is not a PNG, JPEG, WebP or GIF image (SVG too)."""
+    declared = media_type(content_type)
+    if declared in IMAGE_TYPES or declared in _UNDECLARED:
+        return
+    if declared == "image/svg+xml":
+        raise FetchBlocked("refused: SVG images are not embedded")
+    if _SAFE_TOKEN.fullmatch(declared):
+        raise FetchBlocked(f"unsupported image type: {declared}")
+    raise FetchBlocked("unsupported image type")
+
+
+def image_type(head: bytes) -> str | None:
+    """The image type the first bytes are (PNG, JPEG, WebP, GIF), else None."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def check_image_head(content_type: str, head: bytes) -> None:
+    """Refuse a body that is not an image of an allowed type, whatever it was served as."""
+    if image_type(head[:SNIFF_BYTES]) is None:
+        raise FetchBlocked(_IMAGE_REFUSED)

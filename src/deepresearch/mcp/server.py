@@ -1,7 +1,7 @@
 """The MCP tools, over a ``Backend`` that runs and stores the research.
 
 * ``research(question, depth?, no_clarify?, review_plan?, review_findings?, review_report?,
-  use_library?)``: research a question;
+  use_library?, images?)``: research a question;
   long-running, it sends a progress notification for each step of the run (stage, wave,
   sources read, verified quotes) and returns the report as markdown, with the run id. A
   run may stop to ask a clarifying question (unless ``no_clarify``, or the server runs
@@ -92,6 +92,13 @@ NoClarify = Annotated[
     Field(
         description="true: research the question as given, never ask back; false: the run "
         "may ask a clarifying question (answer it with reply); default: the server's setting"
+    ),
+]
+Images = Annotated[
+    bool | None,
+    Field(
+        description="false: a report of text and tables only; true: with figures from the "
+        "cited sources (in the html, pdf and docx formats); default: the server's setting"
     ),
 ]
 ReviewPlan = Annotated[
@@ -431,6 +438,7 @@ def add_research(server: MCPServer, backend: Backend) -> None:
         review_findings: ReviewFindings = False,
         review_report: ReviewReport = False,
         use_library: UseLibrary = True,
+        images: Images = None,
     ) -> Annotated[CallToolResult, RunOutcome]:
         options = run_options(
             depth,
@@ -439,6 +447,7 @@ def add_research(server: MCPServer, backend: Backend) -> None:
             review_findings=review_findings or None,
             review_report=review_report or None,
             use_library=None if use_library else False,
+            images=images,
         )
         question = checked_question(question)
         done = await backend.research(ctx, question, options, progress_reporter(ctx))

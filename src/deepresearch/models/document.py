@@ -1,6 +1,6 @@
 """A page-layout-neutral document: headings, paragraphs of spans, lists, quotes and
-tables, and the two lists a research report ends with (its sources, and the table of
-every source it considered). Pure data, no rendering.
+tables, images (``models.document_image``), and the two lists a research report ends
+with (its sources, and the table of every source it considered). Pure data, no rendering.
 
 Each recipe's result is built into one (``Recipe.document``: a research Report by
 ``export.report_document``, an employer profile by ``recipes.employer.document``), and
@@ -20,6 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
+
+from deepresearch.models.document_image import ImageBlock as ImageBlock  # a Block, re-exported
+from deepresearch.models.document_image import ImageCitation as ImageCitation
 
 ParagraphStyle = Literal["body", "notice", "quote", "note"]
 #: what a table holds: a report's own content ("data"), the sources considered, or the
@@ -167,7 +170,20 @@ class SourceList:
         return tuple(out)
 
 
-Block = Heading | Paragraph | ItemList | Table | SourceList
+Block = Heading | Paragraph | ItemList | Table | SourceList | ImageBlock
+
+
+def caption_spans(image: ImageBlock) -> tuple[Span, ...]:
+    """An image's caption as spans: the caption, then its credit (linked to where it came
+    from) and its citations ``[n]``, as a quote is cited."""
+    spans = [Span(image.caption, italic=True)]
+    if image.credit:
+        spans += [Span(" — "), Span(image.credit, url=image.url)]
+    if image.citations:
+        spans.append(Span(" "))
+    for cited in image.citations:
+        spans.append(Span(f"[{cited.number}]", url=cited.url, cite=cited.number, note=cited.note))
+    return tuple(spans)
 
 
 @dataclass(frozen=True)
@@ -204,3 +220,5 @@ def _spans(block: Block) -> Iterable[Span]:
     elif isinstance(block, SourceList):
         for paragraph in block.paragraphs():
             yield from paragraph.spans
+    elif isinstance(block, ImageBlock):
+        yield from caption_spans(block)

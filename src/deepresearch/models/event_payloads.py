@@ -512,6 +512,19 @@ class ReportReady(Payload):
     )
 
 
+class FiguresPlaced(Payload):
+    """Figures from the cited sources were considered for the report (issue 26): how many
+    matched a section, how many were placed, and why the others' images were refused."""
+
+    event_type = "figures_placed"
+    stages = "figures"
+    candidates: int = Field(description="figure-section pairs that matched")
+    placed: int = Field(description="figures the report shows")
+    refused: list[str] = Field(
+        default_factory=list, description="images not shown: the address's host and why"
+    )
+
+
 class BudgetExhausted(Payload):
     """A budget (`--max-tokens`, `--max-cost`, `--max-time`) is used up: no model call or
     fetch starts after it; the run writes its report from what it has."""

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from deepresearch.models.claims import ClaimLedger
 from deepresearch.models.evaluation import EvalResult
 from deepresearch.models.evidence import Evidence
+from deepresearch.models.figures import ReportFigure
 from deepresearch.models.library import LibraryReuse
 from deepresearch.models.scores import SourceScores
 from deepresearch.models.source import ContentQuality
@@ -156,6 +157,10 @@ class Report(BaseModel):
         default=None,
         description="what the run reused from your library: quotes, pages fetched again, "
         "quotes no longer on their page",
+    )
+    figures: list[ReportFigure] = Field(
+        default_factory=list,
+        description="figures from the cited sources, each placed in a section (issue 26)",
     )
 
     def cited_evidence_ids(self) -> list[str]:

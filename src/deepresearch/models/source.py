@@ -7,6 +7,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from deepresearch.models.figures import PageFigure
 from deepresearch.models.scores import SourceScores
 
 SourceKind = Literal["html", "pdf", "text", "snippet"]
@@ -46,6 +47,10 @@ class Source(BaseModel):
     )
     library_read: datetime | None = Field(
         default=None, description="a page of the library: when the text used was read"
+    )
+    figures: list[PageFigure] = Field(
+        default_factory=list,
+        description="the page's captioned figures, as candidates for the report (issue 26)",
     )
 
 

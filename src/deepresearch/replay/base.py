@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from deepresearch.context import ThreadStore
-    from deepresearch.fetch.base import Fetcher
+    from deepresearch.fetch.base import Fetcher, ImageFetcher
     from deepresearch.librarydb.shelf import Shelf
     from deepresearch.llm.budget import BudgetGuard
     from deepresearch.llm.cache import ResponseCache
@@ -46,6 +46,8 @@ class RunTape(Protocol):
     def search(self, search: SearchProvider) -> SearchProvider: ...
 
     def fetcher(self, fetcher: Fetcher) -> Fetcher: ...
+
+    def images(self, images: ImageFetcher | None) -> ImageFetcher | None: ...
 
     def cache(self, cache: ResponseCache) -> ResponseCache: ...
 
@@ -96,6 +98,9 @@ class NoTape:
 
     def fetcher(self, fetcher: Fetcher) -> Fetcher:
         return fetcher
+
+    def images(self, images: ImageFetcher | None) -> ImageFetcher | None:
+        return images
 
     def cache(self, cache: ResponseCache) -> ResponseCache:
         return cache

@@ -3,7 +3,8 @@
 ``Recorder`` wraps a run's real ports: each chat model (every reply it gives, keyed by the
 model and the exact messages), the response cache (every reply it serves from an earlier
 run, so those are in the recording too), the search provider (results or the error, keyed
-by provider, query and limit), the fetcher (the page or the error, keyed by URL) and the
+by provider, query and limit), the fetcher (the page or the error, keyed by URL), the
+image fetcher of the report's figures (the image or the error, keyed by URL) and the
 clock the stages stamp reports with, what the owner's library offered; and, for a run under a budget, every decision of its
 budget guard (``budget``: where it was made, whether it let the call or the work go on, and
 what ended the run), and each attempt the gateway cut at its timeout (a failed reply, so the
@@ -34,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 import deepresearch.errors as error_tree
 from deepresearch.context import ThreadStore
 from deepresearch.errors import FetchError, ProviderError, RunError
-from deepresearch.fetch.base import FetchedPage, Fetcher
+from deepresearch.fetch.base import FetchedPage, Fetcher, ImageFetcher
 from deepresearch.librarydb.shelf import Shelf
 from deepresearch.llm.budget import BudgetGuard, Verdict
 from deepresearch.llm.cache import ResponseCache
@@ -266,10 +267,39 @@ class RecordingFetcher:
         except Exception as exc:
             self._tape.append("pages", {"url": url, **_error_entry(exc)})
             raise
-        entry = page.model_dump(mode="json", exclude={"content"})
-        entry["content_b64"] = base64.b64encode(page.content).decode("ascii")
-        self._tape.append("pages", {"url": url, "page": entry})
+        self._tape.append("pages", {"url": url, "page": _page_entry(page)})
         return page
+
+
+class RecordingImages:
+    """An image fetcher whose every image (or error) is written to the tape."""
+
+    def __init__(self, inner: ImageFetcher, tape: Tape) -> None:
+        self.inner = inner
+        self._tape = tape
+
+    async def fetch_image(self, url: str, *, max_bytes: int) -> FetchedPage:
+        try:
+            page = await self.inner.fetch_image(url, max_bytes=max_bytes)
+        except Exception as exc:
+            self._tape.append("images", {"url": url, **_error_entry(exc)})
+            raise
+        self._tape.append("images", {"url": url, "page": _page_entry(page)})
+        return page
+
+
+def _page_entry(page: FetchedPage) -> dict[str, Any]:
+    entry = page.model_dump(mode="json", exclude={"content"})
+    entry["content_b64"] = base64.b64encode(page.content).decode("ascii")
+    return entry
+
+
+def _page_from(entry: Mapping[str, Any]) -> FetchedPage:
+    if "error" in entry:
+        _raise_recorded(entry, FetchError)
+    data = dict(entry["page"])
+    content = base64.b64decode(data.pop("content_b64"))
+    return FetchedPage.model_validate({**data, "content": content})
 
 
 class Recorder:
@@ -356,6 +386,9 @@ class Recorder:
 
     def fetcher(self, fetcher: Fetcher) -> Fetcher:
         return RecordingFetcher(fetcher, self.tape)
+
+    def images(self, images: ImageFetcher | None) -> ImageFetcher | None:
+        return None if images is None else RecordingImages(images, self.tape)
 
     def endpoints(self, endpoints: Mapping[Role, Endpoint]) -> Mapping[Role, Endpoint]:
         return endpoints
@@ -461,6 +494,16 @@ class ReplaySearch:
         return self._player.results(self.name, query, limit)
 
 
+class ReplayImages:
+    """An image fetcher answering only from a recording."""
+
+    def __init__(self, player: Player) -> None:
+        self._player = player
+
+    async def fetch_image(self, url: str, *, max_bytes: int) -> FetchedPage:
+        return self._player.image(url)
+
+
 class ReplayFetcher:
     """A fetcher answering only from a recording."""
 
@@ -541,6 +584,7 @@ class Player(NoTape):
         self._parents = recorded_parents(tape)
         self._searches = {entry["key"]: entry for entry in tape.entries("searches")}
         self._pages = {entry["url"]: entry for entry in tape.entries("pages")}
+        self._images = {entry["url"]: entry for entry in tape.entries("images")}
         self._clock = [datetime.fromisoformat(entry["at"]) for entry in tape.entries("clock")]
         self._ticks = 0
         # the budget's decisions at each point, in the order they were made there
@@ -582,11 +626,13 @@ class Player(NoTape):
         entry = self._pages.get(url)
         if entry is None:
             raise self.miss(f"page {url}")
-        if "error" in entry:
-            _raise_recorded(entry, FetchError)
-        data = dict(entry["page"])
-        content = base64.b64decode(data.pop("content_b64"))
-        return FetchedPage.model_validate({**data, "content": content})
+        return _page_from(entry)
+
+    def image(self, url: str) -> FetchedPage:
+        entry = self._images.get(url)
+        if entry is None:
+            raise self.miss(f"image {url}")
+        return _page_from(entry)
 
     def now(self) -> datetime:
         if not self._clock:
@@ -658,6 +704,11 @@ class Player(NoTape):
 
     def cache(self, cache: ResponseCache) -> ResponseCache:
         return self._cache
+
+    def images(self, images: ImageFetcher | None) -> ImageFetcher | None:
+        """The recorded images; none for a recording made before figures were kept
+        (its settings have no ``images``), so its replay shows none, as its run did."""
+        return ReplayImages(self) if "images" in self.manifest.get("settings", {}) else None
 
     def threads(self, stored: Callable[[], ThreadStore]) -> ThreadStore | None:
         return ReplayThreads(self._parents, self.miss)

@@ -4,8 +4,8 @@ kind of outside answer (``replies``, ``cache``, ``searches``, ``pages``, ``clock
 answers a person gave at the run's pauses, ``answers``; a follow-up's parent, ``parents``;
 what the owner's library offered, ``library``;
 the cache keys the run stored replies under, ``stored``, so that a resumed part of the
-run does not take them for answers from outside; and, under a budget, each decision of its
-budget guard, ``budget``).
+run does not take them for answers from outside; under a budget, each decision of its
+budget guard, ``budget``; and the images of the report's figures, ``images``).
 Lines
 are appended while the run runs (a resumed run appends to the same folder), so a recording
 is also what ``deepresearch record`` copies to another machine.
@@ -49,6 +49,7 @@ KINDS = (
     "stored",
     "budget",
     "library",
+    "images",
 )
 
 

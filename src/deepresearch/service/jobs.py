@@ -69,6 +69,7 @@ STAGE_PROGRESS = {
     "audit": 0.9,
     "review_report": 0.92,  # waiting for the report's review
     "audit_edits": 0.93,  # the review's edits audited
+    "figures": 0.94,  # figures from the cited pages (issue 26)
     "evaluate": 0.95,
 }
 RESEARCH_END = 0.7

@@ -62,10 +62,11 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-#: the HTML report may style itself and nothing more: no script, image, frame or form
+#: the HTML report may style itself and show the figures it embeds (``data:`` images,
+#: never an address) and nothing more: no script, fetched image, frame or form
 REPORT_CSP = (
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
 )
 
 

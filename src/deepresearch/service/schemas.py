@@ -69,6 +69,9 @@ class RunOptions(BaseModel):
         description="provider:model, or 'none' for an extractive report",
     )
     audit: Literal["strict", "mark", "off"] | None = None
+    images: bool | None = Field(
+        default=None, description="figures from the cited sources in the report (default true)"
+    )
     no_clarify: bool | None = None
     review_plan: bool | None = Field(
         default=None,

@@ -4,7 +4,7 @@ return types and the static edges below.
     intake ─► respond ──────────────────────────────────────────────────┐ (chitchat, refusal)
        ├────► clarify (a pause: the person answers) ─► plan             │
        └────► plan ─► [review_plan (a pause, --review-plan)] ─► library ─► research ─► gate ─► reflect ─► research (next wave)  │
-               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► [review_report] ─► evaluate ─► END
+               │                             ├──► check_findings ─► [review_findings] ─► write ─► audit ─► [review_report] ─► figures ─► evaluate ─► END
                │                             │          │                  └──► research (a gap: one more wave)
                │                             │          └──► abort ─────┘
                │                             └──► abort ────────────────┘
@@ -18,12 +18,13 @@ off (``--no-library``).
 ``review_findings`` (a pause, ``--review-findings``) shows the verified findings before
 writing: the person drops some, or names a gap that one more wave researches; reflect
 then sends the run to writing, and the review is not asked again. ``review_report`` (a
-pause, ``--review-report``) shows the audited report: approved, it goes on to evaluate;
+pause, ``--review-report``) shows the audited report: approved, it goes on to figures and evaluate;
 edited, ``audit_edits`` audits the new words; with feedback, ``write`` rewrites it once
 and the audit routes on without asking again.
 
-The plan stage convenes the council (``stages/council.py``) when it is on; evaluate does
-nothing unless ``evaluate`` is set.
+The plan stage convenes the council (``stages/council.py``) when it is on; figures places
+figures from the cited pages in a research report (none with ``images`` off); evaluate
+does nothing unless ``evaluate`` is set.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from deepresearch.recipes.research.stages.answer import answer
 from deepresearch.recipes.research.stages.audit import audit, audit_edits
 from deepresearch.recipes.research.stages.check import check_findings
 from deepresearch.recipes.research.stages.evaluate import evaluate
+from deepresearch.recipes.research.stages.figures import figures
 from deepresearch.recipes.research.stages.finish import abort, respond
 from deepresearch.recipes.research.stages.followup import followup
 from deepresearch.recipes.research.stages.gate import gate
@@ -92,6 +94,8 @@ CHECKPOINT_TYPES: list[tuple[str, str]] = [
     ("deepresearch.models.library", "LibraryReuse"),
     ("deepresearch.models.library", "ReusedQuote"),
     ("deepresearch.models.library", "DroppedQuote"),
+    ("deepresearch.models.figures", "PageFigure"),
+    ("deepresearch.models.figures", "ReportFigure"),
 ]
 
 
@@ -127,6 +131,7 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_node("audit", recorded(audit, _run))
     graph.add_node("review_report", recorded(review_report, _run))
     graph.add_node("audit_edits", recorded(audit_edits, _run))
+    graph.add_node("figures", recorded(figures, _run))
     graph.add_node("evaluate", recorded(evaluate, _run))
     graph.add_edge(START, "followup")  # a no-op unless the run follows up another
     graph.add_edge("followup", "intake")
@@ -136,7 +141,8 @@ def _compiled() -> CompiledStateGraph[RunState, RunContext, RunState, RunState]:
     graph.add_edge("write", "audit")
     graph.add_edge("abort", "audit")
     graph.add_edge("respond", "audit")
-    graph.add_edge("audit_edits", "evaluate")
+    graph.add_edge("audit_edits", "figures")
+    graph.add_edge("figures", "evaluate")
     graph.add_edge("evaluate", END)
     return graph.compile()
 

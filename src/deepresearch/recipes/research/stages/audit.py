@@ -84,15 +84,16 @@ Checked = tuple[AuditVerdict, str | None, Method]
 
 async def audit(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["review_report", "evaluate"]]:
+) -> Command[Literal["review_report", "figures"]]:
     """The report audited, then the person's review of it (``review_report`` on, a
-    research report, not reviewed yet: a rewrite after feedback is not asked again)."""
+    research report, not reviewed yet: a rewrite after feedback is not asked again),
+    else its figures."""
     ctx = runtime.context
     report = await _audited(state, ctx)
     reviewing = (
         ctx.policy.review_report and report.kind in REVIEWED_KINDS and "report_review" not in state
     )
-    return Command(goto="review_report" if reviewing else "evaluate", update={"report": report})
+    return Command(goto="review_report" if reviewing else "figures", update={"report": report})
 
 
 async def _audited(state: RunState, ctx: RunContext) -> Report:

@@ -148,7 +148,7 @@ async def review_findings(
 
 async def review_report(
     state: RunState, runtime: Runtime[RunContext]
-) -> Command[Literal["audit_edits", "write", "evaluate"]]:
+) -> Command[Literal["audit_edits", "write", "figures"]]:
     ctx = runtime.context
     report = state["report"]
     shown = shown_sentences(report)
@@ -181,12 +181,12 @@ async def review_report(
         }[decision.action],
     )
     update: RunState = {"report_review": decision.model_dump(exclude_none=True)}
-    goto: Literal["audit_edits", "write", "evaluate"] = (
+    goto: Literal["audit_edits", "write", "figures"] = (
         "audit_edits"
         if decision.action == "edit"
         else "write"
         if decision.action == "feedback"
-        else "evaluate"
+        else "figures"
     )
     return Command(goto=goto, update=update)
 
