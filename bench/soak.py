@@ -259,14 +259,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--drain-s", type=float, default=600.0)
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--keep", type=Path, default=None, help="work here and keep it")
     args = parser.parse_args(argv)
     started = datetime.now(UTC).isoformat(timespec="seconds")
+    revision = git_revision()  # what runs (a restarted process imports the tree as it is then)
     with tempfile.TemporaryDirectory(prefix="soak-") as name:
-        folder = Path(name)
+        folder = args.keep or Path(name)  # --keep: the processes' logs and data stay
+        folder.mkdir(parents=True, exist_ok=True)
         with database(args.backend, folder, args.postgres_url) as database_url:
             result = soak(args, folder, database_url)
     params = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
-    record = {"date": started, "git_revision": git_revision(), "machine": describe()}
+    record = {"date": started, "git_revision": revision, "machine": describe()}
     out = args.out or RESULTS / f"soak-{args.backend}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({**record, "params": params, **result}, indent=1) + "\n")
