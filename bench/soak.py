@@ -40,6 +40,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,8 @@ def _killer(fleet: Fleet, every_s: float, stop: threading.Event, since: float) -
     while not stop.wait(every_s):
         kill = fleet.kill_one(rng, since)
         print(
-            f"  {kill.at_s:7.1f} s: kill -9 {kill.slot} (pid {kill.pid}), back in {kill.restart_s} s"
+            f"  {kill.at_s:7.1f} s: kill -9 {kill.slot} (pid {kill.pid}), back in {kill.restart_s} s",
+            flush=True,
         )
 
 
@@ -135,7 +137,7 @@ def _rss(samples: list[tuple[float, str, int, float]]) -> dict[str, dict[str, An
     return out
 
 
-def _collect_streams(results: Any, reader: multiprocessing.Process) -> list[dict[str, Any]]:
+def _collect_streams(results: Any, reader: BaseProcess) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
