@@ -103,7 +103,13 @@ def check_streams(database_url: str, read: list[dict[str, Any]]) -> dict[str, An
         disorder += sum(1 for a, b in itertools.pairwise(ids) if b <= a)
         exact += ids == expected
         if lacking or doubled:
-            bad.append(f"{got['job_id']}: {lacking} missing, {doubled} repeated")
+            stored = events[got["job_id"]]
+            which = [f"{e.seq} {e.type}" for e in stored if e.seq not in set(ids)]
+            bad.append(
+                f"{got['job_id']}: {lacking} missing ({', '.join(which)[:300]}; the stream "
+                f"ended at {ids[-1] if ids else 0} {got['terminal']}, the job's last is "
+                f"{stored[-1].seq} {stored[-1].type}), {doubled} repeated"
+            )
     return {
         "streams": len(read),
         "exact": exact,
