@@ -1,6 +1,7 @@
 """An OpenAI-compatible chat server on loopback (``POST /v1/chat/completions``, ``GET
 /v1/models``) whose replies come from the research script: the wire format vLLM, llama.cpp
-and LM Studio speak. ``refuse`` answers 401 like OpenAI does; ``write_delay_s`` holds the
+and LM Studio speak. ``refuse`` answers 401 like OpenAI does, ``no_chat`` 404 to every
+chat call (the model list still answers); ``write_delay_s`` holds the
 writer's call, and ``hold`` any call whose system prompt starts with one of its keys
 (seconds). ``temperatures`` records each call's first system line and the temperature it
 was sent.
@@ -41,6 +42,7 @@ USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
 class ChatServer(ThreadingHTTPServer):
     authorizations: list[str]
     refuse: bool = False
+    no_chat: bool = False  # the model list answers, every chat call is a 404
     write_delay_s: float = 0.0
     prompts: list[str]
     hold: dict[str, float]
@@ -79,6 +81,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def _no_such_model(self) -> None:
+        """Like OpenAI for a model it does not serve: 404."""
+        data = json.dumps(
+            {"error": {"message": "The model does not exist", "code": "model_not_found"}}
+        ).encode()
+        self.send_response(404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _refuse(self) -> None:
         """Like OpenAI: 401, and the body echoes part of the key."""
@@ -120,6 +133,9 @@ class _Handler(BaseHTTPRequestHandler):
         assert self.path == "/v1/chat/completions"
         if self.server.refuse:
             self._refuse()
+            return
+        if self.server.no_chat:
+            self._no_such_model()
             return
         if not self.server.serial:
             self._answer(body, generation_s=self.server.latency_s)

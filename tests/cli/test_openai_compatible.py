@@ -177,6 +177,33 @@ def test_a_server_that_answers_404_stops_the_run(canary: str, tmp_path: Path) ->
     assert not out.exists()
 
 
+def test_a_model_that_answers_404_after_the_preflight_stops_the_run(
+    canary: str, chat_server: ChatServer, tmp_path: Path
+) -> None:
+    """The model list answered, then every chat call was a 404 (a model the server does
+    not serve): it went on with an extractive report and exit 0, although
+    on_model_unavailable is "fail" by default."""
+    chat_server.no_chat = True
+    out = tmp_path / "r.md"
+    done = _run(canary, chat_server, out)
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert errors == ["error: model openai:local-model was not found (HTTP 404)"], done.stderr
+    assert "hint:" in done.stderr and "--model none" in done.stderr
+    assert not out.exists() and len(chat_server.prompts) <= 1  # stopped at its first call
+    assert _events(done)[-1]["type"] == "run_failed"
+
+
+def test_a_model_that_answers_404_falls_back_when_asked(
+    web_process: str, chat_server: ChatServer, tmp_path: Path
+) -> None:
+    chat_server.no_chat = True
+    out = tmp_path / "r.md"
+    done = _run(web_process, chat_server, out, "--on-model-unavailable", "extractive")
+    assert done.returncode == 0, done.stderr
+    assert "was not found (HTTP 404)" in out.read_text()
+
+
 def test_unreachable_server_falls_back_only_when_asked(web_process: str, tmp_path: Path) -> None:
     port = _closed_port()
     out = tmp_path / "r.md"

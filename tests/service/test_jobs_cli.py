@@ -301,10 +301,13 @@ def test_a_job_that_waits_is_shown_and_answered_from_the_command_line(
     assert view["status"] == "AWAITING_INPUT" and view["options"]["review_plan"] is True
     plan = view["input_request"]["sub_questions"]
 
-    # a bad answer is the service's 422, said plainly; the job still waits
+    # a bad answer is the service's 422, said plainly, with the command's own flags (not
+    # the API's JSON) for what the job asks; the job still waits
     wrong = jobs("reply", job_id, "just some text", *server)
     assert wrong.exit_code == 2 and "Traceback" not in wrong.output
-    assert "error:" in wrong.stderr
+    assert "error: the run waits for a review of its plan" in wrong.stderr
+    assert f"hint: approve with: deepresearch jobs reply {job_id} --approve" in wrong.stderr
+    assert '"action"' not in wrong.stderr
     several = jobs("reply", job_id, "--approve", "--cancel", *server)
     assert several.exit_code == 2 and "give one answer" in several.stderr
     edited = [plan[0]["text"]]
@@ -325,6 +328,11 @@ def test_a_waiting_job_is_cancelled_with_jobs_reply(service: Service, questions:
     assert asked.exit_code == 4, asked.output
     assert "The verified findings" in asked.stderr
     assert f"deepresearch jobs reply {job_id} --drop ID" in asked.stderr
+    text = jobs("reply", job_id, "some text", *server)
+    assert text.exit_code == 2 and "a text answer is not a findings reply" in text.stderr
+    assert f"hint: approve with: deepresearch jobs reply {job_id} --approve; or --drop ID" in (
+        text.stderr
+    )
     cancelled = jobs("reply", job_id, "--cancel", *server)
     assert cancelled.exit_code == 1 and f"job {job_id} cancelled" in cancelled.stderr
     watched = jobs("watch", job_id, *server)

@@ -297,13 +297,34 @@ def reply(
         else {key: item for key, item in value.items() if item is not None}
     )
     with _client(server, api_key) as client:
-        job = client.answer(job_id, body)
+        job = _answer(client, job_id, body)
         if job.status == "CANCELLED":
             say(f"job {job_id} cancelled")
             raise typer.Exit(EXIT_FAILED)
         say(f"answered; job {job_id} goes on ({job.status})")
         if watch:
             _watch(client, job_id, json_events=json_events)
+
+
+def _answer(client: ServiceClient, job_id: str, body: dict[str, Any]) -> JobView:
+    """The job after the answer; an answer of the wrong kind (text to a plan review) is
+    refused with this command's flags for what the job asks, not the API's JSON."""
+    from deepresearch.cli.pause import how_to_answer
+    from deepresearch.service.client import ServiceRequestError
+    from deepresearch.service.jobs import WRONG_REPLY
+
+    try:
+        return client.answer(job_id, body)
+    except ServiceRequestError as exc:
+        if exc.kind != WRONG_REPLY:
+            raise
+        asked = client.get(job_id).input_request
+        if asked is None:  # answered meanwhile: the service's words
+            raise
+        hint = how_to_answer(asked.kind, f"deepresearch jobs reply {job_id}")
+        raise ServiceRequestError(
+            exc.message, hint=hint, status=exc.status, kind=exc.kind
+        ) from None
 
 
 @jobs.command("cancel")

@@ -8,7 +8,9 @@ wraps it, the ``Player`` answers it from a recording, ``NoTape`` leaves it as bu
 
 Models built from Settings pass the preflight (``llm.preflight``) here, before the run
 does anything else: an unreachable model server stops the run with a ConfigError (exit 2)
-unless ``on_model_unavailable = "extractive"``."""
+unless ``on_model_unavailable = "extractive"``; so does a model that refuses its key or is
+not found at its first call after the preflight passed (the gateway's
+``stop_when_unavailable``)."""
 
 from __future__ import annotations
 
@@ -231,6 +233,7 @@ async def open_gateway(
         )
         calls.gateway = gateway
         await require_available(settings, gateway, bus)
+        gateway.stop_when_unavailable = settings.on_model_unavailable == "fail"
         return gateway
     endpoints = {
         role: endpoint_of_model(model, settings)

@@ -34,6 +34,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from deepresearch.core.budget import BudgetName
+from deepresearch.errors import ConfigError
 from deepresearch.injection.untrusted import fill_fence, neutralize_tokens, new_boundary
 from deepresearch.llm.budget import BudgetGuard
 from deepresearch.llm.cache import ResponseCache
@@ -124,6 +125,9 @@ class Gateway:
         #: told of each attempt cut at its timeout (model name, messages): a run's
         #: recording keeps it, so the replay's attempt is cut there too
         self.on_timeout: Callable[[str, Sequence[BaseMessage]], None] | None = None
+        #: a model that refuses the key or is not found (after the preflight passed) stops
+        #: the run (``on_model_unavailable = "fail"``) rather than falling back
+        self.stop_when_unavailable = False
 
     @property
     def usage(self) -> Usage:
@@ -458,6 +462,8 @@ class Gateway:
         self._record_failed(role, stage, name, started, attempts)
         if over == "time" and failure.kind is FailureKind.TIMEOUT:
             return self._over_budget(over)
+        if self.stop_when_unavailable and failure.kind.disables_model:
+            raise _unavailable(name, failure)
         self._log.failed(name, failure, attempts, error)
         what = failure.describe() if failure.kind is not FailureKind.OTHER else "failed"
         tries = f" after {attempts} attempts" if attempts > 1 else ""
@@ -596,3 +602,13 @@ class Gateway:
 
 def _clip(text: str) -> str:
     return text if len(text) <= _MAX_REASON_CHARS else text[: _MAX_REASON_CHARS - 3] + "..."
+
+
+def _unavailable(name: str, failure: Failure) -> ConfigError:
+    """The error that stops a run whose model refused its key or was not found."""
+    fix = "the model's API key" if failure.kind is FailureKind.AUTH else "the model name"
+    return ConfigError(
+        f"model {name} {failure.describe()}",
+        hint=f"check {fix} and --model-base-url; or run without a model (--model none), or "
+        'let runs fall back to an extractive report (on_model_unavailable = "extractive")',
+    )

@@ -15,9 +15,9 @@ from starlette.concurrency import run_in_threadpool
 
 from deepresearch.core.ids import run_id_problem
 from deepresearch.core.review import check_reply
-from deepresearch.errors import InvalidInput
+from deepresearch.errors import InvalidInput, InvalidReply
 from deepresearch.service.auth import Caller
-from deepresearch.service.jobs import Job
+from deepresearch.service.jobs import WRONG_REPLY, Job
 from deepresearch.service.problems import ApiProblem
 from deepresearch.service.schemas import InputReply
 from deepresearch.service.state import ServiceState
@@ -66,6 +66,9 @@ async def answer_job(state: ServiceState, who: Caller, job_id: str, body: InputR
     request_id = asked.id
     try:
         reply = check_reply(asked, body.reply())
+    except InvalidReply as exc:  # the wrong kind of answer: the hint (the API's JSON) apart,
+        # so a front end can say it in its own words (the CLI its flags)
+        raise ApiProblem(422, exc.message, kind=WRONG_REPLY, hint=exc.hint) from None
     except InvalidInput as exc:
         raise ApiProblem(
             422, f"{exc.message} ({exc.hint})" if exc.hint else exc.message, kind="invalid-input"

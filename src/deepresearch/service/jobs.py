@@ -47,6 +47,9 @@ TERMINAL_EVENT = {
     "EXPIRED": "run_expired",
 }
 TERMINAL: frozenset[str] = frozenset(TERMINAL_EVENT)
+#: the problem type of an answer of the wrong kind (text to a plan review...): its
+#: ``hint`` is the API's JSON, which a client may say in its own words
+WRONG_REPLY = "wrong-reply"
 TERMINAL_EVENTS: frozenset[str] = frozenset(TERMINAL_EVENT.values())
 
 #: how far along a run is when a stage starts (seed 003's progress 0-1); the research

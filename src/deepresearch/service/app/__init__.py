@@ -68,13 +68,14 @@ def create_app(
         notifier = Notifier()
         workers = worker_pool(store, settings, notifier, runtime)
         library = await run_in_threadpool(open_library, StorageSettings.of(settings))
+        checks = ServerJobChecks(settings, runtime)
         app.state.service = ServiceState(
             service=ServiceSettings.of(settings),
             export=ExportSettings.of(settings),
             store=store,
             notifier=notifier,
             workers=workers,
-            jobs=ServerJobChecks(settings, runtime),
+            jobs=checks,
             library=LibraryStore(library),
         )
         if start_workers and settings.run_workers:
@@ -87,6 +88,7 @@ def create_app(
             for task in passes:
                 task.cancel()
             await workers.stop()
+            await checks.close()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             library.dispose()
             if engine is None:
