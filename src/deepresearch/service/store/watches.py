@@ -238,7 +238,9 @@ class WatchQueries(StoreBase):
         )
         if not moved.rowcount:  # another scheduler claimed this due time first
             return None
-        options = dict(watch.options)
+        # a watch asks what changed: every page is read afresh, never reused from the
+        # library within its freshness window (which would hide a changed page)
+        options = {**watch.options, "use_library": False}
         job = insert_job(
             conn,
             owner=watch.owner,
