@@ -111,13 +111,16 @@ def create_app(
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeaderCap, max_bytes=MAX_HEAD_BYTES)
     problems.install(app)
-    app.include_router(router)
-    app.include_router(library_router)
-    app.include_router(watch_router)
-
-    app.include_router(collections_router)
+    for routes in (router, library_router, watch_router, collections_router):
+        app.include_router(routes)
     mcp = mount_mcp(app, settings)  # the MCP server at /mcp, behind the same keys
     mount_web_page(app)  # the web page at / and its assets under /web/
+    _add_probes(app)
+    return app
+
+
+def _add_probes(app: FastAPI) -> None:
+    """``/healthz`` (the process is up) and ``/readyz`` (the database answers)."""
 
     @app.get("/healthz", summary="The process is up")
     async def healthz() -> dict[str, str]:
@@ -133,8 +136,6 @@ def create_app(
         # no counts: the probe needs no key, and how busy the service is tells one key
         # what the others do
         return JSONResponse({"status": "ready"}, 200)
-
-    return app
 
 
 def _periodic(settings: Settings, store: JobStore, wake: Callable[[], None]) -> list[Task[None]]:
