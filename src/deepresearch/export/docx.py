@@ -19,14 +19,16 @@ from docx.enum.text import WD_COLOR_INDEX
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from docx.shared import Pt, RGBColor
+from docx.shared import Emu, Pt, RGBColor
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph as DocxParagraph
 
 from deepresearch.export.archive import EPOCH, fixed_dates
+from deepresearch.export.figures import caption_paragraph
 from deepresearch.models.document import (
     Block,
     Document,
+    Figure,
     Heading,
     ItemList,
     Paragraph,
@@ -79,6 +81,8 @@ def _block(out: docx.document.Document, block: Block) -> None:
     elif isinstance(block, SourceList):
         for each in block.paragraphs():
             _block(out, each)
+    elif isinstance(block, Figure):
+        _figure(out, block)
     else:
         _table(out, block)
 
@@ -106,6 +110,19 @@ def _wrap_in_link(paragraph: DocxParagraph, run_element: object, url: str) -> No
     link.set(qn("r:id"), rel_id)
     link.append(run_element)  # lxml moves it out of the paragraph
     paragraph._p.append(link)
+
+
+def _figure(out: docx.document.Document, block: Figure) -> None:
+    """The image at its share of the text width, its alt text as the picture's
+    description, its caption under it."""
+    section = out.sections[-1]
+    text_width = (
+        (section.page_width or 0) - (section.left_margin or 0) - (section.right_margin or 0)
+    )
+    out.add_picture(io.BytesIO(block.image), width=Emu(int(text_width * block.width)))
+    for properties in out.paragraphs[-1]._p.iter(qn("wp:docPr")):
+        properties.set("descr", _xml(block.alt))
+    _block(out, caption_paragraph(block))
 
 
 def _table(out: docx.document.Document, block: Table) -> None:

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from html import escape
 
+from deepresearch.export.figures import data_uri, pixels
 from deepresearch.models.document import (
     Block,
     Document,
+    Figure,
     Heading,
     ItemList,
     Paragraph,
@@ -117,7 +119,21 @@ def _block(block: Block) -> list[str]:
         return [opening, *(f"<li>{_spans(item)}</li>" for item in block.items), f"</{tag}>"]
     if isinstance(block, SourceList):
         return ['<ol class="sources">', *map(_source, block.sources), "</ol>"]
+    if isinstance(block, Figure):
+        return [_figure(block)]
     return [_table(block)]
+
+
+def _figure(block: Figure) -> str:
+    """The image embedded (a ``data:`` address: the page asks nothing of anyone), its
+    caption under it; sized here, so the page's style sheet is the same with or without."""
+    wide, high = pixels(block)
+    size = f' width="{wide}" height="{high}"' if wide else ""
+    style = f"max-width:{round(block.width * 100)}%;height:auto"
+    return (
+        f'<figure class="chart"><img src="{data_uri(block)}" alt="{escape(block.alt)}"{size}'
+        f' style="{style}"><figcaption>{_spans(block.caption)}</figcaption></figure>'
+    )
 
 
 def _heading_text(heading: Heading) -> str:

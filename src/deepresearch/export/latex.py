@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from deepresearch.export.figures import caption_paragraph
 from deepresearch.models.document import (
     Block,
     Document,
+    Figure,
     Heading,
     ItemList,
     Paragraph,
@@ -162,6 +164,8 @@ def _block(block: Block, cited: set[str]) -> list[str]:
         return [f"\\begin{{{env}}}", *items, f"\\end{{{env}}}", ""]
     if isinstance(block, SourceList):
         return [*_bibliography(block), ""]
+    if isinstance(block, Figure):  # a .tex file has no image beside it: its caption
+        return _block(caption_paragraph(block), cited)
     return [*_table(block, cited), ""]
 
 

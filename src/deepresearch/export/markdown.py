@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from deepresearch.export.figures import caption_paragraph
 from deepresearch.models.document import (
     Block,
     Document,
+    Figure,
     Heading,
     ItemList,
     Paragraph,
@@ -45,6 +47,8 @@ def _block(block: Block) -> list[str]:
         return [f"- {_spans(item)}" for item in block.items] + [""]
     if isinstance(block, SourceList):
         return [*_sources(block), ""]
+    if isinstance(block, Figure):  # no image in a text file: its caption says what it shows
+        return _block(caption_paragraph(block))
     return [*_table(block), ""]
 
 

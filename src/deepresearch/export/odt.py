@@ -34,9 +34,11 @@ from odf.text import A, H, List, ListItem, ListLevelStyleBullet, ListLevelStyleN
 from odf.text import Span as OdfSpan
 
 from deepresearch.export.archive import EPOCH, fixed_dates
+from deepresearch.export.figures import caption_paragraph
 from deepresearch.models.document import (
     Block,
     Document,
+    Figure,
     Heading,
     ItemList,
     Paragraph,
@@ -188,6 +190,8 @@ def _block(styles: _Styles, block: Block, index: int) -> list[Element]:
         return [listed]
     if isinstance(block, SourceList):
         return [element for each in block.paragraphs() for element in _block(styles, each, index)]
+    if isinstance(block, Figure):  # the caption (the image: html, pdf, docx)
+        return _block(styles, caption_paragraph(block), index)
     return [_table(styles, block, index)]
 
 

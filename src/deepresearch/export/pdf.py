@@ -10,6 +10,7 @@ the other formats keep them: the export degrades visibly, it never fails on text
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,10 +21,12 @@ from fpdf import FPDF
 from fpdf.enums import WrapMode
 from fpdf.fonts import FontFace
 
+from deepresearch.export.figures import caption_paragraph, pixels
 from deepresearch.export.fonts import bold_face
 from deepresearch.models.document import (
     Block,
     Document,
+    Figure,
     Heading,
     ItemList,
     Paragraph,
@@ -153,6 +156,8 @@ def _texts(blocks: Iterable[Block]) -> Iterable[str]:
                 yield from (span.text for span in item)
         elif isinstance(block, SourceList):
             yield from _texts(block.paragraphs())
+        elif isinstance(block, Figure):
+            yield from (span.text for span in block.caption)
         else:
             yield from block.narrow_header()
             for row in block.merged_rows():
@@ -169,6 +174,8 @@ def _draw(pdf: FPDF, faces: _Faces, block: Block) -> None:
     elif isinstance(block, SourceList):
         for paragraph in block.paragraphs():
             _paragraph(pdf, faces, paragraph)
+    elif isinstance(block, Figure):
+        _figure(pdf, faces, block)
     else:
         _table(pdf, faces, block)
 
@@ -229,6 +236,19 @@ def _list(pdf: FPDF, faces: _Faces, block: ItemList) -> None:
         pdf.ln(size * 0.5)
         pdf.ln(0.8)
     pdf.ln(1.2)
+
+
+def _figure(pdf: FPDF, faces: _Faces, block: Figure) -> None:
+    """The image at its share of the text width (on a new page when it does not fit),
+    its caption under it."""
+    width = pdf.epw * block.width
+    wide, high = pixels(block)
+    height = width * high / wide if wide else 0.0
+    if height and pdf.will_page_break(height):
+        pdf.add_page()
+    pdf.image(io.BytesIO(block.image), x=pdf.l_margin, w=width, alt_text=faces.fit(block.alt))
+    pdf.ln(1)
+    _paragraph(pdf, faces, caption_paragraph(block))
 
 
 def _table(pdf: FPDF, faces: _Faces, block: Table) -> None:

@@ -9,9 +9,9 @@ every format but JSON is drawn from it through ``export.formats``: ``export.mark
 the bibliographies from its ``references``. Whoever builds a document has already made
 its text safe (neutralized, flattened) and decided its links; the hints here (a citation
 and its quote, the program's own words, an address shown as text, a paragraph's or a
-list's role, a table's kind and the columns a narrow page shows, a span's text kept
-whole for a page that reflows it) say what a piece is, and each renderer decides how it
-looks.
+list's role, a table's kind and the columns a narrow page shows, a figure's caption,
+a span's text kept whole for a page that reflows it) say what a piece is, and each
+renderer decides how it looks.
 """
 
 from __future__ import annotations
@@ -167,7 +167,20 @@ class SourceList:
         return tuple(out)
 
 
-Block = Heading | Paragraph | ItemList | Table | SourceList
+@dataclass(frozen=True)
+class Figure:
+    """An image shown in the document: ``image`` its PNG bytes (made by the program, no
+    metadata), ``alt`` its text for a reader that cannot see it, ``caption`` what it shows
+    and where its points come from (citations as a sentence has them), ``width`` its
+    share of the page width. A page that cannot hold an image shows the caption."""
+
+    image: bytes
+    alt: str
+    caption: tuple[Span, ...]
+    width: float = 0.8
+
+
+Block = Heading | Paragraph | ItemList | Table | SourceList | Figure
 
 
 @dataclass(frozen=True)
@@ -204,3 +217,5 @@ def _spans(block: Block) -> Iterable[Span]:
     elif isinstance(block, SourceList):
         for paragraph in block.paragraphs():
             yield from paragraph.spans
+    elif isinstance(block, Figure):
+        yield from block.caption
