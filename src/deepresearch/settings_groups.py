@@ -198,6 +198,7 @@ class RunPolicy(_Group):
 
     no_clarify: bool
     review_plan: bool
+    presearch: bool
     review_findings: bool
     audit: Literal["strict", "mark", "off"]
     apply_threshold: Literal["auto", "always", "never"]
