@@ -26,8 +26,6 @@ DPI = 120
 BAR = "#3b6ea8"
 #: what matplotlib would write into the PNG otherwise
 _NO_METADATA: dict[str, str | None] = {"Software": None}
-#: matplotlib's defaults with its bundled font: a matplotlibrc on the machine changes nothing
-_STYLE = {"font.family": "DejaVu Sans", "font.size": 10.0}
 
 
 def _plain(text: str) -> str:
@@ -39,7 +37,9 @@ def _plain(text: str) -> str:
 def chart_png(chart: Chart, numbers: tuple[int, ...]) -> bytes:
     """``chart`` as PNG bytes: a bar a point, each bar marked with the citation number
     of its quote (``numbers``, one a point)."""
-    with matplotlib.style.context("default"), rc_context(_STYLE):
+    # matplotlib's defaults and its bundled font: a matplotlibrc on the machine changes nothing
+    style = rc_context({"font.family": "DejaVu Sans", "font.size": 10.0})
+    with matplotlib.style.context("default"), style:
         return _draw(chart, numbers)
 
 
