@@ -28,6 +28,7 @@ from rich.table import Table
 
 from bench import (
     budget,
+    charts,
     end_to_end,
     extraction,
     fetch_extract,
@@ -64,6 +65,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "budget": budget.run,
     "workers": workers.run,
     "sections": sections.run,
+    "charts": charts.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")

@@ -36,13 +36,22 @@ async def presearch(ctx: RunContext, question: str) -> list[str] | None:
         return None
     query = presearch_query(question)
     if query is None:
-        ctx.bus.emit(PresearchDone(query="", skipped=NOTHING_NAMED), stage=STAGE)
+        ctx.bus.emit(
+            PresearchDone(query="", skipped=NOTHING_NAMED),
+            stage=STAGE,
+            message=f"Pre-search skipped: {NOTHING_NAMED}",
+        )
         return []
     try:
         hits = await ctx.search.search(query, limit=SEARCH_LIMIT)
     except ProviderError as exc:  # a hint, not a reason to stop
         log.info("pre-search failed: %s", exc)
-        ctx.bus.emit(PresearchDone(query=query, skipped=f"the search failed: {exc}"), stage=STAGE)
+        failed = f"the search failed: {exc}"
+        ctx.bus.emit(
+            PresearchDone(query=query, skipped=failed),
+            stage=STAGE,
+            message=f"Pre-search skipped: {failed}",
+        )
         return []
     lines, dropped = brief_context(hits)
     ctx.bus.emit(
