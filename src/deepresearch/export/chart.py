@@ -11,6 +11,7 @@ matplotlib never reads a label as mathematics.
 from __future__ import annotations
 
 import io
+import threading
 from functools import lru_cache
 
 import matplotlib.style
@@ -24,6 +25,9 @@ from deepresearch.core.charts import Chart
 SIZE = (8.0, 4.0)
 DPI = 120
 BAR = "#3b6ea8"
+#: matplotlib's style settings are process-wide: one chart is drawn at a time (the
+#: service exports reports from several threads)
+_DRAWING = threading.Lock()
 #: what matplotlib would write into the PNG otherwise
 _NO_METADATA: dict[str, str | None] = {"Software": None}
 
@@ -39,7 +43,7 @@ def chart_png(chart: Chart, numbers: tuple[int, ...]) -> bytes:
     of its quote (``numbers``, one a point)."""
     # matplotlib's defaults and its bundled font: a matplotlibrc on the machine changes nothing
     style = rc_context({"font.family": "DejaVu Sans", "font.size": 10.0})
-    with matplotlib.style.context("default"), style:
+    with _DRAWING, matplotlib.style.context("default"), style:
         return _draw(chart, numbers)
 
 
