@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 from bench.common import BenchResult, Options
 from deepresearch.core.charts import report_charts
@@ -102,10 +103,10 @@ def run(options: Options) -> BenchResult:
     numbers = tuple(1 for _ in chart.points)
     result.add("draw_s", _median(lambda: chart_png(chart, numbers), runs), "s")
     for name, item in (("", charted), ("_plain", plain)):
-        result.add(f"html_s{name}", _median(lambda r=item: to_html(r), runs), "s")
+        result.add(f"html_s{name}", _median(partial(to_html, item), runs), "s")
         result.add(f"html_bytes{name}", len(to_html(item).encode()), "bytes", digits=0)
         for fmt in ("pdf", "docx"):
-            build = _median(lambda r=item, f=fmt: export_report(r, f), runs)
+            build = _median(partial(export_report, item, fmt), runs)
             result.add(f"{fmt}_s{name}", build, "s")
             result.add(f"{fmt}_bytes{name}", len(export_report(item, fmt)), "bytes", digits=0)
     return result
