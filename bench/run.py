@@ -28,6 +28,7 @@ from rich.table import Table
 
 from bench import (
     budget,
+    charts,
     employer_metrics,
     end_to_end,
     extraction,
@@ -68,6 +69,7 @@ BENCHMARKS: dict[str, Callable[[Options], BenchResult]] = {
     "sections": sections.run,
     "employer_metrics": employer_metrics.run,
     "figures": figures.run,
+    "charts": charts.run,
 }
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
 DEPTH_CHOICES = ("quick", "standard", "deep")

@@ -64,6 +64,8 @@ class PlannedAhead:
 
     prompt: tuple[str, str]
     draft: PlanDraft | None
+    #: the pre-search's lines the prompt holds (None: no pre-search was made)
+    presearch: list[str] | None = None
 
 
 @dataclass

@@ -258,6 +258,11 @@ class Settings(BaseSettings):
     review_plan: bool = Field(
         default=False, description="pause after planning so a person approves or edits the plan"
     )
+    presearch: bool = Field(
+        default=True,
+        description="before planning, one quick search on the question's names gives the "
+        "planner recent entities and events (when a model plans and a source is searched)",
+    )
     review_findings: bool = Field(
         default=False,
         description="pause before writing so a person reviews the verified findings "

@@ -204,6 +204,7 @@ class RunPolicy(_Group):
 
     no_clarify: bool
     review_plan: bool
+    presearch: bool
     review_findings: bool
     review_report: bool
     #: reuse what the owner's library verified (``stages/library.py``)

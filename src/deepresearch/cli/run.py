@@ -69,6 +69,14 @@ Council = Annotated[
         help="Several planners propose, the judge scores (default: on at --depth deep).",
     ),
 ]
+Presearch = Annotated[
+    bool | None,
+    typer.Option(
+        "--presearch/--no-presearch",
+        help="Before planning, search the question's names once for recent context "
+        "(default: on when a model plans).",
+    ),
+]
 CouncilModels = Annotated[
     str | None,
     typer.Option(help="Council members: provider:model,... (default: planner personas)."),
@@ -109,6 +117,7 @@ def run(
     min_evidence: options.MinEvidence = None,
     on_model_unavailable: Unavailable = None,
     council: Council = None,
+    presearch: Presearch = None,
     council_models: CouncilModels = None,
     evaluate: Evaluate = False,
     max_tokens: options.MaxTokens = None,
@@ -140,6 +149,7 @@ def run(
         "min_evidence": min_evidence,
         "on_model_unavailable": on_model_unavailable.value if on_model_unavailable else None,
         "council": council,
+        "presearch": presearch,
         "council_models": council_models,
         "evaluate": evaluate or None,
         "record_runs": True if record_to is not None else None,

@@ -54,7 +54,13 @@ async def replay_run(
     request = recipe.request_model.model_validate(manifest["request"])
     with tempfile.TemporaryDirectory(prefix="deepresearch-replay-") as scratch:
         replay_settings = Settings.model_validate(
-            {**manifest["settings"], "data_dir": Path(scratch), "record_runs": False}
+            # a recording from before the pre-search (issue 26) ran without one
+            {
+                "presearch": False,
+                **manifest["settings"],
+                "data_dir": Path(scratch),
+                "record_runs": False,
+            }
         )
         answers = iter(player.answers)
         try:

@@ -16,6 +16,7 @@ import base64
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
+from deepresearch.core.charts import Chart, chartable_evidence, section_chart
 from deepresearch.core.provenance import url_key
 from deepresearch.export.report_evaluation import DIMENSION_NAMES, HEADING, figures, judge_line
 from deepresearch.export.report_text import (
@@ -42,6 +43,8 @@ from deepresearch.models.document import (
     Cell,
     Document,
     Heading,
+    ImageBlock,
+    ImageCitation,
     ItemList,
     Paragraph,
     ParagraphStyle,
@@ -50,7 +53,6 @@ from deepresearch.models.document import (
     Span,
     Table,
 )
-from deepresearch.models.document_image import ImageBlock, ImageCitation
 from deepresearch.models.figures import ReportFigure
 from deepresearch.models.scores import SourceScores
 
@@ -78,6 +80,9 @@ def report_document(report: Report) -> Document:
                 blocks.append(Paragraph(cites.sentences(paragraph.sentences), style))
         if section.table is not None:
             blocks.append(_table(section.table, cites))
+            chart = section_chart(section, cites.chartable)
+            if chart is not None:
+                blocks.append(_chart(chart, cites))
         blocks += [_figure(f, refs[f.source_id], cites) for f in placed.get(number, [])]
     for heading, items in (
         ("Limitations", report.limitations),
@@ -164,6 +169,7 @@ class _Cites:
         self.allowed = allowed_urls(report)
         self.urls = {ref.number: ref.url for ref in report.sources}
         self.quotes: dict[str, Evidence] = {e.id: e for e in report.evidence if e.verified}
+        self.chartable = chartable_evidence(report)
 
     def clean(self, text: str) -> str:
         return flat(neutralize(text, self.allowed))
@@ -271,6 +277,35 @@ def _considered_row(s: SourceScores, cites: _Cites, several: bool) -> tuple[Cell
         (cites.text(s.reason),),
     ]
     return tuple(cells)
+
+
+def _chart(chart: Chart, cites: _Cites) -> ImageBlock:
+    """A chart of a section's verified numbers, captioned with each point and the
+    citation of the quote it was read from."""
+    # imported when a chart is drawn: matplotlib takes half a second to load
+    from deepresearch.export.chart import PIXELS, chart_png
+
+    numbers = tuple(cites.numbers[point.evidence_id] for point in chart.points)
+    unit = f" ({chart.unit})" if chart.unit else ""
+    caption: list[Span] = [cites.own(f"Chart of the numbers the quotes state{unit}: ")]
+    for index, (point, n) in enumerate(zip(chart.points, numbers, strict=True)):
+        caption.append(Span(("; " if index else "") + cites.clean(f"{point.label}: {point.text}")))
+        note = neutralize(flat(cites.quotes[point.evidence_id].quote), cites.allowed)
+        caption += [Span(" "), Span(f"[{n}]", url=cites.urls.get(n), cite=n, note=note)]
+    caption.append(Span("."))
+    alt = cites.clean(
+        f"Bar chart, {chart.title}{unit}: "
+        + ", ".join(f"{point.label} {point.text}" for point in chart.points)
+    )
+    return ImageBlock(
+        data=chart_png(chart, numbers),
+        mime="image/png",
+        width=PIXELS[0],
+        height=PIXELS[1],
+        caption="".join(span.text for span in caption),
+        alt=alt,
+        spans=tuple(caption),
+    )
 
 
 def _evaluation(result: EvalResult, cites: _Cites) -> list[Block]:

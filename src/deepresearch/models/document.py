@@ -1,5 +1,5 @@
 """A page-layout-neutral document: headings, paragraphs of spans, lists, quotes and
-tables, images (``models.document_image``), and the two lists a research report ends
+tables, images (``ImageBlock``), and the two lists a research report ends
 with (its sources, and the table of every source it considered). Pure data, no rendering.
 
 Each recipe's result is built into one (``Recipe.document``: a research Report by
@@ -9,20 +9,18 @@ every format but JSON is drawn from it through ``export.formats``: ``export.mark
 the bibliographies from its ``references``. Whoever builds a document has already made
 its text safe (neutralized, flattened) and decided its links; the hints here (a citation
 and its quote, the program's own words, an address shown as text, a paragraph's or a
-list's role, a table's kind and the columns a narrow page shows, a span's text kept
-whole for a page that reflows it) say what a piece is, and each renderer decides how it
-looks.
+list's role, a table's kind and the columns a narrow page shows, a figure's caption,
+a span's text kept whole for a page that reflows it) say what a piece is, and each
+renderer decides how it looks.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
-
-from deepresearch.models.document_image import ImageBlock as ImageBlock  # a Block, re-exported
-from deepresearch.models.document_image import ImageCitation as ImageCitation
 
 ParagraphStyle = Literal["body", "notice", "quote", "note"]
 #: what a table holds: a report's own content ("data"), the sources considered, or the
@@ -170,12 +168,58 @@ class SourceList:
         return tuple(out)
 
 
+#: the encodings every renderer can embed
+ImageMime = Literal["image/png", "image/jpeg"]
+
+
+@dataclass(frozen=True)
+class ImageCitation:
+    """A citation ``[number]`` of an image: the cited source's number in the report, its
+    address, and ``note``, what it stands for (a figure's caption as its page has it, a
+    chart point's quote)."""
+
+    number: int
+    url: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ImageBlock:
+    """An image and its caption. ``credit`` says where it came from (a figure's page
+    title, linked to ``url``), ``citations`` the sources it is cited as (a figure its
+    page; a chart the quotes its points come from); ``alt`` is the text a page shows in
+    its place."""
+
+    data: bytes
+    mime: ImageMime
+    width: int
+    height: int
+    caption: str
+    alt: str = ""
+    credit: str = ""
+    url: str | None = None
+    citations: tuple[ImageCitation, ...] = ()
+    #: the caption as spans, when it cites more than one source point by point (a chart:
+    #: each point with the citation of its quote); empty: ``caption_spans`` builds it
+    spans: tuple[Span, ...] = ()
+
+    def data_uri(self) -> str:
+        """The image as a ``data:`` URI (embedded: nothing is requested to show it)."""
+        return f"data:{self.mime};base64," + base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def extension(self) -> str:
+        return "png" if self.mime == "image/png" else "jpg"
+
+
 Block = Heading | Paragraph | ItemList | Table | SourceList | ImageBlock
 
 
 def caption_spans(image: ImageBlock) -> tuple[Span, ...]:
     """An image's caption as spans: the caption, then its credit (linked to where it came
     from) and its citations ``[n]``, as a quote is cited."""
+    if image.spans:
+        return image.spans
     spans = [Span(image.caption, italic=True)]
     if image.credit:
         spans += [Span(" — "), Span(image.credit, url=image.url)]

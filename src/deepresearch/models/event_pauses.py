@@ -60,6 +60,9 @@ class InputRequested(Payload):
     council: list[str] | None = Field(
         default=None, description="plan: the council's decision, each round of votes, revisions"
     )
+    presearch: list[str] | None = Field(
+        default=None, description="plan: the pre-search results the planner was given"
+    )
     findings: list[ReviewedFinding] | None = Field(
         default=None, description="findings: the verified findings the writer would get"
     )

@@ -119,6 +119,21 @@ class IntakeDecided(Payload):
     reason: str | None = Field(default=None, description="malicious: what gave it away")
 
 
+class PresearchDone(Payload):
+    """The pre-search before planning (seed 002's brief context): one search on the
+    question's names, whose top results the planner reads as data; or why nothing was
+    searched (the question names nothing)."""
+
+    event_type = "presearch"
+    stages = "plan"
+    query: str = Field(description="what was searched (empty: nothing, see skipped)")
+    results: list[str] = Field(
+        default_factory=list, description="the results the planner was given: title (site): snippet"
+    )
+    dropped: int = Field(default=0, description="results left out for trying to instruct a model")
+    skipped: str | None = Field(default=None, description="why nothing was searched")
+
+
 class PlanReady(Payload):
     """The research plan: the sub-questions of the first wave and their searches."""
 
@@ -133,6 +148,9 @@ class PlanReady(Payload):
         default=None, description="how sources are found and checked"
     )
     output_format: str | None = Field(default=None, description="what the report will look like")
+    presearch: list[str] | None = Field(
+        default=None, description="the pre-search results the planner was given, if any"
+    )
 
 
 class WaveStarted(Payload):

@@ -66,6 +66,9 @@ class InputRequest(BaseModel):
     council: list[str] = Field(
         default_factory=list, description="plan: the council's decision, votes and revisions"
     )
+    presearch: list[str] = Field(
+        default_factory=list, description="plan: the pre-search results the planner was given"
+    )
     findings: list[FindingItem] = Field(default_factory=list, description="findings")
     title: str = Field(default="", description="report: the report's title")
     sentences: list[SentenceItem] = Field(
@@ -78,14 +81,15 @@ class InputRequest(BaseModel):
 
     def outline_lines(self) -> list[str]:
         """A plan's scope, evidence strategy and output format (seed 004), then the
-        council's record, as lines every front end shows under the brief (empty: not a
-        plan, or a pause from before them)."""
+        council's record and the pre-search's results the planner read, as lines every
+        front end shows under the brief (empty: not a plan, or a pause from before them)."""
         named = (
             ("Scope", self.scope),
             ("Evidence strategy", self.evidence_strategy),
             ("Output format", self.output_format),
         )
-        return [f"{name}: {text}" for name, text in named if text] + list(self.council)
+        searched = [f"Pre-search: {line}" for line in self.presearch]
+        return [f"{name}: {text}" for name, text in named if text] + list(self.council) + searched
 
     def event_data(self) -> dict[str, Any]:
         """The ``input_requested`` event's data (``models.event_pauses.InputRequested``)."""
@@ -105,6 +109,7 @@ class InputRequest(BaseModel):
             data["evidence_strategy"] = self.evidence_strategy
             data["output_format"] = self.output_format
             data["council"] = list(self.council)
+            data["presearch"] = list(self.presearch)
         return data
 
 

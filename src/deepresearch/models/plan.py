@@ -46,6 +46,10 @@ class Plan(BaseModel):
     scope: str = Field(default="", description="what the answer covers")
     evidence_strategy: str = Field(default="", description="how sources are found and checked")
     output_format: str = Field(default="", description="what the report will look like")
+    presearch: list[str] = Field(
+        default_factory=list,
+        description="the pre-search results the planner was given (title (site): snippet)",
+    )
 
 
 # what the planner answers: these schemas are part of its prompt, so a docstring or a

@@ -106,6 +106,11 @@ class RunOptions(BaseModel):
     sources_per_claim: int | None = _limit("sources_per_claim")
     min_domains: int | None = Field(default=None, ge=0, le=20)
     min_evidence: int | None = Field(default=None, ge=0, le=100)
+    presearch: bool | None = Field(
+        default=None,
+        description="before planning, one search on the question's names gives the planner "
+        "recent entities and events (default: on when a model plans)",
+    )
     council: bool | None = Field(
         default=None,
         description="several planners propose a brief and the judge scores them "

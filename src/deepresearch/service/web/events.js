@@ -80,6 +80,8 @@ export const READERS = {
     evidence_strategy: str(data.evidence_strategy),
     output_format: str(data.output_format),
     council: strings(data.council),
+    // the pre-search's results the planner read (seed 002's brief context)
+    presearch: strings(data.presearch),
     findings: items(data.findings, (item) => ({
       id: str(item.id),
       claim: str(item.claim),

@@ -104,6 +104,11 @@ export class InputPanel {
     const about = outline.length
       ? h("dl", { class: "plan-outline" }, outline.map(([name, text]) => [h("dt", {}, name), h("dd", {}, String(text))]))
       : null;
+    const searched = (request.presearch || []).map(String);
+    const context = searched.length
+      ? h("ul", { class: "presearch", "aria-label": "What the pre-search found on the question's names" },
+        searched.map((line) => h("li", {}, line)))
+      : null;
     const votes = council.length
       ? h("ul", { class: "council-notes", "aria-label": "The council's decision, votes and revisions" },
         council.map((line) => h("li", {}, line)))
@@ -112,7 +117,7 @@ export class InputPanel {
     const form = h("form", { class: "card ask-back", novalidate: true, "data-kind": "plan" },
       h("h2", {}, "Review the plan"),
       h("p", { class: "help" }, "Approve it, or edit the brief and the sub-questions (1 to 8): the edited plan is what gets researched."),
-      about, votes,
+      about, votes, context,
       h("div", { class: "field" }, h("label", { for: briefId }, "Brief"), brief),
       list, add, error,
       h("div", { class: "form-actions" },

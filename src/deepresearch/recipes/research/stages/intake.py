@@ -26,6 +26,7 @@ from deepresearch.core.intake import (
 )
 from deepresearch.models.event_payloads import IntakeDecided, StageCompleted, StageStarted
 from deepresearch.recipes.research.stages.plan import draft_plan, plan_prompt
+from deepresearch.recipes.research.stages.presearch import presearch
 from deepresearch.recipes.research.state import Intent, RunState
 
 STAGE = "intake"
@@ -43,6 +44,14 @@ A follow-up comes with the earlier questions of its thread: read it with them.""
 class IntakeDecision(BaseModel):
     intent: Intent
     reply: str = Field(default="", description="chitchat reply or clarifying question")
+
+
+async def _plan_ahead(ctx: RunContext, state: RunState) -> PlannedAhead:
+    """The planner's draft, after the pre-search it reads (both while intake's own call
+    runs)."""
+    context = await presearch(ctx, state["question"])
+    prompt = plan_prompt(ctx, state, context or ())
+    return PlannedAhead(prompt=prompt, draft=await draft_plan(ctx, *prompt), presearch=context)
 
 
 async def intake(
@@ -71,9 +80,8 @@ async def intake(
             stage=STAGE,
         )
         if plan_ahead(screened=screened, model_intake=model_intake, council=ctx.policy.council):
-            prompt = plan_prompt(ctx, state)
-            decision, draft = await asyncio.gather(ask, draft_plan(ctx, *prompt))
-            ctx.ledger.planned_ahead = PlannedAhead(prompt=prompt, draft=draft)
+            decision, ahead = await asyncio.gather(ask, _plan_ahead(ctx, state))
+            ctx.ledger.planned_ahead = ahead
         else:
             decision = await ask
         if decision is not None:

@@ -73,6 +73,7 @@ async def review_plan(
                 "evidence_strategy": plan.evidence_strategy,
                 "output_format": plan.output_format,
                 "council": council_notes(state["council"]) if "council" in state else [],
+                "presearch": list(plan.presearch),
             }
         )
     )

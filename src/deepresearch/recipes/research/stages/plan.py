@@ -9,6 +9,7 @@ and written into the brief."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -22,14 +23,17 @@ from deepresearch.core.planning import (
     strip_numbering,
     usable_queries,
 )
+from deepresearch.core.presearch import context_block
 from deepresearch.core.research_plan import outline
 from deepresearch.core.review import clarified, clarified_brief
+from deepresearch.injection.untrusted import DATA_RULE
 from deepresearch.models import Plan, SubQuestion
 from deepresearch.models.event_payloads import PlannedUnit, PlanReady, StageCompleted, StageStarted
 from deepresearch.models.plan import PlanDraft
 from deepresearch.recipes.research.stages.council import convene
 from deepresearch.recipes.research.stages.followup import carried, new_sub_questions, plan_context
 from deepresearch.recipes.research.stages.pause import after_plan
+from deepresearch.recipes.research.stages.presearch import presearch
 from deepresearch.recipes.research.state import RunState
 
 STAGE = "plan"
@@ -67,9 +71,11 @@ async def plan(
         if clarification
         else question
     )
-    system, user = plan_prompt(ctx, state)
     ahead = ctx.ledger.planned_ahead
     ctx.ledger.planned_ahead = None
+    # intake searched already when it planned ahead; else the pre-search is made here
+    context = ahead.presearch if ahead is not None else await presearch(ctx, question)
+    system, user = plan_prompt(ctx, state, context or ())
     if ctx.policy.council:
         draft, council = await convene(ctx, system=system, user=user, question=asked)
     if council is None and ahead is not None and ahead.prompt == (system, user):
@@ -100,7 +106,13 @@ async def plan(
     result = outlined(
         ctx,
         draft,
-        Plan(question=question, brief=brief, sub_questions=sub_questions, fallback=draft is None),
+        Plan(
+            question=question,
+            brief=brief,
+            sub_questions=sub_questions,
+            fallback=draft is None,
+            presearch=list(context or ()),
+        ),
     )
     _announce(ctx, result)
     ctx.bus.emit(StageCompleted(), stage=STAGE)
@@ -152,15 +164,17 @@ def _announce(ctx: RunContext, result: Plan) -> None:
             scope=result.scope,
             evidence_strategy=result.evidence_strategy,
             output_format=result.output_format,
+            presearch=list(result.presearch) or None,
         ),
         stage=STAGE,
         message=f"{len(result.sub_questions)} sub-question(s)",
     )
 
 
-def plan_prompt(ctx: RunContext, state: RunState) -> tuple[str, str]:
+def plan_prompt(ctx: RunContext, state: RunState, context: Sequence[str] = ()) -> tuple[str, str]:
     """The planner's system and user prompt for this run: the question (with its
-    clarification once answered) and, for a follow-up, what the thread researched."""
+    clarification once answered), for a follow-up what the thread researched, and the
+    pre-search's results (``context``) as fenced data, with the rule that says so."""
     operators = ctx.search.supports_operators
     cap = ctx.limits.max_sub_questions
     per_question = ctx.limits.queries_per_question
@@ -175,6 +189,9 @@ def plan_prompt(ctx: RunContext, state: RunState) -> tuple[str, str]:
     user = (
         f"Question:\n{asked}\n\nWrite at most {cap} sub-questions with {per_question} queries each."
     ) + plan_context(state)  # a follow-up: what the thread already researched
+    if context:  # only then: a prompt without a pre-search is as it always was
+        system += "\n\n" + DATA_RULE
+        user += context_block(context)
     return system, user
 
 
