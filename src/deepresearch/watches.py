@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -41,6 +42,7 @@ from deepresearch.settings_groups import Storage
 
 __all__ = [
     "ChangeReport",
+    "Desk",
     "Watch",
     "add",
     "list_watches",
@@ -87,6 +89,71 @@ def _found(watch: Watch | None, watch_id: str) -> Watch:
     return watch
 
 
+@dataclass(frozen=True)
+class Desk:
+    """One owner's watches in one store, with the limits they are added under: what the
+    module's functions (the local owner's) and the MCP tools (the caller's) work through."""
+
+    store: JobStore
+    owner: str
+    max_watches: int
+    min_interval_s: float
+
+    def add(self, question: str, every: str | None, cron: str | None) -> Watch:
+        """A new watch; ``InvalidInput`` for an empty question, a bad schedule or one
+        watch too many."""
+        text = question.strip()
+        if not text:
+            raise InvalidInput("the question is empty", hint="ask something to watch")
+        now = self.store.clock()
+        try:
+            schedule = schedule_of(every=every, cron=cron, minimum_s=self.min_interval_s, now=now)
+            return self.store.add_watch(
+                owner=self.owner,
+                question=text,
+                schedule=schedule.text,
+                options={},
+                first_due=now,  # the first run starts at the scheduler's next tick
+                thread=None,
+                max_watches=self.max_watches,
+            )
+        except (ScheduleError, WatchLimitReached) as exc:
+            raise InvalidInput(str(exc)) from None
+
+    def all(self) -> list[Watch]:
+        return self.store.list_watches(self.owner)
+
+    def pause(self, watch_id: str) -> Watch:
+        return _found(self.store.set_watch_state(watch_id, self.owner, "paused", None), watch_id)
+
+    def resume(self, watch_id: str) -> Watch:
+        found = _found(self.store.get_watch(watch_id, self.owner), watch_id)
+        due = next_due(parse_stored(found.schedule), self.store.clock())
+        return _found(self.store.set_watch_state(watch_id, self.owner, "active", due), watch_id)
+
+    def run_now(self, watch_id: str) -> Watch:
+        _found(self.store.get_watch(watch_id, self.owner), watch_id)
+        due = self.store.due_now(watch_id, self.owner)
+        if due is None:
+            raise InvalidInput(f"watch {watch_id!r} is paused", hint="resume it first")
+        return due
+
+    def remove(self, watch_id: str) -> None:
+        if not self.store.remove_watch(watch_id, self.owner):
+            raise InvalidInput(f"no watch {watch_id!r}", hint=_LIST_HINT)
+
+    def reports(self, watch_id: str) -> list[ChangeReport]:
+        found = _found(self.store.get_watch(watch_id, self.owner), watch_id)
+        return [run.report for run in self.store.watch_runs(found.id) if run.report is not None]
+
+
+@contextmanager
+def _desk(settings: WatchSettings | None, data_dir: Path | str | None) -> Iterator[Desk]:
+    chosen = _settings(settings, data_dir)
+    with _store(chosen) as store:
+        yield Desk(store, LOCAL_OWNER, chosen.max_watches_per_key, chosen.watch_min_interval_s)
+
+
 def add(
     question: str,
     *,
@@ -97,53 +164,32 @@ def add(
 ) -> Watch:
     """Watch ``question``, ``every`` 30m, 6h, 1d or 1w, or on a ``cron`` expression; its
     first run starts at the scheduler's next tick."""
-    text = question.strip()
-    if not text:
-        raise InvalidInput("the question is empty", hint="ask something to watch")
-    chosen = _settings(settings, data_dir)
-    with _store(chosen) as store:
-        now = store.clock()
-        try:
-            schedule = schedule_of(
-                every=every, cron=cron, minimum_s=chosen.watch_min_interval_s, now=now
-            )
-            return store.add_watch(
-                owner=LOCAL_OWNER,
-                question=text,
-                schedule=schedule.text,
-                options={},
-                first_due=now,
-                thread=None,
-                max_watches=chosen.max_watches_per_key,
-            )
-        except (ScheduleError, WatchLimitReached) as exc:
-            raise InvalidInput(str(exc)) from None
+    with _desk(settings, data_dir) as desk:
+        return desk.add(question, every, cron)
 
 
 def list_watches(
     *, settings: WatchSettings | None = None, data_dir: Path | str | None = None
 ) -> list[Watch]:
     """The local owner's watches."""
-    with _store(_settings(settings, data_dir)) as store:
-        return store.list_watches(LOCAL_OWNER)
+    with _desk(settings, data_dir) as desk:
+        return desk.all()
 
 
 def pause(
     watch_id: str, *, settings: WatchSettings | None = None, data_dir: Path | str | None = None
 ) -> Watch:
     """Pause a watch: no run starts until it is resumed."""
-    with _store(_settings(settings, data_dir)) as store:
-        return _found(store.set_watch_state(watch_id, LOCAL_OWNER, "paused", None), watch_id)
+    with _desk(settings, data_dir) as desk:
+        return desk.pause(watch_id)
 
 
 def resume(
     watch_id: str, *, settings: WatchSettings | None = None, data_dir: Path | str | None = None
 ) -> Watch:
     """Resume a paused watch from its next due time."""
-    with _store(_settings(settings, data_dir)) as store:
-        found = _found(store.get_watch(watch_id, LOCAL_OWNER), watch_id)
-        due = next_due(parse_stored(found.schedule), store.clock())
-        return _found(store.set_watch_state(watch_id, LOCAL_OWNER, "active", due), watch_id)
+    with _desk(settings, data_dir) as desk:
+        return desk.resume(watch_id)
 
 
 def run_now(
@@ -151,21 +197,16 @@ def run_now(
 ) -> Watch:
     """Make a watch due now: the scheduler runs it on its next tick. A paused watch is
     ``InvalidInput`` (resume it first)."""
-    with _store(_settings(settings, data_dir)) as store:
-        _found(store.get_watch(watch_id, LOCAL_OWNER), watch_id)
-        due = store.due_now(watch_id, LOCAL_OWNER)
-        if due is None:
-            raise InvalidInput(f"watch {watch_id!r} is paused", hint="resume it first")
-        return due
+    with _desk(settings, data_dir) as desk:
+        return desk.run_now(watch_id)
 
 
 def remove(
     watch_id: str, *, settings: WatchSettings | None = None, data_dir: Path | str | None = None
 ) -> None:
     """Remove a watch and its change reports (the runs it started stay)."""
-    with _store(_settings(settings, data_dir)) as store:
-        if not store.remove_watch(watch_id, LOCAL_OWNER):
-            raise InvalidInput(f"no watch {watch_id!r}", hint=_LIST_HINT)
+    with _desk(settings, data_dir) as desk:
+        desk.remove(watch_id)
 
 
 def reports(
@@ -173,6 +214,5 @@ def reports(
 ) -> list[ChangeReport]:
     """The watch's change reports, newest first (render one with
     ``deepresearch.export.watch_report.change_document``)."""
-    with _store(_settings(settings, data_dir)) as store:
-        found = _found(store.get_watch(watch_id, LOCAL_OWNER), watch_id)
-        return [run.report for run in store.watch_runs(found.id) if run.report is not None]
+    with _desk(settings, data_dir) as desk:
+        return desk.reports(watch_id)
