@@ -131,6 +131,7 @@ LAYERS: tuple[Layer, ...] = (
             "deepresearch.mcp",
             "deepresearch.api",
             "deepresearch.library",
+            "deepresearch.watches",
             "deepresearch.compose.studio",
         ),
         (*_BASE, "runner"),

@@ -31,7 +31,18 @@ from deepresearch.testing.web import OfflineWeb
 from ..export.conftest import QUESTION, run_options
 from ..export.reading import pdf_text
 
-TOOLS = {"research", "reply", "follow_up", "get_report", "list_runs", "search_library"}
+TOOLS = {
+    "research",
+    "reply",
+    "follow_up",
+    "get_report",
+    "list_runs",
+    "search_library",
+    "add_watch",
+    "list_watches",
+    "watch_report",
+    "remove_watch",
+}
 MCP_DOC = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text()
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {
@@ -227,3 +238,31 @@ async def test_the_documented_python_client_works_as_written(
     assert report.startswith("# ") and "waggle dance" in report
     printed = capsys.readouterr().out.splitlines()
     assert printed[-1].startswith("100.0% [done] Research finished")
+
+
+async def test_each_keys_watches_are_its_own(bee_web: OfflineWeb, tmp_path: Path) -> None:
+    async with served(bee_web, tmp_path, key_limits=(1, 1), run_workers=False) as (
+        url,
+        (alice, bob),
+        _,
+    ):
+        async with session(url, alice) as client:
+            added = await client.call_tool("add_watch", {"question": QUESTION, "every": "1d"})
+            assert not added.is_error, text_of(added)
+            watch_id = added.structured_content["id"]
+            listed = (await client.call_tool("list_watches", {})).structured_content["watches"]
+            assert [w["id"] for w in listed] == [watch_id]
+            report = await client.call_tool("watch_report", {"watch_id": watch_id})
+            assert report.structured_content["summary"] == "no change report yet"
+        async with session(url, bob) as client:
+            assert (await client.call_tool("list_watches", {})).structured_content == {
+                "watches": []
+            }
+            for tool in ("watch_report", "remove_watch"):
+                theirs = await client.call_tool(tool, {"watch_id": watch_id})
+                assert theirs.is_error and f"no watch {watch_id!r}" in text_of(theirs)
+            too_often = await client.call_tool("add_watch", {"question": "q?", "every": "1s"})
+            assert too_often.is_error
+        async with session(url, alice) as client:
+            removed = await client.call_tool("remove_watch", {"watch_id": watch_id})
+            assert removed.structured_content == {"removed": watch_id}

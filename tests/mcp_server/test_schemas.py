@@ -71,11 +71,13 @@ class Backend:
 async def test_every_tool_declares_its_bounds_output_and_annotations() -> None:
     async with Client(build_server(Backend())) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    readers = ("get_report", "list_runs", "search_library")  # they read stored runs only
+    # they read stored runs or watches only; removing a watch stays in our store too
+    readers = ("get_report", "list_runs", "search_library", "list_watches", "watch_report")
+    closed = (*readers, "remove_watch")
     for name, tool in tools.items():
         assert tool.output_schema and tool.output_schema.get("properties"), name
         assert tool.annotations is not None, name
-        assert tool.annotations.open_world_hint is (name not in readers)
+        assert tool.annotations.open_world_hint is (name not in closed)
         assert tool.annotations.read_only_hint is (name in readers)
     assert tools["reply"].annotations is not None and tools["reply"].annotations.idempotent_hint
     for name in ("research", "follow_up"):

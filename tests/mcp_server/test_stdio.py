@@ -62,6 +62,10 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
             "get_report",
             "list_runs",
             "search_library",
+            "add_watch",
+            "list_watches",
+            "watch_report",
+            "remove_watch",
         }
         schema = tools["research"].input_schema
         assert schema["required"] == ["question"]

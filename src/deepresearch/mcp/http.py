@@ -63,6 +63,7 @@ from deepresearch.service.state import ServiceState
 from deepresearch.service.store import StoredEvent
 from deepresearch.service.submission import submit_followup, submit_job
 from deepresearch.settings import Settings
+from deepresearch.watches import Desk
 
 try:
     from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -169,6 +170,12 @@ class ServiceBackend:
             raise ToolError("the library is not available on this server")
         store = state.library
         return await run_in_threadpool(lambda: store.search(who.owner, query))
+
+    def watches(self, ctx: Context) -> Desk:
+        """The key's watches, as ``/v1/watches`` serves them."""
+        state, who = self._who(ctx)
+        limits = state.service
+        return Desk(state.store, who.owner, limits.max_watches_per_key, limits.watch_min_interval_s)
 
     async def runs(self, ctx: Context, limit: int) -> list[RunInfo]:
         state, who = self._who(ctx)

@@ -48,9 +48,12 @@ from deepresearch.runner import (
     run_recipe,
     save_run_record,
 )
+from deepresearch.service.db import open_database
 from deepresearch.service.schemas import InputReply
+from deepresearch.service.store import JobStore
 from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_values import Role
+from deepresearch.watches import Desk
 
 try:
     from mcp.server.mcpserver import Context
@@ -74,6 +77,18 @@ class LocalBackend:
         #: the base of each run's Settings and remembered with it for --resume
         self.record_options = dict(record_options or {})
         self.models = models
+        self._watch_store: JobStore | None = None  # opened at the first watch tool call
+
+    def watches(self, ctx: Context) -> Desk:
+        """The local owner's watches in the service database, as ``deepresearch watch``."""
+        if self._watch_store is None:
+            self._watch_store = JobStore(open_database(self.settings))
+        return Desk(
+            self._watch_store,
+            LOCAL_OWNER,
+            self.settings.max_watches_per_key,
+            self.settings.watch_min_interval_s,
+        )
 
     @property
     def pdf_fonts(self) -> Sequence[Path]:

@@ -53,12 +53,14 @@ from deepresearch.export.formats import ReportFormat, media_type, render_bytes
 from deepresearch.mcp import INSTALL_HINT, MISSING_SDK
 from deepresearch.mcp.outcomes import Outcome, Waiting, outcome_result
 from deepresearch.mcp.progress import ProgressTracker
+from deepresearch.mcp.watch_tools import add_watch_tools
 from deepresearch.models import RunEvent
 from deepresearch.models.library import ItemKind, LibraryHit, LibraryQuery
 from deepresearch.models.pause import InputRequest
 from deepresearch.recipes.base import Recipe
 from deepresearch.service.schemas import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, InputReply
 from deepresearch.version import __version__
+from deepresearch.watches import Desk
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -85,7 +87,8 @@ INSTRUCTIONS = (
     "back (a clarifying question, or its plan to review), the result says so with the run "
     "id: answer it with reply. follow_up asks a further question on a finished run, "
     "reusing what it read. Reports of earlier runs: list_runs, then get_report; what earlier "
-    "runs found and verified: search_library."
+    "runs found and verified: search_library. A question re-run on a schedule, reporting what "
+    "changed: add_watch, list_watches, watch_report, remove_watch."
 )
 NoClarify = Annotated[
     bool | None,
@@ -240,6 +243,10 @@ class Backend(Protocol):
 
     async def library(self, ctx: Context, query: LibraryQuery) -> list[LibraryHit]:
         """The caller's library items matching ``query`` (issue 25)."""
+        ...
+
+    def watches(self, ctx: Context) -> Desk:
+        """The caller's watches (issue 25; ``watch_tools.py``)."""
         ...
 
     @property
@@ -406,7 +413,7 @@ LIST_RUNS_DESCRIPTION = (
 
 
 def build_server(backend: Backend) -> MCPServer:
-    """The MCP server with its six tools over ``backend``."""
+    """The MCP server with its ten tools over ``backend``."""
     server: MCPServer = ResearchServer(
         name="deepresearch",
         version=__version__,
@@ -422,6 +429,7 @@ def build_server(backend: Backend) -> MCPServer:
         add_search_library,
     ):  # in this order in the client's tool list
         add_tool(server, backend)
+    add_watch_tools(server, backend)
     return server
 
 

@@ -1,5 +1,5 @@
 // The page: Ask (#/), a run (#/runs/{id}: live view, then the report), History
-// (#/history) and the Library (#/library). Plain ES modules, no build step, nothing loaded from anywhere but this
+// (#/history), the Library (#/library) and Watches (#/watches). Plain ES modules, no build step, nothing loaded from anywhere but this
 // service; every piece of text from the API goes into the page as text.
 
 import { ApiError, api, apiUrl, auth, authHeaders, idempotencyKey, readProblem } from "./api.js";
@@ -13,18 +13,20 @@ import { InputPanel } from "./input.js";
 import { eventData } from "./events.js";
 import { RunWatch } from "./watch.js";
 import { LibraryView } from "./library.js";
+import { WatchesView } from "./watches.js";
 
 const ACTIVE = new Set(["QUEUED", "RUNNING"]);
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED", "EXPIRED"]);
 const MODEL_PATTERN = /^(none|[a-z0-9_-]+:[\w./:@-]+)$/;
 const $ = (id) => document.getElementById(id);
 
-const views = ["ask", "run", "history", "library", "key"];
+const views = ["ask", "run", "history", "library", "watches", "key"];
 let currentView = "ask";
 let run = null; // the open run: {id, stream, watch, report, token}
 let flash = ""; // a note for the next run view ("you already had a run")
 let navigated = false;
 let library = null; // the library view, made at start
+let watches = null; // the watches view, made at start
 
 // ---- views and routing ------------------------------------------------------------------
 
@@ -55,6 +57,10 @@ function route() {
     document.title = "Library · deepresearch";
     showView("library");
     library.load();
+  } else if (hash === "#/watches") {
+    document.title = "Watches · deepresearch";
+    showView("watches");
+    watches.load();
   } else {
     document.title = "deepresearch";
     showView("ask");
@@ -500,6 +506,14 @@ function start() {
     results: $("library-results"),
     empty: $("library-empty"),
     problem: $("library-problem"),
+    showProblem,
+  });
+  watches = new WatchesView({
+    form: $("watches-form"),
+    list: $("watches-list"),
+    empty: $("watches-empty"),
+    problem: $("watches-problem"),
+    detail: $("watch-detail"),
     showProblem,
   });
   $("recipe").addEventListener("change", describeRecipe);
