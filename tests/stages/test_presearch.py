@@ -5,6 +5,7 @@ result is left out; nothing is searched when the question names nothing, with
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +115,29 @@ async def test_the_plan_review_shows_what_the_presearch_found(tmp_path: Path) ->
     assert request.presearch and "Ohio plant" in request.presearch[0]
     assert f"Pre-search: {request.presearch[0]}" in request.outline_lines()
     assert request.event_data()["presearch"] == request.presearch
+
+
+class _Stalled(StaticSearch):
+    """A provider that never answers."""
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        await asyncio.sleep(3600)
+        return []
+
+
+async def test_a_stalled_presearch_is_cut_at_the_units_time_limit_and_planning_goes_on(
+    tmp_path: Path,
+) -> None:
+    events: list[RunEvent] = []
+    settings = load_settings(data_dir=tmp_path / "data", depth="quick", unit_timeout_s=0.5)
+    await run_research(
+        NAMED,
+        settings,
+        models=dict.fromkeys(ROLES, ScriptedChatModel(research_script())),
+        search=_Stalled(HITS),
+        sinks=[events.append],
+        stop_after="plan",
+    )
+    (done,) = _of(events, PresearchDone)
+    assert done.skipped == "the search took longer than 0.5 s"
+    assert _of(events, PlanReady)

@@ -39,7 +39,10 @@ async def test_a_unit_past_its_time_limit_is_timed_out_and_the_run_goes_on(
     tmp_path: Path,
 ) -> None:
     events: list[RunEvent] = []
-    settings = offline_settings(offline_web, tmp_path, unit_timeout_s=UNIT_TIMEOUT_S)
+    # no pre-search: the stalled first search must be a research unit's
+    settings = offline_settings(
+        offline_web, tmp_path, unit_timeout_s=UNIT_TIMEOUT_S, presearch=False
+    )
     models = dict.fromkeys(ROLES, ScriptedChatModel(research_script()))
     async with httpx.AsyncClient() as client:
         # the first search never answers in time: its unit is cut

@@ -11,6 +11,7 @@ never a reason to stop."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from deepresearch.context import RunContext
@@ -42,11 +43,19 @@ async def presearch(ctx: RunContext, question: str) -> list[str] | None:
             message=f"Pre-search skipped: {NOTHING_NAMED}",
         )
         return []
+    limit_s = ctx.limits.unit_timeout_s
     try:
-        hits = await ctx.search.search(query, limit=SEARCH_LIMIT)
-    except ProviderError as exc:  # a hint, not a reason to stop
-        log.info("pre-search failed: %s", exc)
-        failed = f"the search failed: {exc}"
+        # no longer than a research unit may take: a stalled provider must not hold the
+        # run before it has even planned
+        async with asyncio.timeout(limit_s):
+            hits = await ctx.search.search(query, limit=SEARCH_LIMIT)
+    except (ProviderError, TimeoutError) as exc:  # a hint, not a reason to stop
+        log.info("pre-search failed: %s", exc or "timed out")
+        failed = (
+            f"the search failed: {exc}"
+            if isinstance(exc, ProviderError)
+            else f"the search took longer than {limit_s:g} s"
+        )
         ctx.bus.emit(
             PresearchDone(query=query, skipped=failed),
             stage=STAGE,
