@@ -132,6 +132,7 @@ POSITIVE = {
         "careful.eval_citation_precision",
         "careful.eval_coverage",
     ],
+    "charts": ["import_s"],
     "figures": [
         "reencode_photo_ms",
         "photo_out_kb",

@@ -185,7 +185,8 @@ def test_a_model_that_answers_404_after_the_preflight_stops_the_run(
     on_model_unavailable is "fail" by default."""
     chat_server.no_chat = True
     out = tmp_path / "r.md"
-    done = _run(canary, chat_server, out)
+    # no pre-search: the canary web asserts that nothing is searched before the model
+    done = _run(canary, chat_server, out, "--no-presearch")
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert errors == ["error: model openai:local-model was not found (HTTP 404)"], done.stderr

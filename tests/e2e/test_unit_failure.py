@@ -33,7 +33,8 @@ async def test_a_unit_whose_search_raises_fails_alone_and_the_report_says_so(
         search = FaultySearch(SearxngSearch(client, offline_web.base_url))
         report = await run_research(
             hotpot_question,
-            offline_settings(offline_web, tmp_path),
+            # no pre-search: the failing first search must be a research unit's
+            offline_settings(offline_web, tmp_path, presearch=False),
             models=dict.fromkeys(ROLES, ScriptedChatModel(research_script())),
             search=search,
             sinks=[events.append],

@@ -49,13 +49,14 @@ async def presearch(ctx: RunContext, question: str) -> list[str] | None:
         # run before it has even planned
         async with asyncio.timeout(limit_s):
             hits = await ctx.search.search(query, limit=SEARCH_LIMIT)
-    except (ProviderError, TimeoutError) as exc:  # a hint, not a reason to stop
-        log.info("pre-search failed: %s", exc or "timed out")
-        failed = (
-            f"the search failed: {exc}"
-            if isinstance(exc, ProviderError)
-            else f"the search took longer than {limit_s:g} s"
-        )
+    except Exception as exc:  # a hint, not a reason to stop (as a research unit's failure)
+        log.info("pre-search failed: %r", exc)
+        if isinstance(exc, ProviderError):
+            failed = f"the search failed: {exc}"
+        elif isinstance(exc, TimeoutError):
+            failed = f"the search took longer than {limit_s:g} s"
+        else:
+            failed = f"the search failed unexpectedly ({type(exc).__name__})"
         ctx.bus.emit(
             PresearchDone(query=query, skipped=failed),
             stage=STAGE,
