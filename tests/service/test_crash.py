@@ -277,7 +277,9 @@ def test_a_run_killed_twice_mid_wave_streams_the_counts_of_a_clean_run(
     with serve(web_process, chat_server, database_url, data_dir) as (_, url):
         resumed = wait_for_status(url, job_id, "COMPLETED", "FAILED")
         assert resumed["status"] == "COMPLETED" and resumed["attempts"] == 3, resumed
-        clean_id = httpx.post(f"{url}/v1/research", json={"question": QUESTION}).json()["id"]
+        # afresh: the resumed run's quotes are in the library now, and would be reused
+        afresh = {"question": QUESTION, "options": {"use_library": False}}
+        clean_id = httpx.post(f"{url}/v1/research", json=afresh).json()["id"]
         clean = wait_for_status(url, clean_id, "COMPLETED", "FAILED")
         with httpx.Client(base_url=url, timeout=30) as client:
             streams = {
