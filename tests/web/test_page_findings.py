@@ -40,7 +40,7 @@ def test_review_the_findings_on_the_page(
         assert service.job(job_id)["options"]["review_findings"] is True
         panel = page.locator("#ask-back form[data-kind=findings]")
         expect(panel.locator(".finding-item").first).to_be_visible()
-        asked = service.job(job_id)["input_request"]
+        asked = service.wait_for(job_id, "AWAITING_INPUT")["input_request"]
         findings = asked["findings"]
         expect(panel.locator(".finding-item")).to_have_count(len(findings))
         expect(panel.locator(".finding-item blockquote").first).to_have_text(findings[0]["quote"])

@@ -93,7 +93,7 @@ def test_review_and_edit_the_plan_on_the_page(
         assert service.job(job_id)["options"]["review_plan"] is True
         editor = page.locator("#ask-back form[data-kind=plan]")
         expect(editor.locator(".plan-item").first).to_be_visible()
-        planned = service.job(job_id)["input_request"]
+        planned = service.wait_for(job_id, "AWAITING_INPUT")["input_request"]
         expect(editor.locator("#ask-back textarea, textarea").first).to_have_value(planned["brief"])
         expect(editor.locator(".plan-item input")).to_have_count(len(planned["sub_questions"]))
         # seed 004: the plan's scope, evidence strategy and output format are shown with it

@@ -40,7 +40,7 @@ def test_review_the_report_on_the_page(
         assert service.job(job_id)["options"]["review_report"] is True
         panel = page.locator("#ask-back form[data-kind=report]")
         expect(panel.locator(".sentence-item").first).to_be_visible()
-        asked = service.job(job_id)["input_request"]
+        asked = service.wait_for(job_id, "AWAITING_INPUT")["input_request"]
         sentences = asked["sentences"]
         expect(panel.locator(".sentence-item")).to_have_count(len(sentences))
         boxes = panel.locator("textarea[name=sentence]")
