@@ -222,14 +222,42 @@ def soak(args: argparse.Namespace, folder: Path, database_url: str) -> dict[str,
     return out
 
 
+#: whole tracebacks kept in the results
+MAX_TRACEBACKS = 5
+
+
 def _log_problems(the_fleet: Fleet) -> dict[str, Any]:
+    """ERROR lines counted, and the first tracebacks whole (a job that "failed
+    unexpectedly" says only the exception's type; its log has the rest)."""
     lines: Counter[str] = Counter()
+    tracebacks: list[str] = []
     for slot in the_fleet.slots:
         text = slot.log.read_text(errors="replace") if slot.log.is_file() else ""
         for line in text.splitlines():
             if line.startswith(("ERROR", "CRITICAL")) or "Traceback" in line:
                 lines[f"{slot.name}: {line.strip()[:160]}"] += 1
-    return {"count": sum(lines.values()), "first": lines.most_common(15)}
+        tracebacks += [f"{slot.name}: {block}" for block in _tracebacks(text)]
+    return {
+        "count": sum(lines.values()),
+        "first": lines.most_common(15),
+        "tracebacks": tracebacks[:MAX_TRACEBACKS],
+    }
+
+
+def _tracebacks(text: str) -> list[str]:
+    """Each traceback in a log: from ``Traceback`` to the exception's line (the first
+    line not indented after it), its last 30 lines."""
+    blocks: list[str] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("Traceback"):
+            current = [line]
+        elif current is not None:
+            current.append(line)
+            if line and not line.startswith((" ", "\t")):
+                blocks.append("\n".join(current[-30:]))
+                current = None
+    return blocks
 
 
 def _summary(result: dict[str, Any]) -> None:

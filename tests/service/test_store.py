@@ -212,6 +212,39 @@ def test_release_requeues_and_cancel_of_a_queued_job_is_immediate(store: JobStor
     assert store.request_cancel(job.id, "bob") is None  # not bob's
 
 
+def test_a_cancel_and_a_claim_racing_never_run_a_cancelled_job(
+    store: JobStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancel reads the job QUEUED; a worker claims it before the cancel writes. On
+    PostgreSQL the cancel wrote CANCELLED over the claim without looking again, and the
+    worker's events were stored after the stream's terminal event (the soak's live
+    streams missed them). The cancel's read now locks the job's row: the claim waits for
+    it and finds nothing to run."""
+    import threading
+
+    from deepresearch.service.store import leases
+
+    job = submit(store).job
+    claimed: list[Any] = []
+    read = leases.get_job
+
+    def read_then_race(conn: Any, job_id: str, **kw: Any) -> Any:
+        found = read(conn, job_id, **kw)
+        if not claimed:
+            claimer = threading.Thread(target=lambda: claimed.append(store.claim("w1", 30)))
+            claimed.append(claimer)
+            claimer.start()
+            claimer.join(timeout=1.5)  # a claim the row lock holds back waits this long
+        return found
+
+    monkeypatch.setattr(leases, "get_job", read_then_race)
+    cancelled = store.request_cancel(job.id, "alice")
+    claimed[0].join(timeout=30)
+    assert claimed[1:] == [None]  # nothing left to claim once the cancel is in
+    assert cancelled is not None and cancelled.status == "CANCELLED"
+    assert [e.event.type for e in store.events_after(job.id, 0)] == ["run_cancelled"]
+
+
 def test_jobs_expire_after_their_time_to_live(store: JobStore, clock: FakeClock) -> None:
     job = submit(store).job
     store.claim("w1", lease_s=30)

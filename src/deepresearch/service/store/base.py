@@ -19,8 +19,14 @@ class StoreBase(Transactions):
     """The engine and clock every part of ``JobStore`` queries through."""
 
 
-def get_job(conn: Connection, job_id: str) -> Job | None:
-    row = conn.execute(select(t.research_jobs).where(t.research_jobs.c.id == job_id)).first()
+def get_job(conn: Connection, job_id: str, *, lock: bool = False) -> Job | None:
+    """The job's row; ``lock``: held until the transaction ends (``FOR UPDATE``), for a
+    write that decides on what it read. SQLite's write transactions hold the whole
+    database already; on PostgreSQL a second writer (a claim, a cancel, an event writer)
+    waits, so two never decide on one state, and one job's event numbers are taken and
+    committed in order."""
+    query = select(t.research_jobs).where(t.research_jobs.c.id == job_id)
+    row = conn.execute(query.with_for_update() if lock else query).first()
     return job_from_row(row) if row else None
 
 

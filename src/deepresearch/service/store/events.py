@@ -39,18 +39,20 @@ class EventQueries(StoreBase):
             jobs: dict[str, dict[str, Any]] = {}
             events: list[dict[str, Any]] = []
             usage_rows: list[dict[str, Any]] = []
+            # each job's row locked, in one order (two writers never deadlock), before
+            # its next number is taken: a concurrent writer of the job's events waits
+            for job_id in sorted({job_id for job_id, _ in items}):
+                job = get_job(conn, job_id, lock=True)
+                if job is None:
+                    raise KeyError(job_id)
+                next_seq[job_id] = last_seq(conn, job_id) + 1
+                jobs[job_id] = {
+                    "stage": job.stage,
+                    "progress": job.progress,
+                    "counts": dict(job.counts),
+                    "usage": dict(job.usage),
+                }
             for job_id, run_event in items:
-                if job_id not in next_seq:
-                    job = get_job(conn, job_id)
-                    if job is None:
-                        raise KeyError(job_id)
-                    next_seq[job_id] = last_seq(conn, job_id) + 1
-                    jobs[job_id] = {
-                        "stage": job.stage,
-                        "progress": job.progress,
-                        "counts": dict(job.counts),
-                        "usage": dict(job.usage),
-                    }
                 seq = next_seq[job_id]
                 next_seq[job_id] = seq + 1
                 seqs.append(seq)

@@ -48,7 +48,7 @@ class InputQueries(StoreBase):
         ``timeout_s`` from now. False when the worker had lost the job."""
         now = self.clock()
         with self._write() as conn:
-            job = get_job(conn, job_id)
+            job = get_job(conn, job_id, lock=True)
             if job is not None and job.cancel_requested and job.lease_owner == worker:
                 # cancelled as it paused: it ends here rather than wait for nobody
                 conn.execute(
@@ -119,7 +119,7 @@ class InputQueries(StoreBase):
         fingerprint = reply_hash(reply)
         now = self.clock()
         with self._write() as conn:
-            job = get_job(conn, job_id)
+            job = get_job(conn, job_id, lock=True)
             if job is None or job.owner != owner:
                 return Answered("conflict", None, "no such job")
             row = conn.execute(

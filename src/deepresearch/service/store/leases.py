@@ -164,7 +164,7 @@ class LeaseQueries(StoreBase):
         """Flag a job for cancellation; a queued one is cancelled at once."""
         now = self.clock()
         with self._write() as conn:
-            job = get_job(conn, job_id)
+            job = get_job(conn, job_id, lock=True)
             if job is None or job.owner != owner:
                 return None
             if job.status in ("QUEUED", "AWAITING_INPUT"):  # no worker runs it: at once

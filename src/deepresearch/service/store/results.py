@@ -59,7 +59,7 @@ class ResultQueries(StoreBase):
             if report is not None:
                 counts["sources_cited"] = len(report.sources)
                 counts["sources_considered"] = len(report.considered)
-            job = get_job(conn, job_id)
+            job = get_job(conn, job_id, lock=True)
             merged = {**(job.counts if job else {}), **counts}
             conn.execute(
                 update(t.research_jobs)
