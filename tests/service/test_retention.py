@@ -88,5 +88,8 @@ def test_a_compacted_job_still_serves_and_a_waiting_one_is_untouched(
             gone = asyncio.run(collect(settings, jobs=store, now=later))
             assert gone.jobs_forgotten == 3 and gone.events_dropped > 0
             assert service.client.get(f"/v1/research/{done_id}").status_code == 404
+            # their checkpoints went with them
+            forgotten = {done_id, waiting_id, follow.json()["id"]}
+            assert not forgotten & set(_checkpoints(settings, database_url))
         finally:
             store.engine.dispose()

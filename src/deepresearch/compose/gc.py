@@ -8,7 +8,8 @@ run no longer needs is dropped, by the policy of ``RetentionSettings``.
   checkpoint) all read that one; the earlier ones, a full state after every stage, are
   history nobody asks for. Unfinished and paused runs are never touched.
 * **Service jobs** (``retain_jobs_days``): a job that ended longer ago is forgotten with
-  its events, results, usage and answers (its results already went at ``job_ttl_s``).
+  its events, results, usage, answers and checkpoints (its results already went at
+  ``job_ttl_s``).
 * **Pages**: page-cache entries older than ``page_cache_ttl_s``, which no run would be
   served, are deleted with the bodies only they used.
 
@@ -107,6 +108,8 @@ async def collect(
                 found.jobs_forgotten = (
                     len(ids) if dry_run else await asyncio.to_thread(jobs.forget, ids)
                 )
+                if ids and not dry_run:
+                    await _forget_threads(settings, ids)
         await asyncio.to_thread(_pages, settings, found, dry_run)
     return found
 
@@ -121,6 +124,16 @@ async def _checkpoints(settings: Settings, found: Collected, *, dry_run: bool) -
         found.checkpoints_dropped = sum(candidates[run] for run in finished)
         if not dry_run:
             await compact(saver, settings, finished)
+
+
+async def _forget_threads(settings: Settings, run_ids: list[str]) -> None:
+    """The checkpoints of forgotten jobs (a job's run is the thread of its id): nothing
+    reads them once the job is gone, and each kept its last checkpoint (~30 kB)."""
+    if not is_postgres(settings.database_url) and not sqlite_checkpoint_path(settings).is_file():
+        return
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
+        for run_id in run_ids:
+            await saver.adelete_thread(run_id)
 
 
 async def _finished(saver: Any, run_id: str) -> bool:
