@@ -26,19 +26,22 @@ watch raises ``InvalidInput`` before anything is written."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, get_args
 
 from deepresearch.core.watch_schedule import ScheduleError, next_due, parse_stored, schedule_of
-from deepresearch.errors import InvalidInput
+from deepresearch.errors import DeepResearchError, InvalidInput
 from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.models.watch import ChangeReport, Watch
 from deepresearch.service.db import open_database
 from deepresearch.service.store import JobStore, WatchLimitReached
 from deepresearch.settings_groups import Storage
+from deepresearch.settings_values import Depth
 
 __all__ = [
     "ChangeReport",
@@ -54,6 +57,8 @@ __all__ = [
 ]
 
 _LIST_HINT = "see deepresearch.watches.list_watches()"
+_JOBS_HINT = "give the id of a completed research job of the same owner"
+DEPTHS: tuple[str, ...] = get_args(Depth)
 
 
 class WatchSettings(Storage, Protocol):
@@ -83,6 +88,19 @@ def _store(settings: WatchSettings) -> Iterator[JobStore]:
         engine.dispose()
 
 
+def _vet(url: str) -> None:
+    """Refuse a webhook the service would not deliver to (``InvalidInput``). The check
+    resolves the host, on an event loop of its own in a thread of its own, so a caller
+    inside a running loop can add a watch too."""
+    from deepresearch.fetch.webhook import vet_webhook
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        try:
+            pool.submit(asyncio.run, vet_webhook(url)).result()
+        except DeepResearchError as exc:
+            raise InvalidInput(exc.message, hint=exc.hint) from None
+
+
 def _found(watch: Watch | None, watch_id: str) -> Watch:
     if watch is None:
         raise InvalidInput(f"no watch {watch_id!r}", hint=_LIST_HINT)
@@ -99,12 +117,30 @@ class Desk:
     max_watches: int
     min_interval_s: float
 
-    def add(self, question: str, every: str | None, cron: str | None) -> Watch:
-        """A new watch; ``InvalidInput`` for an empty question, a bad schedule or one
-        watch too many."""
+    def add(
+        self,
+        question: str,
+        every: str | None,
+        cron: str | None,
+        *,
+        depth: str | None = None,
+        thread: str | None = None,
+        webhook: str | None = None,
+    ) -> Watch:
+        """A new watch; ``InvalidInput`` for an empty question, a bad schedule, an unknown
+        depth, a ``thread`` that is no finished job of the owner's, a webhook the service
+        would not deliver to, or one watch too many. Nothing is stored then."""
         text = question.strip()
         if not text:
             raise InvalidInput("the question is empty", hint="ask something to watch")
+        if depth is not None and depth not in DEPTHS:
+            raise InvalidInput(f"depth {depth!r}: choose {', '.join(DEPTHS)}")
+        if thread is not None:
+            job = self.store.get(thread, self.owner)
+            if job is None or job.status != "COMPLETED":
+                raise InvalidInput(f"no finished job {thread!r} of yours", hint=_JOBS_HINT)
+        if webhook is not None:
+            _vet(webhook)
         now = self.store.clock()
         try:
             schedule = schedule_of(every=every, cron=cron, minimum_s=self.min_interval_s, now=now)
@@ -112,10 +148,11 @@ class Desk:
                 owner=self.owner,
                 question=text,
                 schedule=schedule.text,
-                options={},
+                options={"depth": depth} if depth else {},
                 first_due=now,  # the first run starts at the scheduler's next tick
-                thread=None,
+                thread=thread,
                 max_watches=self.max_watches,
+                webhook_url=webhook,
             )
         except (ScheduleError, WatchLimitReached) as exc:
             raise InvalidInput(str(exc)) from None
@@ -159,13 +196,19 @@ def add(
     *,
     every: str | None = None,
     cron: str | None = None,
+    depth: Depth | None = None,
+    thread: str | None = None,
+    webhook: str | None = None,
     settings: WatchSettings | None = None,
     data_dir: Path | str | None = None,
 ) -> Watch:
     """Watch ``question``, ``every`` 30m, 6h, 1d or 1w, or on a ``cron`` expression; its
-    first run starts at the scheduler's next tick."""
+    first run starts at the scheduler's next tick. ``depth``: quick, standard or deep;
+    ``thread``: a finished job its first run is compared with; ``webhook``: where each
+    change report is POSTed (https, or http to a loopback address), signed with the
+    returned watch's ``webhook_secret`` (read it now: it is never shown again)."""
     with _desk(settings, data_dir) as desk:
-        return desk.add(question, every, cron)
+        return desk.add(question, every, cron, depth=depth, thread=thread, webhook=webhook)
 
 
 def list_watches(

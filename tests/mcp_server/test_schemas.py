@@ -137,3 +137,17 @@ async def test_research_reuses_the_library_unless_told_not_to() -> None:
         await client.call_tool("research", {"question": "How do bees talk?", "use_library": False})
         await client.call_tool("research", {"question": "How do bees talk?", "use_library": True})
     assert backend.options == [{"use_library": False}, {}]
+
+
+async def test_research_skips_the_presearch_when_told() -> None:
+    """Issue 26: the pre-search can be turned off from MCP as from the CLI and the API;
+    every option the tool passes on is a setting of the run's."""
+    from deepresearch.settings import Settings
+
+    backend = Backend()
+    async with Client(build_server(backend)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        await client.call_tool("research", {"question": "How do bees talk?", "presearch": False})
+    assert backend.options == [{"presearch": False}]
+    passed_on = set(tools["research"].input_schema["properties"]) - {"question"}
+    assert passed_on <= set(Settings.model_fields)

@@ -78,6 +78,7 @@ async def test_research_over_stdio_with_progress_then_the_report_in_every_format
             "review_report",
             "use_library",
             "images",
+            "presearch",
         }
 
         progress: Progress = []

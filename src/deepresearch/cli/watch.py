@@ -61,28 +61,6 @@ def _line(item: Watch) -> str:
     )
 
 
-def _schedule_text(every: str | None, cron: str | None, minimum_s: float) -> str:
-    from deepresearch.core.watch_schedule import ScheduleError, schedule_of
-    from deepresearch.sqldb import utcnow
-
-    try:
-        return schedule_of(every=every, cron=cron, minimum_s=minimum_s, now=utcnow()).text
-    except ScheduleError as exc:
-        error(str(exc))
-
-
-def _check_webhook(url: str) -> None:
-    """Refuse a webhook the service would not deliver to (exit 2)."""
-    import asyncio
-
-    from deepresearch.fetch.webhook import vet_webhook
-
-    try:
-        asyncio.run(vet_webhook(url))
-    except DeepResearchError as exc:  # a refusal of the user's input: exit 2
-        error(exc.message, exc.hint)
-
-
 @watch.command("add")
 def add(
     question: Annotated[str, typer.Argument(help="The question to re-run.")],
@@ -100,30 +78,22 @@ def add(
     database_url: options.DatabaseUrl = None,
 ) -> None:
     """Add a watch; its first run starts at the scheduler's next tick."""
-    from deepresearch.service.store import WatchLimitReached
+    from deepresearch.watches import Desk
 
     text = question_or_exit(question)
-    if webhook is not None:
-        _check_webhook(webhook)
     store, settings = _open(database_url)
-    schedule = _schedule_text(every, cron, settings.watch_min_interval_s)
-    if thread is not None:
-        job = store.get(thread, _owner(key))
-        if job is None or job.status != "COMPLETED":
-            error(f"no finished job {thread!r} of {_owner(key)!r}", "see 'deepresearch jobs list'")
-    try:
-        item = store.add_watch(
-            owner=_owner(key),
-            question=text,
-            schedule=schedule,
-            options={"depth": depth.value} if depth else {},
-            first_due=store.clock(),
+    desk = Desk(store, _owner(key), settings.max_watches_per_key, settings.watch_min_interval_s)
+    try:  # the Python library's and MCP's rules: nothing stored when one refuses
+        item = desk.add(
+            text,
+            every,
+            cron,
+            depth=depth.value if depth else None,
             thread=thread,
-            max_watches=settings.max_watches_per_key,
-            webhook_url=webhook,
+            webhook=webhook,
         )
-    except WatchLimitReached as exc:
-        error(str(exc), "remove one first: deepresearch watch rm ID")
+    except DeepResearchError as exc:  # a refusal of the user's input: exit 2
+        error(exc.message, exc.hint)
     typer.echo(item.id)
     say(f"watching ({item.schedule}): 'deepresearch serve' or a worker runs it")
     if item.webhook_secret:

@@ -126,6 +126,13 @@ ReviewReport = Annotated[
         "before the run ends"
     ),
 ]
+Presearch = Annotated[
+    bool | None,
+    Field(
+        description="false: plan without first searching the question's names for recent "
+        "entities and events; default: the server's setting (on when a model plans)"
+    ),
+]
 UseLibrary = Annotated[
     bool,
     Field(
@@ -447,6 +454,7 @@ def add_research(server: MCPServer, backend: Backend) -> None:
         review_report: ReviewReport = False,
         use_library: UseLibrary = True,
         images: Images = None,
+        presearch: Presearch = None,
     ) -> Annotated[CallToolResult, RunOutcome]:
         options = run_options(
             depth,
@@ -456,6 +464,7 @@ def add_research(server: MCPServer, backend: Backend) -> None:
             review_report=review_report or None,
             use_library=None if use_library else False,
             images=images,
+            presearch=presearch,
         )
         question = checked_question(question)
         done = await backend.research(ctx, question, options, progress_reporter(ctx))

@@ -46,6 +46,22 @@ Cron = Annotated[
     str | None,
     Field(max_length=100, description="or a cron expression, e.g. '0 7 * * *' (UTC)"),
 ]
+WatchDepth = Annotated[
+    Literal["quick", "standard", "deep"] | None,
+    Field(description="how much each run researches (default: the server's)"),
+]
+Thread = Annotated[
+    str | None,
+    Field(max_length=64, description="a finished research job the first run is compared with"),
+]
+Webhook = Annotated[
+    str | None,
+    Field(
+        max_length=2000,
+        description="POST each change report here (https, or http to a loopback address), "
+        "signed with HMAC-SHA256 (X-Deepresearch-Signature) by the returned signing_secret",
+    ),
+]
 WatchQuestion = Annotated[
     str,
     Field(
@@ -68,6 +84,12 @@ class WatchInfo(BaseModel):
     state: Literal["active", "paused"]
     next_due: datetime
     last_run: str | None = Field(default=None, description="the run its last due time started")
+
+
+class AddedWatch(WatchInfo):
+    signing_secret: str | None = Field(
+        default=None, description="the webhook's HMAC key: shown now, never again"
+    )
 
 
 class WatchList(BaseModel):
@@ -110,9 +132,20 @@ def add_watch_tools(server: MCPServer, backend: WatchDesks) -> None:
         annotations=ADDS_A_WATCH,
     )
     async def add_watch(
-        question: WatchQuestion, ctx: Context, every: Every = None, cron: Cron = None
-    ) -> WatchInfo:
-        return _info(await _call(backend, ctx, lambda d: d.add(question, every, cron)))
+        question: WatchQuestion,
+        ctx: Context,
+        every: Every = None,
+        cron: Cron = None,
+        depth: WatchDepth = None,
+        thread: Thread = None,
+        webhook: Webhook = None,
+    ) -> AddedWatch:
+        added = await _call(
+            backend,
+            ctx,
+            lambda d: d.add(question, every, cron, depth=depth, thread=thread, webhook=webhook),
+        )
+        return AddedWatch(**_info(added).model_dump(), signing_secret=added.webhook_secret)
 
     @server.tool(
         name="list_watches",

@@ -12,6 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 WatchState = Literal["active", "paused"]
 WATCH_STATES: tuple[WatchState, ...] = ("active", "paused")
 
+#: what adding a watch takes besides its question, in every front end (CLI options, the
+#: Python ``add``, MCP's ``add_watch``; the API's body carries ``depth`` in ``options``):
+#: one list a test checks them against
+WATCH_ADD_OPTIONS = ("every", "cron", "depth", "thread", "webhook")
+
 
 class Watch(BaseModel):
     """One watch as stored: whose it is, what it asks, when, and where it stands."""

@@ -180,6 +180,10 @@ async function submitQuestion(event) {
   if ($("review-plan").checked) options.review_plan = true;
   if ($("review-findings").checked) options.review_findings = true;
   if ($("review-report").checked) options.review_report = true;
+  // each turns off what is on by default (the server's setting otherwise)
+  if ($("no-presearch").checked) options.presearch = false;
+  if ($("no-library").checked) options.use_library = false;
+  if ($("no-images").checked) options.images = false;
   const body = { question, options };
   if ($("recipe").value) body.recipe = $("recipe").value;
   const button = $("ask-submit");
