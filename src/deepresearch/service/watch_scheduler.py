@@ -26,7 +26,7 @@ from deepresearch.models import Report
 from deepresearch.models.event_payloads import SourceFetched
 from deepresearch.models.watch import ChangeReport, Watch, WatchSnapshot
 from deepresearch.service.jobs import Job
-from deepresearch.service.store import JobStore, WatchRun
+from deepresearch.service.store import JobStore, Limits, WatchRun
 from deepresearch.service.watch_delivery import Deliveries
 from deepresearch.settings_groups import ServiceSettings
 
@@ -78,9 +78,18 @@ class WatchScheduler:
 
     def tick(self) -> tuple[int, int]:
         """One pass: (jobs queued for due watches, change reports written)."""
-        queued = self.store.claim_due(due_after, ttl_s=self.service.job_ttl_s)
+        deferred: list[tuple[Watch, float]] = []
+        queued = self.store.claim_due(
+            due_after, ttl_s=self.service.job_ttl_s, rate=Limits.of(self.service), deferred=deferred
+        )
         for watch, job in queued:
             log.info("watch %s is due: job %s queued", watch.id, job.id)
+        for watch, wait in deferred:
+            log.info(
+                "watch %s is due but its key is at its submission limit: put off %.0f s",
+                watch.id,
+                wait,
+            )
         if queued:
             self.wake()
         written = 0

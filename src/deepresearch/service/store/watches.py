@@ -25,7 +25,13 @@ from deepresearch.recipes.registry import DEFAULT_RECIPE
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.store.base import StoreBase, aware, get_job
-from deepresearch.service.store.submissions import StoreError, insert_job
+from deepresearch.service.store.submissions import (
+    Limits,
+    StoreError,
+    insert_job,
+    lock_owner,
+    rate_wait,
+)
 
 #: change reports a watch keeps (the oldest written ones beyond are deleted): storage
 #: stays bounded however often a watch runs
@@ -82,6 +88,25 @@ def watch_from_row(row: Row[Any]) -> Watch:
         webhook_secret=m["webhook_secret"],
         created_at=_at(m["created_at"]),
     )
+
+
+def _room(conn: Connection, watch: Watch, rate: Limits | None, now: datetime) -> float | None:
+    """Seconds until the watch's owner may have another job; None: now (or no limit)."""
+    if rate is None:
+        return None
+    lock_owner(conn, watch.owner)
+    return rate_wait(conn, watch.owner, rate, now)
+
+
+def _put_off(conn: Connection, watch: Watch, until: datetime, now: datetime) -> bool:
+    """Move an unclaimed due time to ``until``; False when another scheduler took it."""
+    w = t.watches.c
+    moved = conn.execute(
+        update(t.watches)
+        .where(w.id == watch.id, w.next_due == watch.next_due, w.state == "active")
+        .values(next_due=until, updated_at=now)
+    )
+    return bool(moved.rowcount)
 
 
 def run_from_row(row: Row[Any]) -> WatchRun:
@@ -204,13 +229,24 @@ class WatchQueries(StoreBase):
             return bool(conn.execute(query).rowcount)
 
     def claim_due(
-        self, next_due: NextDue, *, ttl_s: float, limit: int = 20
+        self,
+        next_due: NextDue,
+        *,
+        ttl_s: float,
+        limit: int = 20,
+        rate: Limits | None = None,
+        deferred: list[tuple[Watch, float]] | None = None,
     ) -> list[tuple[Watch, Job]]:
         """Queue one job for each active watch whose due time has come (up to ``limit``),
         moving its ``next_due`` to ``next_due(watch, now)`` in the same transaction: a
-        due time missed while no scheduler ran is one run, not one per missed interval."""
+        due time missed while no scheduler ran is one run, not one per missed interval.
+
+        ``rate``: the owner's submission limit counts a watch's jobs too. A due time the
+        owner has no room for is put off, not dropped: its ``next_due`` moves to when the
+        window frees, and ``(watch, seconds)`` is added to ``deferred``."""
         w = t.watches.c
         now = self.clock()
+        put_off = deferred if deferred is not None else []
         with self._write() as conn:
             rows = conn.execute(
                 select(t.watches)
@@ -219,13 +255,18 @@ class WatchQueries(StoreBase):
                 .limit(limit)
                 .with_for_update(skip_locked=True)
             ).all()
-            return [
-                claimed
-                for claimed in (
-                    self._claim_one(conn, watch_from_row(row), next_due, now, ttl_s) for row in rows
-                )
-                if claimed is not None
-            ]
+            claimed: list[tuple[Watch, Job]] = []
+            for row in rows:
+                watch = watch_from_row(row)
+                wait = _room(conn, watch, rate, now)
+                if wait is not None:
+                    if _put_off(conn, watch, now + timedelta(seconds=wait), now):
+                        put_off.append((watch, wait))
+                    continue
+                one = self._claim_one(conn, watch, next_due, now, ttl_s)
+                if one is not None:
+                    claimed.append(one)
+            return claimed
 
     def _claim_one(
         self, conn: Connection, watch: Watch, next_due: NextDue, now: datetime, ttl_s: float
