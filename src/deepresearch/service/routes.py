@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.core.ids import run_id_problem
 from deepresearch.errors import ConfigError, DeepResearchError
 from deepresearch.export import DRAWN_FORMATS, MEDIA_TYPES, extension
 from deepresearch.export.formats import ReportFormat, render_bytes, render_text
@@ -45,6 +46,7 @@ from deepresearch.service.sse import (
     parse_event_id,
 )
 from deepresearch.service.state import ServiceState
+from deepresearch.service.store import JobStore
 from deepresearch.service.submission import submit_followup, submit_job
 
 router = APIRouter(prefix="/v1", route_class=JsonRoute)  # each JSON key at most once
@@ -162,24 +164,37 @@ async def list_jobs(
 async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
     """Status, stage, progress (0-1), counts, usage, timestamps and, once the report was
     evaluated, its evaluation."""
-    job = await _own_job(request, who, job_id)
-    view = JobView.of(job)
-    if job.status == "AWAITING_INPUT":
-        view.input_request = await run_in_threadpool(_state(request).store.pending_input, job.id)
-    if job.status == "COMPLETED":
-        view.evaluation = await run_in_threadpool(
-            load_evaluation, _state(request).store.engine, job.id
-        )
-        if job.recipe == DEFAULT_RECIPE:
-            view.thread = await _thread(request, who, job)
+    problem = run_id_problem(job_id)
+    if problem is not None:
+        raise ApiProblem(422, problem, kind="invalid-job-id")
+    # one trip to the thread pool for the job and what its state adds: under load each
+    # trip waits its turn behind the event streams' reads
+    view = await run_in_threadpool(_job_view, _state(request).store, job_id, who.owner)
+    if view is None:
+        raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
+    if view.status == "COMPLETED" and view.recipe == DEFAULT_RECIPE:
+        view.thread = await _thread(request, who, view.id)
     return view
 
 
-async def _thread(request: Request, who: Caller, job: Job) -> list[TurnView]:
+def _job_view(store: JobStore, job_id: str, owner: str) -> JobView | None:
+    """The owner's job with what it asks (waiting) or its evaluation (completed)."""
+    job = store.get(job_id, owner)
+    if job is None:
+        return None
+    view = JobView.of(job)
+    if job.status == "AWAITING_INPUT":
+        view.input_request = store.pending_input(job.id)
+    if job.status == "COMPLETED":
+        view.evaluation = load_evaluation(store.engine, job.id)
+    return view
+
+
+async def _thread(request: Request, who: Caller, job_id: str) -> list[TurnView]:
     """The turns of the job's thread that are the caller's jobs."""
     state = _state(request)
     try:
-        turns = await state.jobs.turns(job.id)
+        turns = await state.jobs.turns(job_id)
     except DeepResearchError:  # no checkpoint left to read: the job alone
         return []
     mine = await run_in_threadpool(state.store.owned, [turn.run_id for turn in turns], who.owner)
