@@ -154,14 +154,22 @@ class SubmissionQueries(StoreBase):
         return [job_from_row(row) for row in rows]
 
     def _check_rate(self, conn: Connection, owner: str, limits: Limits) -> None:
-        since = self.clock() - timedelta(seconds=limits.window_s)
-        recent = conn.execute(
-            select(t.research_jobs.c.created_at)
-            .where(t.research_jobs.c.owner == owner, t.research_jobs.c.created_at > since)
-            .order_by(t.research_jobs.c.created_at)
-        ).all()
-        if len(recent) >= limits.per_window:
-            oldest = aware(recent[-limits.per_window][0])
-            assert oldest is not None
-            wait = (oldest - since).total_seconds()
-            raise SubmissionRateLimited(max(1.0, wait))
+        wait = rate_wait(conn, owner, limits, self.clock())
+        if wait is not None:
+            raise SubmissionRateLimited(wait)
+
+
+def rate_wait(conn: Connection, owner: str, limits: Limits, now: datetime) -> float | None:
+    """Seconds until ``owner`` may have one more job queued (their jobs queued in the last
+    ``window_s``, a due watch's among them, fill the window), or None: they may now."""
+    since = now - timedelta(seconds=limits.window_s)
+    recent = conn.execute(
+        select(t.research_jobs.c.created_at)
+        .where(t.research_jobs.c.owner == owner, t.research_jobs.c.created_at > since)
+        .order_by(t.research_jobs.c.created_at)
+    ).all()
+    if len(recent) < limits.per_window:
+        return None
+    oldest = aware(recent[-limits.per_window][0])
+    assert oldest is not None
+    return max(1.0, (oldest - since).total_seconds())

@@ -20,12 +20,23 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, delete, func, insert, or_, select, text, update
 
-from deepresearch.models.watch import ChangeReport, Watch, WatchSnapshot, WatchState
+from deepresearch.models.watch import (
+    ChangeReport,
+    Watch,
+    WatchSnapshot,
+    WatchState,
+    WebhookDelivery,
+)
 from deepresearch.recipes.registry import DEFAULT_RECIPE
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.store.base import StoreBase, aware, get_job
-from deepresearch.service.store.submissions import StoreError, insert_job
+from deepresearch.service.store.deliveries import (
+    delivery_columns,
+    delivery_from_row,
+    queue_delivery,
+)
+from deepresearch.service.store.submissions import Limits, StoreError, insert_job, rate_wait
 
 #: change reports a watch keeps (the oldest written ones beyond are deleted): storage
 #: stays bounded however often a watch runs
@@ -53,6 +64,8 @@ class WatchRun:
     snapshot: WatchSnapshot | None
     created_at: datetime
     reported_at: datetime | None
+    #: its webhook delivery, when the watch has a webhook and the report is written
+    delivery: WebhookDelivery | None = None
 
 
 def new_watch_id() -> str:
@@ -81,6 +94,8 @@ def watch_from_row(row: Row[Any]) -> Watch:
         webhook_url=m["webhook_url"],
         webhook_secret=m["webhook_secret"],
         created_at=_at(m["created_at"]),
+        deferred_until=aware(m["deferred_until"]),
+        deferred_reason=m["deferred_reason"],
     )
 
 
@@ -97,6 +112,7 @@ def run_from_row(row: Row[Any]) -> WatchRun:
         snapshot=WatchSnapshot.model_validate(m["snapshot"]) if m["snapshot"] else None,
         created_at=_at(m["created_at"]),
         reported_at=aware(m["reported_at"]),
+        delivery=delivery_from_row(row),
     )
 
 
@@ -167,7 +183,12 @@ class WatchQueries(StoreBase):
     ) -> Watch | None:
         """Pause or resume (``next_due``: the first due time after resuming)."""
         w = t.watches.c
-        values: dict[str, Any] = {"state": state, "updated_at": self.clock()}
+        values: dict[str, Any] = {
+            "state": state,
+            "updated_at": self.clock(),
+            "deferred_until": None,
+            "deferred_reason": None,
+        }
         if next_due is not None:
             values["next_due"] = next_due
         query = update(t.watches).where(w.id == watch_id)
@@ -188,7 +209,10 @@ class WatchQueries(StoreBase):
         if owner is not None:
             query = query.where(w.owner == owner)
         with self._write() as conn:
-            if not conn.execute(query.values(next_due=now, updated_at=now)).rowcount:
+            moved = query.values(
+                next_due=now, updated_at=now, deferred_until=None, deferred_reason=None
+            )
+            if not conn.execute(moved).rowcount:
                 return None
             row = conn.execute(select(t.watches).where(w.id == watch_id)).one()
         return watch_from_row(row)
@@ -201,31 +225,72 @@ class WatchQueries(StoreBase):
             query = query.where(w.owner == owner)
         with self._write() as conn:
             conn.execute(delete(t.watch_runs).where(t.watch_runs.c.watch_id == watch_id))
+            conn.execute(
+                delete(t.watch_deliveries).where(t.watch_deliveries.c.watch_id == watch_id)
+            )
             return bool(conn.execute(query).rowcount)
 
     def claim_due(
-        self, next_due: NextDue, *, ttl_s: float, limit: int = 20
+        self, next_due: NextDue, *, ttl_s: float, limit: int = 20, rate: Limits | None = None
     ) -> list[tuple[Watch, Job]]:
         """Queue one job for each active watch whose due time has come (up to ``limit``),
         moving its ``next_due`` to ``next_due(watch, now)`` in the same transaction: a
-        due time missed while no scheduler ran is one run, not one per missed interval."""
+        due time missed while no scheduler ran is one run, not one per missed interval.
+
+        ``rate``: the keys' submission rate limit, which a watch's job counts against like
+        any submission. A due time that would go past it is deferred, not dropped: the
+        watch keeps its due time and says until when and why (``deferred_until``,
+        ``deferred_reason``), and is claimed once the window has room."""
         w = t.watches.c
         now = self.clock()
         with self._write() as conn:
             rows = conn.execute(
                 select(t.watches)
-                .where(w.state == "active", w.next_due <= now)
+                .where(
+                    w.state == "active",
+                    w.next_due <= now,
+                    or_(w.deferred_until.is_(None), w.deferred_until <= now),
+                )
                 .order_by(w.next_due, w.id)
                 .limit(limit)
                 .with_for_update(skip_locked=True)
             ).all()
-            return [
-                claimed
-                for claimed in (
-                    self._claim_one(conn, watch_from_row(row), next_due, now, ttl_s) for row in rows
-                )
-                if claimed is not None
-            ]
+            watches = [watch_from_row(row) for row in rows]
+            if rate is not None and not self.sqlite:
+                # the owners' locks (those submissions take), always in one order: two
+                # schedulers never wait for each other's
+                for owner in sorted({watch.owner for watch in watches}):
+                    conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:o))"), {"o": owner})
+            claimed = []
+            for watch in watches:
+                if rate is not None and self._deferred(conn, watch, rate, now):
+                    continue
+                one = self._claim_one(conn, watch, next_due, now, ttl_s)
+                if one is not None:
+                    claimed.append(one)
+            return claimed
+
+    def _deferred(self, conn: Connection, watch: Watch, rate: Limits, now: datetime) -> bool:
+        """Defer ``watch``'s due time when its owner's rate limit has no room now."""
+        wait = rate_wait(conn, watch.owner, rate, now)
+        if wait is None:
+            return False
+        until = now + timedelta(seconds=wait)
+        w = t.watches.c
+        conn.execute(
+            update(t.watches)
+            .where(w.id == watch.id, w.next_due == watch.next_due)
+            .values(
+                deferred_until=until,
+                deferred_reason=(
+                    f"deferred: the key's submission rate limit ({rate.per_window} per "
+                    f"{rate.window_s:g} s) is reached; this due time runs from "
+                    f"{until.isoformat(timespec='seconds')}"
+                ),
+                updated_at=now,
+            )
+        )
+        return True
 
     def _claim_one(
         self, conn: Connection, watch: Watch, next_due: NextDue, now: datetime, ttl_s: float
@@ -234,7 +299,12 @@ class WatchQueries(StoreBase):
         moved = conn.execute(
             update(t.watches)
             .where(w.id == watch.id, w.next_due == watch.next_due, w.state == "active")
-            .values(next_due=next_due(watch, now), updated_at=now)
+            .values(
+                next_due=next_due(watch, now),
+                updated_at=now,
+                deferred_until=None,
+                deferred_reason=None,
+            )
         )
         if not moved.rowcount:  # another scheduler claimed this due time first
             return None
@@ -269,10 +339,11 @@ class WatchQueries(StoreBase):
 
     def watch_runs(self, watch_id: str, limit: int = 50) -> list[WatchRun]:
         """The watch's due times, newest first."""
-        r = t.watch_runs.c
+        r, d = t.watch_runs.c, t.watch_deliveries.c
         with self._read() as conn:
             rows = conn.execute(
-                select(t.watch_runs)
+                select(t.watch_runs, *delivery_columns())
+                .outerjoin(t.watch_deliveries, (d.watch_id == r.watch_id) & (d.due_at == r.due_at))
                 .where(r.watch_id == watch_id)
                 .order_by(r.due_at.desc())
                 .limit(limit)
@@ -327,9 +398,12 @@ class WatchQueries(StoreBase):
         snapshot: WatchSnapshot | None,
         report: ChangeReport,
         summary: str,
+        webhook: tuple[str, str] | None = None,
     ) -> bool:
         """Write the change report if ``worker`` still holds the run's lease; a finished
-        job's run becomes the watch's thread (what the next run is compared with)."""
+        job's run becomes the watch's thread (what the next run is compared with).
+        ``webhook`` (the URL and the body to POST there) is queued in the outbox in the
+        same transaction (``deliveries.py``)."""
         r = t.watch_runs.c
         now = self.clock()
         with self._write() as conn:
@@ -351,6 +425,11 @@ class WatchQueries(StoreBase):
             )
             if not done.rowcount:
                 return False
+            if webhook is not None:
+                url, body = webhook
+                queue_delivery(
+                    conn, watch_id=run.watch_id, due_at=run.due_at, url=url, body=body, now=now
+                )
             if snapshot is not None:
                 conn.execute(
                     update(t.watches)
@@ -376,4 +455,8 @@ def _forget_old_reports(conn: Connection, watch_id: str) -> None:
             delete(t.watch_runs).where(
                 r.watch_id == watch_id, r.status == "reported", r.due_at < cutoff.due_at
             )
+        )
+        d = t.watch_deliveries.c
+        conn.execute(
+            delete(t.watch_deliveries).where(d.watch_id == watch_id, d.due_at < cutoff.due_at)
         )
