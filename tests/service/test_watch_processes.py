@@ -78,7 +78,13 @@ def test_watches_run_once_across_two_apis_three_workers_and_a_kill_9(
     database_url = postgres_server.new_database()
     chat_server.latency_s = 0.15
     where: dict[str, Any] = {"web": web_process, "chat": chat_server, "database_url": database_url}
-    env = {"DEEPRESEARCH_WATCH_TICK_S": "0.2", "DEEPRESEARCH_JOB_LEASE_S": str(LEASE_S)}
+    env = {
+        "DEEPRESEARCH_WATCH_TICK_S": "0.2",
+        "DEEPRESEARCH_JOB_LEASE_S": str(LEASE_S),
+        # every due time is meant to run here: a watch's job counts against the key's
+        # submission rate limit (test_watch_rate_limit.py), whose default would defer some
+        "DEEPRESEARCH_SUBMISSIONS_PER_WINDOW": "1000",
+    }
     processes: list[Process] = []
     try:
         apis = [
