@@ -7,6 +7,8 @@ process's memory and was lost with it."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -176,4 +178,38 @@ def test_a_watch_without_a_webhook_queues_nothing(database_url: str, tmp_path: P
     [run] = store.watch_runs(watch.id)
     assert run.status == "reported" and run.delivery is None
     assert store.pending_deliveries() == 0
+    store.engine.dispose()
+
+
+async def test_a_receiver_that_hangs_never_holds_the_scheduler_back(
+    database_url: str, tmp_path: Path
+) -> None:
+    clock = Clock(T0)
+    store = _store(database_url, tmp_path, clock)
+    with webhook_receiver() as receiver:
+        _reported(store, tmp_path, receiver.url)
+        receiver.gate.clear()  # the receiver takes the POST and does not answer
+        later = store.add_watch(
+            owner="o",
+            question="What else changed?",
+            schedule="every 3600s",
+            options={},
+            first_due=T0,
+            thread=None,
+            max_watches=10,
+        )
+        settings = ServiceSettings.of(load_settings(data_dir=tmp_path / "d", watch_tick_s=0.05))
+        task = asyncio.create_task(WatchScheduler(store, settings, name="s").run_every())
+        try:
+            await asyncio.to_thread(receiver.arrived.wait, 30)
+            for _ in range(600):  # the scheduler's passes go on while the POST hangs
+                if store.watch_runs(later.id):
+                    break
+                await asyncio.sleep(0.05)
+            assert store.watch_runs(later.id) and not receiver.posts
+        finally:
+            receiver.gate.set()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
     store.engine.dispose()

@@ -19,6 +19,12 @@ class Receiver:
     answer: int = 204
     #: (body, signature header, status answered) of every POST
     posts: list[tuple[bytes, str, int]] = field(default_factory=list)
+    #: POSTs wait for this before they are answered; ``arrived`` is set when one waits
+    gate: threading.Event = field(default_factory=threading.Event)
+    arrived: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.gate.set()  # open unless a test closes it
 
     def taken(self) -> list[tuple[bytes, str]]:
         """The POSTs answered with a 2xx: the deliveries the receiver took."""
@@ -38,6 +44,8 @@ def webhook_receiver() -> Iterator[Receiver]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
+            receiver.arrived.set()
+            receiver.gate.wait(30)
             with lock:
                 status = receiver.answer
                 receiver.posts.append(
@@ -56,5 +64,6 @@ def webhook_receiver() -> Iterator[Receiver]:
     try:
         yield receiver
     finally:
+        receiver.gate.set()
         server.shutdown()
         server.server_close()

@@ -87,14 +87,18 @@ class Outbox:
                 result = Attempt(delivered=False, error="the watch has no signing secret")
         except asyncio.CancelledError:
             # the process is stopping: pending again at once, for whoever runs next
-            # (the receiver may have taken it already: a webhook is at least once)
-            self.store.finish_delivery(
-                delivery,
-                self.name,
-                delivered=False,
-                retry_at=self.store.clock(),
-                error="the sending process stopped",
-            )
+            # (the receiver may have taken it already: a webhook is at least once);
+            # if this write fails too, the claim lapses after its lease instead
+            try:
+                self.store.finish_delivery(
+                    delivery,
+                    self.name,
+                    delivered=False,
+                    retry_at=self.store.clock(),
+                    error="the sending process stopped",
+                )
+            except Exception:
+                log.warning("watch %s: a stopped delivery waits for its lease", delivery.watch_id)
             raise
         await run_in_threadpool(self.record, delivery, result)
 

@@ -34,14 +34,14 @@ def upgrade() -> None:
     op.create_index(
         "ix_watch_deliveries_status_next", "watch_deliveries", ["status", "next_attempt_at"]
     )
-    with op.batch_alter_table("watches") as batch:
-        batch.add_column(sa.Column("deferred_until", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("deferred_reason", sa.Text(), nullable=True))
+    # plain ALTER TABLE (SQLite too): a batch copy of ``watches`` would cascade-delete
+    # its runs under SQLite's foreign keys
+    op.add_column("watches", sa.Column("deferred_until", sa.DateTime(timezone=True)))
+    op.add_column("watches", sa.Column("deferred_reason", sa.Text()))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("watches") as batch:
-        batch.drop_column("deferred_reason")
-        batch.drop_column("deferred_until")
+    op.drop_column("watches", "deferred_reason")
+    op.drop_column("watches", "deferred_until")
     op.drop_index("ix_watch_deliveries_status_next", table_name="watch_deliveries")
     op.drop_table("watch_deliveries")
