@@ -43,3 +43,22 @@ def test_every_accepted_connection_sends_small_writes_at_once(bind: str, tmp_pat
         (connection,) = server.server.server_state.connections
         accepted = connection.transport.get_extra_info("socket")
         assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+def test_the_port_refuses_until_the_app_has_started(tmp_path: Path) -> None:
+    """``deepresearch serve`` binds first (a busy port is a usage error at once) but the
+    socket listens only once the app has started: a client that comes while the app is
+    being built is refused at once and can try another API, rather than wait unanswered
+    in the backlog (10-14 s on a restarted API in the soak, issue 27)."""
+    listener = _bind("127.0.0.1", 0)
+    address = listener.getsockname()[:2]
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(address, timeout=5).close()
+    settings = load_settings(
+        data_dir=tmp_path / "data",
+        database_url=f"sqlite:///{tmp_path / 'service.sqlite3'}",
+        model="none",
+        search="duckduckgo",
+    )
+    with BackgroundServer(create_app(settings, start_workers=False), listener=listener) as up:
+        assert httpx.get(f"{up.url}/healthz", timeout=10).status_code == 200

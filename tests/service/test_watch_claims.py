@@ -13,12 +13,13 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select, update
 
 from deepresearch.service.db import make_engine, open_database
-from deepresearch.service.store import JobStore
+from deepresearch.service.store import JobStore, Limits, SubmissionRateLimited
 from deepresearch.service.tables import research_jobs, watch_runs
 from deepresearch.service.watch_scheduler import WatchScheduler, due_after
 from deepresearch.settings import load_settings
@@ -71,6 +72,53 @@ def test_missed_stretch_runs_once_and_paused_never(database_url: str, tmp_path: 
     store.engine.dispose()
 
 
+def test_a_key_at_its_submission_limit_has_its_due_runs_put_off(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A watch's jobs count against its key's submission limit like any other: with room
+    for one more job in the window, one of two due watches is queued and the other is put
+    off (not dropped) to when the window frees; then it runs."""
+    clock = Clock(T0)
+    store = _store(database_url, tmp_path, clock)
+    rate = Limits(window_s=900, per_window=2, ttl_s=3600)
+    submitted = store.submit(
+        owner="o",
+        question="q",
+        recipe="research",
+        options={},
+        request_hash="h",
+        idempotency_key=None,
+        max_active_runs=10,
+        limits=rate,
+    )
+    assert submitted.created
+    first, second = _add(store), _add(store)
+    deferred: list[tuple[Any, float]] = []
+    [(queued, _)] = store.claim_due(due_after, ttl_s=3600, rate=rate, deferred=deferred)
+    [(put_off, wait)] = deferred
+    assert {queued.id, put_off.id} == {first, second} and wait == 900
+    later = store.get_watch(put_off.id)
+    assert later is not None and later.next_due == T0 + timedelta(seconds=900)
+    with pytest.raises(SubmissionRateLimited):  # the watch's job took the last room
+        store.submit(**{**submitted_args(), "limits": rate})
+    clock.now = T0 + timedelta(seconds=901)
+    [(ran, job)] = store.claim_due(due_after, ttl_s=3600, rate=rate)
+    assert ran.id == put_off.id and job.status == "QUEUED"
+    store.engine.dispose()
+
+
+def submitted_args() -> dict[str, Any]:
+    return {
+        "owner": "o",
+        "question": "another",
+        "recipe": "research",
+        "options": {},
+        "request_hash": "h2",
+        "idempotency_key": None,
+        "max_active_runs": 10,
+    }
+
+
 def test_a_report_lease_lapses_to_another(database_url: str, tmp_path: Path) -> None:
     clock = Clock(T0)
     store = _store(database_url, tmp_path, clock)
@@ -100,7 +148,7 @@ def test_a_report_lease_lapses_to_another(database_url: str, tmp_path: Path) -> 
 _HANG = """
 import sys, time, pathlib
 from deepresearch.service.db import make_engine
-from deepresearch.service.store import JobStore
+from deepresearch.service.store import JobStore, Limits, SubmissionRateLimited
 store = JobStore(make_engine(sys.argv[1]))
 def hang(watch, now):
     pathlib.Path(sys.argv[2]).write_text(watch.id)
@@ -111,7 +159,7 @@ store.claim_due(hang, ttl_s=3600)
 _TICK = """
 import sys, time
 from deepresearch.service.db import make_engine
-from deepresearch.service.store import JobStore
+from deepresearch.service.store import JobStore, Limits, SubmissionRateLimited
 from deepresearch.service.watch_scheduler import due_after
 store = JobStore(make_engine(sys.argv[1]))
 end = time.monotonic() + float(sys.argv[2])

@@ -1,8 +1,10 @@
 """A watch's job counts against its key's submission rate limit (issue 25), on SQLite and
-PostgreSQL: a due time that would go past the limit is deferred, not dropped: the watch
-keeps its due time and says until when and why, is not claimed before then, and runs
-once when the window has room; its job then fills the window like a submission does.
-Before, a due watch queued its job whatever the key had submitted."""
+PostgreSQL: a due time that would go past the limit is put off, not dropped, and the
+watch says so (until when, and why: the due time held back and the limit, in the API's
+view); it is not claimed before then and runs once when the window has room, which
+clears the deferral; ``run-now`` and ``pause`` clear it too. (``test_watch_claims.py``
+checks the put-off due time and the submission the watch's job then refuses.) Before,
+the watch only logged it."""
 
 from __future__ import annotations
 
@@ -70,9 +72,12 @@ def test_a_due_watch_past_the_rate_limit_is_deferred_not_dropped(
     )
     assert scheduler.tick() == (0, 0)  # the key's window is full
     deferred = store.get_watch(watch.id)
-    assert deferred is not None and deferred.next_due == T0  # the due time is kept
-    assert deferred.deferred_until == T0 + timedelta(seconds=WINDOW_S)
-    assert deferred.deferred_reason and "rate limit (2 per 900 s)" in deferred.deferred_reason
+    until = T0 + timedelta(seconds=WINDOW_S)
+    assert deferred is not None and deferred.next_due == deferred.deferred_until == until
+    assert deferred.deferred_reason == (
+        "the due time 2026-11-01T07:00:00+00:00 is put off: the key's submission rate "
+        "limit (2 per 900 s) is reached"
+    )
     shown = _view(deferred).model_dump(mode="json")
     assert shown["deferred_until"] and "rate limit" in shown["deferred_reason"]
     assert store.watch_runs(watch.id) == []
@@ -84,7 +89,7 @@ def test_a_due_watch_past_the_rate_limit_is_deferred_not_dropped(
     ran = store.get_watch(watch.id)
     assert ran is not None and ran.deferred_until is None and ran.deferred_reason is None
     [run] = store.watch_runs(watch.id)
-    assert run.due_at == T0  # the deferred due time ran, once
+    assert run.due_at == until  # the put-off due time ran, once
     assert ran.next_due == clock.now + timedelta(hours=1)
     assert scheduler.tick() == (0, 0)
 

@@ -110,10 +110,10 @@ def _run(settings: Settings, engine: Engine, listener: socket.socket) -> None:
 def _bind(host: str, port: int) -> socket.socket:
     """The listening socket, bound here rather than by uvicorn, so a busy port or an
     address this machine does not have is a clear usage error (exit 2), not a log line."""
-    from deepresearch.service.server import listen
+    from deepresearch.service.server import bind
 
     try:
-        return listen(host, port)
+        return bind(host, port)
     except OSError as exc:
         hint = "choose another --port (0 picks a free one), or stop what is listening there"
         if exc.errno not in (errno.EADDRINUSE, errno.EACCES):

@@ -82,8 +82,4 @@ class ServiceState:
 
     @property
     def limits(self) -> Limits:
-        return Limits(
-            window_s=self.service.submission_window_s,
-            per_window=self.service.submissions_per_window,
-            ttl_s=self.service.job_ttl_s,
-        )
+        return Limits.of(self.service)

@@ -87,15 +87,19 @@ class WatchScheduler:
     def tick(self) -> tuple[int, int]:
         """One pass: (jobs queued for due watches, change reports written)."""
         # a watch's job counts against its key's submission rate limit, like any other
-        # (docs/watches.md): a due time with no room is deferred, never dropped
-        rate = Limits(
-            window_s=self.service.submission_window_s,
-            per_window=self.service.submissions_per_window,
-            ttl_s=self.service.job_ttl_s,
+        # (docs/watches.md): a due time with no room is put off, never dropped
+        deferred: list[tuple[Watch, float]] = []
+        queued = self.store.claim_due(
+            due_after, ttl_s=self.service.job_ttl_s, rate=Limits.of(self.service), deferred=deferred
         )
-        queued = self.store.claim_due(due_after, ttl_s=self.service.job_ttl_s, rate=rate)
         for watch, job in queued:
             log.info("watch %s is due: job %s queued", watch.id, job.id)
+        for watch, wait in deferred:
+            log.info(
+                "watch %s is due but its key is at its submission limit: put off %.0f s",
+                watch.id,
+                wait,
+            )
         if queued:
             self.wake()
         written = 0

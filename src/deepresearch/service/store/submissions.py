@@ -15,6 +15,7 @@ from deepresearch.core.ids import new_run_id
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import ACTIVE, Job, Submission
 from deepresearch.service.store.base import StoreBase, aware, get_job, job_from_row
+from deepresearch.settings_groups import ServiceSettings
 
 
 class StoreError(Exception):
@@ -40,6 +41,15 @@ class Limits:
     window_s: float
     per_window: int
     ttl_s: float
+
+    @classmethod
+    def of(cls, service: ServiceSettings) -> Limits:
+        """The service's limits on a key's job creations."""
+        return cls(
+            window_s=service.submission_window_s,
+            per_window=service.submissions_per_window,
+            ttl_s=service.job_ttl_s,
+        )
 
 
 def insert_job(
@@ -134,8 +144,7 @@ class SubmissionQueries(StoreBase):
             return Submission(existing, replayed=True)
 
     def _lock_owner(self, conn: Connection, owner: str) -> None:
-        if not self.sqlite:
-            conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:owner))"), {"owner": owner})
+        lock_owner(conn, owner)
 
     def _by_idempotency_key(self, conn: Connection, owner: str, key: str) -> Job | None:
         row = conn.execute(
@@ -159,9 +168,17 @@ class SubmissionQueries(StoreBase):
             raise SubmissionRateLimited(wait)
 
 
+def lock_owner(conn: Connection, owner: str) -> None:
+    """Serialize the owner's job creations to the transaction's end (PostgreSQL; SQLite's
+    write transactions hold the whole database), so two never pass one rate check."""
+    if conn.dialect.name != "sqlite":
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:owner))"), {"owner": owner})
+
+
 def rate_wait(conn: Connection, owner: str, limits: Limits, now: datetime) -> float | None:
-    """Seconds until ``owner`` may have one more job queued (their jobs queued in the last
-    ``window_s``, a due watch's among them, fill the window), or None: they may now."""
+    """Seconds until the owner may have another job created (its jobs of the window are
+    as many as ``limits`` lets it have); None when it may now. Every job counts: a
+    submission's, a follow-up's and a due watch's."""
     since = now - timedelta(seconds=limits.window_s)
     recent = conn.execute(
         select(t.research_jobs.c.created_at)

@@ -36,7 +36,13 @@ from deepresearch.service.store.deliveries import (
     delivery_from_row,
     queue_delivery,
 )
-from deepresearch.service.store.submissions import Limits, StoreError, insert_job, rate_wait
+from deepresearch.service.store.submissions import (
+    Limits,
+    StoreError,
+    insert_job,
+    lock_owner,
+    rate_wait,
+)
 
 #: change reports a watch keeps (the oldest written ones beyond are deleted): storage
 #: stays bounded however often a watch runs
@@ -97,6 +103,31 @@ def watch_from_row(row: Row[Any]) -> Watch:
         deferred_until=aware(m["deferred_until"]),
         deferred_reason=m["deferred_reason"],
     )
+
+
+def _room(conn: Connection, watch: Watch, rate: Limits | None, now: datetime) -> float | None:
+    """Seconds until the watch's owner may have another job; None: now (or no limit).
+    The caller holds the owner's lock (``lock_owner``)."""
+    if rate is None:
+        return None
+    return rate_wait(conn, watch.owner, rate, now)
+
+
+def _put_off(conn: Connection, watch: Watch, until: datetime, now: datetime, rate: Limits) -> bool:
+    """Move an unclaimed due time to ``until``, saying why on the watch; False when
+    another scheduler took it."""
+    w = t.watches.c
+    # put off again (still no room): the reason keeps the first due time it held back
+    reason = watch.deferred_reason or (
+        f"the due time {watch.next_due.isoformat(timespec='seconds')} is put off: the key's "
+        f"submission rate limit ({rate.per_window} per {rate.window_s:g} s) is reached"
+    )
+    moved = conn.execute(
+        update(t.watches)
+        .where(w.id == watch.id, w.next_due == watch.next_due, w.state == "active")
+        .values(next_due=until, updated_at=now, deferred_until=until, deferred_reason=reason)
+    )
+    return bool(moved.rowcount)
 
 
 def run_from_row(row: Row[Any]) -> WatchRun:
@@ -231,66 +262,50 @@ class WatchQueries(StoreBase):
             return bool(conn.execute(query).rowcount)
 
     def claim_due(
-        self, next_due: NextDue, *, ttl_s: float, limit: int = 20, rate: Limits | None = None
+        self,
+        next_due: NextDue,
+        *,
+        ttl_s: float,
+        limit: int = 20,
+        rate: Limits | None = None,
+        deferred: list[tuple[Watch, float]] | None = None,
     ) -> list[tuple[Watch, Job]]:
         """Queue one job for each active watch whose due time has come (up to ``limit``),
         moving its ``next_due`` to ``next_due(watch, now)`` in the same transaction: a
         due time missed while no scheduler ran is one run, not one per missed interval.
 
-        ``rate``: the keys' submission rate limit, which a watch's job counts against like
-        any submission. A due time that would go past it is deferred, not dropped: the
-        watch keeps its due time and says until when and why (``deferred_until``,
-        ``deferred_reason``), and is claimed once the window has room."""
+        ``rate``: the owner's submission limit counts a watch's jobs too. A due time the
+        owner has no room for is put off, not dropped: its ``next_due`` moves to when the
+        window frees, the watch says so (``deferred_until``, ``deferred_reason``, cleared
+        when a due time is claimed) and ``(watch, seconds)`` is added to ``deferred``."""
         w = t.watches.c
         now = self.clock()
+        put_off = deferred if deferred is not None else []
         with self._write() as conn:
             rows = conn.execute(
                 select(t.watches)
-                .where(
-                    w.state == "active",
-                    w.next_due <= now,
-                    or_(w.deferred_until.is_(None), w.deferred_until <= now),
-                )
+                .where(w.state == "active", w.next_due <= now)
                 .order_by(w.next_due, w.id)
                 .limit(limit)
                 .with_for_update(skip_locked=True)
             ).all()
             watches = [watch_from_row(row) for row in rows]
-            if rate is not None and not self.sqlite:
+            if rate is not None:
                 # the owners' locks (those submissions take), always in one order: two
                 # schedulers never wait for each other's
                 for owner in sorted({watch.owner for watch in watches}):
-                    conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:o))"), {"o": owner})
-            claimed = []
+                    lock_owner(conn, owner)
+            claimed: list[tuple[Watch, Job]] = []
             for watch in watches:
-                if rate is not None and self._deferred(conn, watch, rate, now):
+                wait = _room(conn, watch, rate, now)
+                if wait is not None:
+                    if _put_off(conn, watch, now + timedelta(seconds=wait), now, rate):
+                        put_off.append((watch, wait))
                     continue
                 one = self._claim_one(conn, watch, next_due, now, ttl_s)
                 if one is not None:
                     claimed.append(one)
             return claimed
-
-    def _deferred(self, conn: Connection, watch: Watch, rate: Limits, now: datetime) -> bool:
-        """Defer ``watch``'s due time when its owner's rate limit has no room now."""
-        wait = rate_wait(conn, watch.owner, rate, now)
-        if wait is None:
-            return False
-        until = now + timedelta(seconds=wait)
-        w = t.watches.c
-        conn.execute(
-            update(t.watches)
-            .where(w.id == watch.id, w.next_due == watch.next_due)
-            .values(
-                deferred_until=until,
-                deferred_reason=(
-                    f"deferred: the key's submission rate limit ({rate.per_window} per "
-                    f"{rate.window_s:g} s) is reached; this due time runs from "
-                    f"{until.isoformat(timespec='seconds')}"
-                ),
-                updated_at=now,
-            )
-        )
-        return True
 
     def _claim_one(
         self, conn: Connection, watch: Watch, next_due: NextDue, now: datetime, ttl_s: float
