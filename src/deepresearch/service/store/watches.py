@@ -298,7 +298,7 @@ class WatchQueries(StoreBase):
             claimed: list[tuple[Watch, Job]] = []
             for watch in watches:
                 wait = _room(conn, watch, rate, now)
-                if wait is not None:
+                if rate is not None and wait is not None:
                     if _put_off(conn, watch, now + timedelta(seconds=wait), now, rate):
                         put_off.append((watch, wait))
                     continue
