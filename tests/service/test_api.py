@@ -201,6 +201,13 @@ def test_keys_are_required_and_jobs_are_private(
         )
         with store.engine.connect() as conn:  # keys are stored hashed
             assert alice not in str(conn.exec_driver_sql("SELECT * FROM api_keys").all())
+        # a revoked key stops working within the two seconds a found key is remembered
+        assert store.revoke_key(store.list_keys()[0].id)
+        deadline = time.monotonic() + 10
+        while service.client.get("/v1/research", headers=as_alice).status_code != 401:
+            assert time.monotonic() < deadline, "a revoked key still works"
+            time.sleep(0.2)
+        assert service.client.get("/v1/research", headers=as_bob).status_code == 200
         store.engine.dispose()
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastapi import Request
-from starlette.concurrency import run_in_threadpool
 
 from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.service.problems import ApiProblem
@@ -41,7 +40,7 @@ async def caller(request: Request) -> Caller:
                 kind="unauthorized",
             )
         return Caller(LOCAL_OWNER, state.service.active_runs_per_key)
-    key = await run_in_threadpool(state.store.key_for_token, token)
+    key = await state.key_for(token)
     if key is None:
         raise ApiProblem(
             401,

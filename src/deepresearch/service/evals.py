@@ -41,10 +41,13 @@ def load_evaluation(engine: Engine, job_id: str) -> dict[str, Any] | None:
         ).first()
         if row is not None:
             return dict(row.evaluation)
-        stored = conn.execute(
-            select(t.research_results.c.report).where(t.research_results.c.job_id == job_id)
-        ).first()
-    found = dict(stored.report).get("evaluation") if stored is not None else None
+        # only the report's evaluation, read inside the database: the whole stored
+        # report (tens of kB of JSON) was parsed on every GET of a finished job
+        found = conn.execute(
+            select(t.research_results.c.report["evaluation"]).where(
+                t.research_results.c.job_id == job_id
+            )
+        ).scalar()
     return dict(found) if isinstance(found, dict) else None
 
 

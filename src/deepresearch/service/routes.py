@@ -182,20 +182,19 @@ async def _thread(request: Request, who: Caller, job: Job) -> list[TurnView]:
         turns = await state.jobs.turns(job.id)
     except DeepResearchError:  # no checkpoint left to read: the job alone
         return []
-    views = []
-    for turn in turns:
-        if await run_in_threadpool(state.store.get, turn.run_id, who.owner) is not None:
-            views.append(
-                TurnView(
-                    id=turn.run_id,
-                    turn=turn.turn,
-                    question=turn.question,
-                    follows=turn.follows,
-                    topic_shift=turn.topic_shift,
-                    link=f"/v1/research/{turn.run_id}",
-                )
-            )
-    return views
+    mine = await run_in_threadpool(state.store.owned, [turn.run_id for turn in turns], who.owner)
+    return [
+        TurnView(
+            id=turn.run_id,
+            turn=turn.turn,
+            question=turn.question,
+            follows=turn.follows,
+            topic_shift=turn.topic_shift,
+            link=f"/v1/research/{turn.run_id}",
+        )
+        for turn in turns
+        if turn.run_id in mine
+    ]
 
 
 @router.post(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
@@ -21,9 +21,12 @@ from deepresearch.models.thread import Turn
 from deepresearch.service.jobs import Job
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore, Limits
+from deepresearch.service.store.keys import ApiKey, hash_token
 from deepresearch.settings_groups import ExportSettings, ServiceSettings
 
 KEYS_RECHECK_S = 2.0
+#: keys remembered at once (past it the memory starts afresh)
+MAX_KNOWN_KEYS = 1024
 
 
 class Workers(Protocol):
@@ -69,6 +72,8 @@ class ServiceState:
     #: the keys' libraries (issue 25; ``library_routes.py``); None: not opened
     library: LibraryStore | None = None
     _keys_checked: tuple[float, bool] = (-1e9, False)
+    #: keys found lately, by their token's hash: (when, key)
+    _keys: dict[str, tuple[float, ApiKey]] = field(default_factory=dict)
 
     async def keys_required(self) -> bool:
         """Whether any API key exists; looked up at most every two seconds, so a key
@@ -79,6 +84,25 @@ class ServiceState:
             required = await run_in_threadpool(self.store.has_keys)
             self._keys_checked = (now, required)
         return required
+
+    async def key_for(self, token: str) -> ApiKey | None:
+        """The valid key ``token`` names, or None. A key found is remembered for two
+        seconds (a revocation takes effect within them, like a key's creation above), so
+        a client's requests do not each queue a store read for the thread pool; an
+        unknown token is looked up every time and never remembered."""
+        digest = hash_token(token)
+        now = time.monotonic()
+        known = self._keys.get(digest)
+        if known is not None and now - known[0] <= KEYS_RECHECK_S:
+            return known[1]
+        key = await run_in_threadpool(self.store.key_for_token, token)
+        if key is None:
+            self._keys.pop(digest, None)
+            return None
+        if len(self._keys) >= MAX_KNOWN_KEYS:
+            self._keys.clear()
+        self._keys[digest] = (now, key)
+        return key
 
     @property
     def limits(self) -> Limits:
