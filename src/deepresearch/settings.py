@@ -428,6 +428,18 @@ class Settings(BaseSettings):
         ge=0,
         description="how often the service looks for due watches (0: never, in this process)",
     )
+    watch_webhook_attempts: int = Field(
+        default=8,
+        ge=1,
+        le=50,
+        description="POSTs of one change report to its webhook before it is marked failed",
+    )
+    watch_webhook_backoff_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="the wait before a webhook's second attempt, doubling each time after",
+    )
     max_request_bytes: int = Field(
         default=65_536,
         ge=1_024,

@@ -275,6 +275,8 @@ class ServiceSettings(_Group):
     max_watches_per_key: int
     watch_min_interval_s: float
     watch_tick_s: float
+    watch_webhook_attempts: int
+    watch_webhook_backoff_s: float
 
 
 class Storage(Protocol):

@@ -55,10 +55,10 @@ def _open(database_url: str | None) -> tuple[JobStore, Settings]:
 
 def _line(item: Watch) -> str:
     last = f"last run {item.last_run}" if item.last_run else "not run yet"
-    return (
-        f"{item.id}\t{item.state}\t{item.schedule}\tnext {item.next_due:%Y-%m-%d %H:%M} UTC"
-        f"\t{last}\t{for_terminal(item.question)}"
-    )
+    due = f"next {item.next_due:%Y-%m-%d %H:%M} UTC"
+    if item.deferred_until is not None:  # held back by the key's submission rate limit
+        due = f"deferred to {item.deferred_until:%Y-%m-%d %H:%M} UTC (rate limit)"
+    return f"{item.id}\t{item.state}\t{item.schedule}\t{due}\t{last}\t{for_terminal(item.question)}"
 
 
 @watch.command("add")

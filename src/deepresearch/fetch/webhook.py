@@ -7,9 +7,10 @@ gave, through the fetcher's own address policy and pinned transport (``guard.py`
   added (``vet_webhook``) and again, resolved afresh, at each delivery.
 * The body is signed: ``X-Deepresearch-Signature: sha256=<hex>``, the HMAC-SHA256 of the
   exact bytes sent, keyed by the watch's secret (shown once, when the watch is added).
-* ``deliver`` retries a failed delivery (a network error, a 5xx, 408 or 429) with the
-  backoff of ``resilience/``; a refused URL or another 4xx is not retried. It blocks, so
-  the scheduler hands it to a thread of its own (``service/watch_delivery.py``)."""
+* ``attempt`` is one POST and what it came to: delivered, worth retrying (a network
+  error, a 5xx, 408 or 429) or not (a refused URL, another 4xx). The service's outbox
+  (``service/watch_delivery.py``) makes one attempt per claim and keeps the backoff in
+  the database; ``deliver`` retries in place with the backoff of ``resilience/``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import hmac
 import ipaddress
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import httpx
 
@@ -91,6 +93,37 @@ async def post(
     return response.status_code
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """What one POST came to: taken, or not and whether trying again may help (a network
+    error, a 5xx, 408, 429), with one line saying what happened."""
+
+    delivered: bool
+    retry: bool = False
+    error: str | None = None
+
+
+def outcome(status: int) -> Attempt:
+    """The attempt a response's status makes (pure)."""
+    if 200 <= status < 300:
+        return Attempt(delivered=True)
+    retry = not (400 <= status < 500) or status in _RETRIED
+    return Attempt(delivered=False, retry=retry, error=f"the receiver answered {status}")
+
+
+async def attempt(
+    url: str, body: bytes, secret: str, *, resolver: Resolver | None = None, timeout_s: float = 10
+) -> Attempt:
+    """One signed POST of ``body`` to ``url`` (vetted afresh), never raising."""
+    try:
+        status = await post(url, body, secret, resolver=resolver, timeout_s=timeout_s)
+    except FetchBlocked as exc:
+        return Attempt(delivered=False, error=exc.message)
+    except (FetchError, httpx.HTTPError, OSError) as exc:
+        return Attempt(delivered=False, retry=True, error=f"{type(exc).__name__}: {exc}"[:300])
+    return outcome(status)
+
+
 def deliver(
     url: str,
     body: bytes,
@@ -102,18 +135,15 @@ def deliver(
     resolver: Resolver | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> bool:
-    """Deliver ``body`` with up to ``attempts`` tries; whether the receiver took it."""
-    for attempt in range(attempts):
-        try:
-            status = asyncio.run(post(url, body, secret, resolver=resolver))
-        except FetchBlocked:
-            return False
-        except (FetchError, httpx.HTTPError, OSError):
-            status = 0
-        if 200 <= status < 300:
+    """Deliver ``body`` with up to ``attempts`` tries, sleeping between them; whether the
+    receiver took it. (The service sends through its outbox instead, one ``attempt`` a
+    claim: ``service/watch_delivery.py``.)"""
+    for tried in range(attempts):
+        result = asyncio.run(attempt(url, body, secret, resolver=resolver))
+        if result.delivered:
             return True
-        if 400 <= status < 500 and status not in _RETRIED:
+        if not result.retry:
             return False
-        if attempt + 1 < attempts:
-            sleep(backoff_delay(attempt, base_s=base_s, cap_s=cap_s, jitter=0.5))
+        if tried + 1 < attempts:
+            sleep(backoff_delay(tried, base_s=base_s, cap_s=cap_s, jitter=0.5))
     return False

@@ -84,6 +84,10 @@ class WatchInfo(BaseModel):
     state: Literal["active", "paused"]
     next_due: datetime
     last_run: str | None = Field(default=None, description="the run its last due time started")
+    deferred_until: datetime | None = Field(
+        default=None, description="its due time waits for the key's rate limit until then"
+    )
+    deferred_reason: str | None = None
 
 
 class AddedWatch(WatchInfo):

@@ -39,6 +39,26 @@ class Watch(BaseModel):
     #: the key the webhook's body is signed with; never shown but once, when added
     webhook_secret: str | None = Field(default=None, exclude=True, repr=False)
     created_at: datetime
+    deferred_until: datetime | None = Field(
+        default=None,
+        description="the due time is held back by the key's submission rate limit until then",
+    )
+    deferred_reason: str | None = Field(default=None, description="why it is held back")
+
+
+DeliveryStatus = Literal["pending", "delivered", "failed"]
+
+
+class WebhookDelivery(BaseModel):
+    """Where one change report's webhook delivery stands (the outbox's row)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: DeliveryStatus
+    attempts: int = Field(description="POSTs tried so far")
+    next_attempt_at: datetime | None = Field(default=None, description="while pending")
+    last_error: str | None = Field(default=None, description="what the last attempt met")
+    delivered_at: datetime | None = None
 
 
 class WatchFinding(BaseModel):

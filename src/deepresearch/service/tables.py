@@ -189,6 +189,10 @@ watches = Table(
     Column("webhook_secret", String(64)),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # a due time the key's submission rate limit held back: not claimed before this
+    # time, and why (shown with the watch); cleared when the due time is claimed
+    Column("deferred_until", DateTime(timezone=True)),
+    Column("deferred_reason", Text),
     Index("ix_watches_owner_created", "owner", "created_at"),
     Index("ix_watches_state_due", "state", "next_due"),
 )
@@ -211,4 +215,26 @@ watch_runs = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("reported_at", DateTime(timezone=True)),
     Index("ix_watch_runs_status", "status"),
+)
+
+#: the webhook outbox (``service/store/deliveries.py``): one row per change report to POST,
+#: written in the transaction that writes the report, so a delivery outlives the process
+#: that queued it. ``pending`` rows are claimed like due watches: the claim moves
+#: ``next_attempt_at`` a lease ahead, a failed attempt moves it by the backoff, and a row
+#: whose attempts are spent (or that the receiver refused) becomes ``failed``
+watch_deliveries = Table(
+    "watch_deliveries",
+    metadata,
+    Column("watch_id", String(32), ForeignKey("watches.id", ondelete="CASCADE"), primary_key=True),
+    Column("due_at", DateTime(timezone=True), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=False),
+    Column("claimed_by", String(64)),
+    Column("last_error", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("delivered_at", DateTime(timezone=True)),
+    Index("ix_watch_deliveries_status_next", "status", "next_attempt_at"),
 )

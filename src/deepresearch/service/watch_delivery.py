@@ -1,62 +1,137 @@
-"""Webhook deliveries off the scheduler's path (issue 25): change reports are queued to
-one daemon thread per process, which POSTs each through ``fetch/webhook.py`` (signed,
-retried with backoff). The scheduler only enqueues, so a slow or dead receiver never
-delays a due watch. A delivery still queued when the process stops is lost; the report
-itself is stored with the watch and in its Atom feed."""
+"""Webhook deliveries from the outbox (issue 25): a change report to POST is a row of the
+service database (``service/store/deliveries.py``), queued in the transaction that writes
+the report. Every service process runs an ``Outbox`` task beside its scheduler: it claims
+the deliveries due now, one at a time, makes one signed attempt of each
+(``fetch/webhook.py``) and records the outcome: delivered; pending again after the
+backoff (``watch_webhook_backoff_s``, doubling); or failed, with the last error, once
+``watch_webhook_attempts`` are spent or the receiver refused it (a 4xx but 408 and 429).
+
+The task is separate from the scheduler's pass (which only wakes it), so a slow or dead
+receiver never delays a due watch. A delivery outlives its process: one still pending
+when the process stops (or is killed mid-POST, its claim then lapsing after
+``DELIVERY_LEASE_S``) is sent by another process or the restarted one."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-import queue
-import threading
+from datetime import timedelta
+
+from starlette.concurrency import run_in_threadpool
 
 from deepresearch.fetch.guard import Resolver
-from deepresearch.fetch.webhook import deliver
+from deepresearch.fetch.webhook import Attempt, attempt
+from deepresearch.resilience.retry import backoff_delay
+from deepresearch.service.store import Delivery, JobStore
 
 log = logging.getLogger(__name__)
 
-#: (url, secret, body)
-Delivery = tuple[str, str, bytes]
+#: how long a claimed delivery is the claimer's before another process may send it: well
+#: over one attempt's timeout, so a live claimer is never raced
+DELIVERY_LEASE_S = 60.0
+#: one attempt's timeout
+ATTEMPT_TIMEOUT_S = 10.0
+#: the longest wait between two attempts
+BACKOFF_CAP_S = 3600.0
 
 
-class Deliveries:
-    """A queue and the thread that empties it (started on the first delivery)."""
+class Outbox:
+    """This process's sender of the outbox's due deliveries."""
 
-    def __init__(self, resolver: Resolver | None = None, *, attempts: int = 5) -> None:
-        self.resolver = resolver
+    def __init__(
+        self,
+        store: JobStore,
+        name: str,
+        *,
+        attempts: int = 8,
+        backoff_s: float = 10.0,
+        lease_s: float = DELIVERY_LEASE_S,
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.store = store
+        self.name = name
         self.attempts = attempts
-        self._queue: queue.Queue[Delivery] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        #: deliveries the receiver took, and those given up (for tests and logs)
-        self.delivered = 0
-        self.failed = 0
+        self.backoff_s = backoff_s
+        self.lease_s = lease_s
+        self.resolver = resolver
+        self._wake: asyncio.Event | None = None
 
-    def send(self, url: str, secret: str, body: bytes) -> None:
-        """Queue one delivery; returns at once."""
-        self._queue.put((url, secret, body))
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="watch-webhooks", daemon=True
+    def wake(self) -> None:
+        """Look for due deliveries now (the scheduler wrote a report), not at the tick."""
+        if self._wake is not None:
+            self._wake.set()
+
+    async def send_due(self) -> int:
+        """Send every delivery due now; how many were tried."""
+        tried = 0
+        while (
+            claimed := await run_in_threadpool(self.store.claim_delivery, self.name, self.lease_s)
+        ) is not None:
+            await self.send(claimed)
+            tried += 1
+        return tried
+
+    async def send(self, delivery: Delivery) -> None:
+        """One attempt of ``delivery``, recorded; a cancelled attempt hands it back."""
+        try:
+            if delivery.secret:
+                result = await attempt(
+                    delivery.url,
+                    delivery.body,
+                    delivery.secret,
+                    resolver=self.resolver,
+                    timeout_s=ATTEMPT_TIMEOUT_S,
                 )
-                self._thread.start()
-
-    def join(self) -> None:
-        """Wait until every queued delivery was tried (tests)."""
-        self._queue.join()
-
-    def _run(self) -> None:
-        while True:
-            url, secret, body = self._queue.get()
+            else:
+                result = Attempt(delivered=False, error="the watch has no signing secret")
+        except asyncio.CancelledError:
+            # the process is stopping: pending again at once, for whoever runs next
+            # (the receiver may have taken it already: a webhook is at least once);
+            # if this write fails too, the claim lapses after its lease instead
             try:
-                if deliver(url, body, secret, attempts=self.attempts, resolver=self.resolver):
-                    self.delivered += 1
-                else:
-                    self.failed += 1
-                    log.warning("a watch's webhook did not take its change report")
+                self.store.finish_delivery(
+                    delivery,
+                    self.name,
+                    delivered=False,
+                    retry_at=self.store.clock(),
+                    error="the sending process stopped",
+                )
             except Exception:
-                self.failed += 1
-                log.exception("a watch's webhook delivery failed")
-            finally:
-                self._queue.task_done()
+                log.warning("watch %s: a stopped delivery waits for its lease", delivery.watch_id)
+            raise
+        await run_in_threadpool(self.record, delivery, result)
+
+    def record(self, delivery: Delivery, result: Attempt) -> None:
+        retry_at = None
+        if not result.delivered and result.retry and delivery.attempt < self.attempts:
+            wait = backoff_delay(
+                delivery.attempt - 1, base_s=self.backoff_s, cap_s=BACKOFF_CAP_S, jitter=0.5
+            )
+            retry_at = self.store.clock() + timedelta(seconds=wait)
+        kept = self.store.finish_delivery(
+            delivery, self.name, delivered=result.delivered, retry_at=retry_at, error=result.error
+        )
+        if not kept:
+            log.warning("watch %s: a delivery's claim lapsed before it ended", delivery.watch_id)
+        elif result.delivered:
+            log.info("watch %s: change report delivered to its webhook", delivery.watch_id)
+        elif retry_at is None:
+            log.warning(
+                "watch %s: webhook delivery failed after %d attempts: %s",
+                delivery.watch_id,
+                delivery.attempt,
+                result.error,
+            )
+
+    async def run_every(self, every: float) -> None:
+        """``send_due`` when woken or every ``every`` seconds, until cancelled."""
+        self._wake = asyncio.Event()
+        while True:
+            try:
+                await self.send_due()
+            except Exception:
+                log.exception("the watch webhook outbox's pass failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), every)
+            self._wake.clear()

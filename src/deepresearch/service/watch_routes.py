@@ -22,7 +22,7 @@ from deepresearch.export.formats import media_type, render_document
 from deepresearch.export.watch_feed import atom_feed
 from deepresearch.export.watch_report import change_document, change_json
 from deepresearch.fetch.webhook import vet_webhook
-from deepresearch.models.watch import ChangeReport, Watch
+from deepresearch.models.watch import ChangeReport, Watch, WebhookDelivery
 from deepresearch.recipes.registry import DEFAULT_RECIPE
 from deepresearch.service.auth import Caller, caller
 from deepresearch.service.problems import ApiProblem
@@ -81,6 +81,11 @@ class WatchRunView(BaseModel):
     job_id: str
     status: Literal["running", "reported"]
     summary: str | None = None
+    webhook: WebhookDelivery | None = Field(
+        default=None,
+        description="its change report's webhook delivery: pending (with the next "
+        "attempt's time), delivered, or failed (with the last error)",
+    )
 
 
 class WatchView(Watch):
@@ -95,7 +100,9 @@ class AddedWatch(WatchView):
 
 def _view(watch: Watch, runs: list[WatchRun] | None = None) -> WatchView:
     shown = [
-        WatchRunView(due_at=r.due_at, job_id=r.job_id, status=r.status, summary=r.summary)
+        WatchRunView(
+            due_at=r.due_at, job_id=r.job_id, status=r.status, summary=r.summary, webhook=r.delivery
+        )
         for r in runs or []
     ]
     return WatchView(**watch.model_dump(), runs=shown)

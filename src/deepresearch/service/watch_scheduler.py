@@ -3,12 +3,14 @@ worker, ``deepresearch serve`` or ``deepresearch worker``) queues a job for ever
 watch and writes the change report of every watch run whose job has ended. Both are
 claimed through the database (``service/store/watches.py``), so any number of processes
 may run it: a due time is queued once, and a report is written by whoever holds its
-lease. The jobs run on the worker pool like any other; the comparison is
+lease. A report's webhook delivery is queued with it in the database and sent by the
+process's ``Outbox`` task (``watch_delivery.py``). The jobs run on the worker pool like any other; the comparison is
 ``core/watch_changes.py``."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -27,7 +29,7 @@ from deepresearch.models.event_payloads import SourceFetched
 from deepresearch.models.watch import ChangeReport, Watch, WatchSnapshot
 from deepresearch.service.jobs import Job
 from deepresearch.service.store import JobStore, Limits, WatchRun
-from deepresearch.service.watch_delivery import Deliveries
+from deepresearch.service.watch_delivery import Outbox
 from deepresearch.settings_groups import ServiceSettings
 
 log = logging.getLogger(__name__)
@@ -64,10 +66,9 @@ class WatchScheduler:
         *,
         name: str | None = None,
         lease_s: float = REPORT_LEASE_S,
-        deliveries: Deliveries | None = None,
+        outbox: Outbox | None = None,
         pages: Callable[[str], Mapping[str, str]] | None = None,
     ) -> None:
-        self.deliveries = deliveries or Deliveries()
         #: the text of every page a finished run read, by URL (from its checkpoint)
         self.pages = pages or (lambda _run_id: {})
         self.store = store
@@ -75,9 +76,18 @@ class WatchScheduler:
         self.wake = wake
         self.name = name or scheduler_id()
         self.lease_s = lease_s
+        #: the webhook deliveries this process sends (``watch_delivery.py``)
+        self.outbox = outbox or Outbox(
+            store,
+            self.name,
+            attempts=service.watch_webhook_attempts,
+            backoff_s=service.watch_webhook_backoff_s,
+        )
 
     def tick(self) -> tuple[int, int]:
         """One pass: (jobs queued for due watches, change reports written)."""
+        # a watch's job counts against its key's submission rate limit, like any other
+        # (docs/watches.md): a due time with no room is put off, never dropped
         deferred: list[tuple[Watch, float]] = []
         queued = self.store.claim_due(
             due_after, ttl_s=self.service.job_ttl_s, rate=Limits.of(self.service), deferred=deferred
@@ -120,13 +130,16 @@ class WatchScheduler:
                 created_at=now,
                 pages=self.pages(job.id),
             )
-        written = self.store.finish_report(
-            run, self.name, snapshot=current, report=report, summary=summary_line(report)
+        # the webhook's delivery is queued in the report's own transaction (the outbox)
+        webhook = (watch.webhook_url, change_json(report)) if watch.webhook_url else None
+        return self.store.finish_report(
+            run,
+            self.name,
+            snapshot=current,
+            report=report,
+            summary=summary_line(report),
+            webhook=webhook,
         )
-        if written and watch.webhook_url and watch.webhook_secret:
-            body = change_json(report).encode("utf-8")
-            self.deliveries.send(watch.webhook_url, watch.webhook_secret, body)
-        return written
 
     def earlier_snapshot(self, run_id: str | None) -> WatchSnapshot | None:
         """What the run a watch compares with found: kept with the watch's runs, else read
@@ -155,14 +168,25 @@ class WatchScheduler:
         return snapshot(report, fetched, read=fetched)
 
     async def run_every(self) -> None:
-        """``tick`` every ``watch_tick_s`` until cancelled; a failed pass is logged."""
+        """``tick`` every ``watch_tick_s`` until cancelled, the webhook outbox beside it
+        (its own task: a slow receiver never holds a pass back); a failed pass is logged."""
         every = self.service.watch_tick_s
-        while every > 0:
-            try:
-                await run_in_threadpool(self.tick)
-            except Exception:
-                log.exception("the watch scheduler's pass failed")
-            await asyncio.sleep(every)
+        if every <= 0:
+            return
+        sender = asyncio.create_task(self.outbox.run_every(every))
+        try:
+            while True:
+                try:
+                    _, written = await run_in_threadpool(self.tick)
+                    if written:
+                        self.outbox.wake()
+                except Exception:
+                    log.exception("the watch scheduler's pass failed")
+                await asyncio.sleep(every)
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sender
 
 
 def start(scheduler: WatchScheduler) -> asyncio.Task[None] | None:

@@ -13,7 +13,8 @@ clock and the transaction helpers of ``base.py``:
 - ``results.py``: a finished job's document, sources and evidence;
 - ``inputs.py``: jobs waiting for a person's answer (issue 15), and the answers;
 - ``retention.py``: forgetting jobs that ended long ago (``deepresearch gc``);
-- ``watches.py``: watches (issue 25), their due times claimed and their change reports.
+- ``watches.py``: watches (issue 25), their due times claimed and their change reports;
+- ``deliveries.py``: the webhook outbox, its deliveries claimed, retried and finished.
 
 Writes that read-then-write (submissions, claims) are serialised: SQLite transactions
 start with ``BEGIN IMMEDIATE``; PostgreSQL takes a per-owner advisory lock for
@@ -22,6 +23,7 @@ submissions and ``FOR UPDATE SKIP LOCKED`` for claims."""
 from __future__ import annotations
 
 from deepresearch.service.store.base import Clock, StoreBase, utcnow
+from deepresearch.service.store.deliveries import Delivery, DeliveryQueries
 from deepresearch.service.store.events import EventQueries, StoredEvent
 from deepresearch.service.store.inputs import Answered, InputQueries
 from deepresearch.service.store.jobs import JobQueries
@@ -50,6 +52,7 @@ class JobStore(
     InputQueries,
     RetentionQueries,
     WatchQueries,
+    DeliveryQueries,
 ):
     """The service's store: ``JobStore(engine, clock)``; see the module docstring."""
 
@@ -58,6 +61,7 @@ __all__ = [
     "Answered",
     "ApiKey",
     "Clock",
+    "Delivery",
     "IdempotencyInFlight",
     "IdempotencyMismatch",
     "JobStore",

@@ -20,11 +20,22 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, delete, func, insert, or_, select, text, update
 
-from deepresearch.models.watch import ChangeReport, Watch, WatchSnapshot, WatchState
+from deepresearch.models.watch import (
+    ChangeReport,
+    Watch,
+    WatchSnapshot,
+    WatchState,
+    WebhookDelivery,
+)
 from deepresearch.recipes.registry import DEFAULT_RECIPE
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import TERMINAL, Job, request_hash
 from deepresearch.service.store.base import StoreBase, aware, get_job
+from deepresearch.service.store.deliveries import (
+    delivery_columns,
+    delivery_from_row,
+    queue_delivery,
+)
 from deepresearch.service.store.submissions import (
     Limits,
     StoreError,
@@ -59,6 +70,8 @@ class WatchRun:
     snapshot: WatchSnapshot | None
     created_at: datetime
     reported_at: datetime | None
+    #: its webhook delivery, when the watch has a webhook and the report is written
+    delivery: WebhookDelivery | None = None
 
 
 def new_watch_id() -> str:
@@ -87,24 +100,32 @@ def watch_from_row(row: Row[Any]) -> Watch:
         webhook_url=m["webhook_url"],
         webhook_secret=m["webhook_secret"],
         created_at=_at(m["created_at"]),
+        deferred_until=aware(m["deferred_until"]),
+        deferred_reason=m["deferred_reason"],
     )
 
 
 def _room(conn: Connection, watch: Watch, rate: Limits | None, now: datetime) -> float | None:
-    """Seconds until the watch's owner may have another job; None: now (or no limit)."""
+    """Seconds until the watch's owner may have another job; None: now (or no limit).
+    The caller holds the owner's lock (``lock_owner``)."""
     if rate is None:
         return None
-    lock_owner(conn, watch.owner)
     return rate_wait(conn, watch.owner, rate, now)
 
 
-def _put_off(conn: Connection, watch: Watch, until: datetime, now: datetime) -> bool:
-    """Move an unclaimed due time to ``until``; False when another scheduler took it."""
+def _put_off(conn: Connection, watch: Watch, until: datetime, now: datetime, rate: Limits) -> bool:
+    """Move an unclaimed due time to ``until``, saying why on the watch; False when
+    another scheduler took it."""
     w = t.watches.c
+    # put off again (still no room): the reason keeps the first due time it held back
+    reason = watch.deferred_reason or (
+        f"the due time {watch.next_due.isoformat(timespec='seconds')} is put off: the key's "
+        f"submission rate limit ({rate.per_window} per {rate.window_s:g} s) is reached"
+    )
     moved = conn.execute(
         update(t.watches)
         .where(w.id == watch.id, w.next_due == watch.next_due, w.state == "active")
-        .values(next_due=until, updated_at=now)
+        .values(next_due=until, updated_at=now, deferred_until=until, deferred_reason=reason)
     )
     return bool(moved.rowcount)
 
@@ -122,6 +143,7 @@ def run_from_row(row: Row[Any]) -> WatchRun:
         snapshot=WatchSnapshot.model_validate(m["snapshot"]) if m["snapshot"] else None,
         created_at=_at(m["created_at"]),
         reported_at=aware(m["reported_at"]),
+        delivery=delivery_from_row(row),
     )
 
 
@@ -192,7 +214,12 @@ class WatchQueries(StoreBase):
     ) -> Watch | None:
         """Pause or resume (``next_due``: the first due time after resuming)."""
         w = t.watches.c
-        values: dict[str, Any] = {"state": state, "updated_at": self.clock()}
+        values: dict[str, Any] = {
+            "state": state,
+            "updated_at": self.clock(),
+            "deferred_until": None,
+            "deferred_reason": None,
+        }
         if next_due is not None:
             values["next_due"] = next_due
         query = update(t.watches).where(w.id == watch_id)
@@ -213,7 +240,10 @@ class WatchQueries(StoreBase):
         if owner is not None:
             query = query.where(w.owner == owner)
         with self._write() as conn:
-            if not conn.execute(query.values(next_due=now, updated_at=now)).rowcount:
+            moved = query.values(
+                next_due=now, updated_at=now, deferred_until=None, deferred_reason=None
+            )
+            if not conn.execute(moved).rowcount:
                 return None
             row = conn.execute(select(t.watches).where(w.id == watch_id)).one()
         return watch_from_row(row)
@@ -226,6 +256,9 @@ class WatchQueries(StoreBase):
             query = query.where(w.owner == owner)
         with self._write() as conn:
             conn.execute(delete(t.watch_runs).where(t.watch_runs.c.watch_id == watch_id))
+            conn.execute(
+                delete(t.watch_deliveries).where(t.watch_deliveries.c.watch_id == watch_id)
+            )
             return bool(conn.execute(query).rowcount)
 
     def claim_due(
@@ -243,7 +276,8 @@ class WatchQueries(StoreBase):
 
         ``rate``: the owner's submission limit counts a watch's jobs too. A due time the
         owner has no room for is put off, not dropped: its ``next_due`` moves to when the
-        window frees, and ``(watch, seconds)`` is added to ``deferred``."""
+        window frees, the watch says so (``deferred_until``, ``deferred_reason``, cleared
+        when a due time is claimed) and ``(watch, seconds)`` is added to ``deferred``."""
         w = t.watches.c
         now = self.clock()
         put_off = deferred if deferred is not None else []
@@ -255,12 +289,17 @@ class WatchQueries(StoreBase):
                 .limit(limit)
                 .with_for_update(skip_locked=True)
             ).all()
+            watches = [watch_from_row(row) for row in rows]
+            if rate is not None:
+                # the owners' locks (those submissions take), always in one order: two
+                # schedulers never wait for each other's
+                for owner in sorted({watch.owner for watch in watches}):
+                    lock_owner(conn, owner)
             claimed: list[tuple[Watch, Job]] = []
-            for row in rows:
-                watch = watch_from_row(row)
+            for watch in watches:
                 wait = _room(conn, watch, rate, now)
-                if wait is not None:
-                    if _put_off(conn, watch, now + timedelta(seconds=wait), now):
+                if rate is not None and wait is not None:
+                    if _put_off(conn, watch, now + timedelta(seconds=wait), now, rate):
                         put_off.append((watch, wait))
                     continue
                 one = self._claim_one(conn, watch, next_due, now, ttl_s)
@@ -275,7 +314,12 @@ class WatchQueries(StoreBase):
         moved = conn.execute(
             update(t.watches)
             .where(w.id == watch.id, w.next_due == watch.next_due, w.state == "active")
-            .values(next_due=next_due(watch, now), updated_at=now)
+            .values(
+                next_due=next_due(watch, now),
+                updated_at=now,
+                deferred_until=None,
+                deferred_reason=None,
+            )
         )
         if not moved.rowcount:  # another scheduler claimed this due time first
             return None
@@ -310,10 +354,11 @@ class WatchQueries(StoreBase):
 
     def watch_runs(self, watch_id: str, limit: int = 50) -> list[WatchRun]:
         """The watch's due times, newest first."""
-        r = t.watch_runs.c
+        r, d = t.watch_runs.c, t.watch_deliveries.c
         with self._read() as conn:
             rows = conn.execute(
-                select(t.watch_runs)
+                select(t.watch_runs, *delivery_columns())
+                .outerjoin(t.watch_deliveries, (d.watch_id == r.watch_id) & (d.due_at == r.due_at))
                 .where(r.watch_id == watch_id)
                 .order_by(r.due_at.desc())
                 .limit(limit)
@@ -368,9 +413,12 @@ class WatchQueries(StoreBase):
         snapshot: WatchSnapshot | None,
         report: ChangeReport,
         summary: str,
+        webhook: tuple[str, str] | None = None,
     ) -> bool:
         """Write the change report if ``worker`` still holds the run's lease; a finished
-        job's run becomes the watch's thread (what the next run is compared with)."""
+        job's run becomes the watch's thread (what the next run is compared with).
+        ``webhook`` (the URL and the body to POST there) is queued in the outbox in the
+        same transaction (``deliveries.py``)."""
         r = t.watch_runs.c
         now = self.clock()
         with self._write() as conn:
@@ -392,6 +440,11 @@ class WatchQueries(StoreBase):
             )
             if not done.rowcount:
                 return False
+            if webhook is not None:
+                url, body = webhook
+                queue_delivery(
+                    conn, watch_id=run.watch_id, due_at=run.due_at, url=url, body=body, now=now
+                )
             if snapshot is not None:
                 conn.execute(
                     update(t.watches)
@@ -417,4 +470,8 @@ def _forget_old_reports(conn: Connection, watch_id: str) -> None:
             delete(t.watch_runs).where(
                 r.watch_id == watch_id, r.status == "reported", r.due_at < cutoff.due_at
             )
+        )
+        d = t.watch_deliveries.c
+        conn.execute(
+            delete(t.watch_deliveries).where(d.watch_id == watch_id, d.due_at < cutoff.due_at)
         )

@@ -99,7 +99,8 @@ export class WatchesView {
     for (const run of watch.runs || []) {
       runs.append(h("li", {},
         h("a", { href: `#/runs/${encodeURIComponent(run.job_id)}` }, fmtTime(run.due_at)),
-        ` · ${run.summary || run.status}`));
+        ` · ${run.summary || run.status}`,
+        run.webhook ? ` · webhook ${run.webhook.status}${run.webhook.last_error && run.webhook.status !== "delivered" ? ` (${run.webhook.last_error})` : ""}` : ""));
     }
     this.detail.append(runs);
     this.detail.querySelector("h2").focus();
@@ -117,7 +118,9 @@ export class WatchesView {
       h("p", { class: "watch-question" }, watch.question),
       h("p", { class: "watch-meta" },
         `${watch.schedule} · ${paused ? "paused" : "active"}`,
-        paused ? "" : ` · next ${fmtTime(watch.next_due)}`),
+        paused ? "" : ` · next ${fmtTime(watch.next_due)}`,
+        // a due time the key's submission rate limit holds back (docs/watches.md)
+        !paused && watch.deferred_until ? ` · deferred to ${fmtTime(watch.deferred_until)} (rate limit)` : ""),
       h("p", { class: "watch-summary" }, last ? last.summary : "No change report yet."),
       h("div", { class: "form-actions" },
         paused ? button("Resume", "resume") : button("Pause", "pause"),
