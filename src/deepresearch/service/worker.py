@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -286,6 +287,7 @@ class WorkerPool:
         except asyncio.CancelledError:
             await self._stopped(running)
         except DeepResearchError as exc:
+            self._log_cause(job.id, exc)
             message = redact(str(exc), self.runner.secrets())
             await self._end(running, "FAILED", f"Research failed: {message}", error=message)
         except Exception as exc:
@@ -301,6 +303,16 @@ class WorkerPool:
                     self._keeper.drop(job.id)
             self.notifier.publish(job.id)
             self._wake.set()
+
+    def _log_cause(self, job_id: str, exc: DeepResearchError) -> None:
+        """The traceback of what a run did not expect (the runner reports it to the job
+        as "failed unexpectedly (TypeName)" and keeps the exception as the cause): the
+        operator's one way to find out what it was. Secrets are taken out of it."""
+        cause = exc.__cause__
+        if cause is None or isinstance(cause, DeepResearchError):
+            return
+        trace = "".join(traceback.format_exception(cause))
+        log.error("job %s failed unexpectedly:\n%s", job_id, redact(trace, self.runner.secrets()))
 
     async def _completed(self, running: _Running, outcome: Outcome | InputRequest | None) -> None:
         if isinstance(outcome, InputRequest):  # a person's turn: no lease, no slot
