@@ -20,11 +20,12 @@ from deepresearch.models.event_payloads import RunCompleted
 from deepresearch.models.library import LOCAL_OWNER
 from deepresearch.models.watch import WATCH_ADD_OPTIONS
 from deepresearch.service.db import open_database
-from deepresearch.service.jobs import request_hash
 from deepresearch.service.schemas import RunOptions
-from deepresearch.service.store import JobStore, Limits
+from deepresearch.service.store import JobStore
 from deepresearch.service.watch_routes import WatchRequest
 from deepresearch.settings import Settings, load_settings
+
+from .service.helpers import queue_job
 
 HOOK = "http://127.0.0.1:9/hook"  # loopback: allowed, and never called here
 
@@ -49,16 +50,7 @@ async def test_mcp_takes_the_same_options(tmp_path: Path) -> None:
 def _finished_job(settings: Settings, owner: str = LOCAL_OWNER) -> str:
     store = JobStore(open_database(settings))
     try:
-        job = store.submit(
-            owner=owner,
-            question="What is new in CPython?",
-            recipe="research",
-            options={},
-            request_hash=request_hash("What is new in CPython?", "research", {}),
-            idempotency_key=None,
-            max_active_runs=10,
-            limits=Limits(window_s=900, per_window=10, ttl_s=3600),
-        ).job
+        job = queue_job(store, "What is new in CPython?", owner=owner).job
         store.claim("w1", lease_s=30)
         counts = RunCompleted(
             kind="report", sources=0, evidence=0, fetches=0, input_tokens=0, output_tokens=0

@@ -15,12 +15,39 @@ import httpx
 
 from deepresearch.service.app import create_app
 from deepresearch.service.app.jobs import Runtime
+from deepresearch.service.jobs import Submission, request_hash
 from deepresearch.service.server import BackgroundServer
+from deepresearch.service.store import JobStore, Limits
 from deepresearch.settings import Settings, load_settings
 from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
+
+#: a window no test's few jobs fill
+ROOMY = Limits(window_s=900, per_window=100, ttl_s=3600)
+
+
+def queue_job(
+    store: JobStore,
+    question: str = "q",
+    *,
+    owner: str = "alice",
+    options: dict[str, Any] | None = None,
+    limits: Limits = ROOMY,
+) -> Submission:
+    """A research job submitted straight to the store, as the API would (no service)."""
+    chosen = options or {}
+    return store.submit(
+        owner=owner,
+        question=question,
+        recipe="research",
+        options=chosen,
+        request_hash=request_hash(question, "research", chosen),
+        idempotency_key=None,
+        max_active_runs=100,
+        limits=limits,
+    )
 
 
 @dataclass

@@ -17,16 +17,15 @@ from sqlalchemy.pool import QueuePool
 
 from deepresearch.service.app.jobs import Runtime, worker_pool
 from deepresearch.service.db import make_engine, open_database
-from deepresearch.service.jobs import request_hash
 from deepresearch.service.notify import Notifier
-from deepresearch.service.store import JobStore, Limits
+from deepresearch.service.store import JobStore
 from deepresearch.service.worker import WorkerPool
 from deepresearch.settings_values import ROLES
 from deepresearch.testing.research_script import research_script
 from deepresearch.testing.scripted import ScriptedChatModel
 from deepresearch.testing.web import OfflineWeb
 
-from .helpers import service_settings
+from .helpers import queue_job, service_settings
 
 LEASE_S = 2.0
 QUESTION = "Are Christopher Nolan and Sathish Kalathil both film directors?"
@@ -50,16 +49,7 @@ async def test_a_saturated_default_thread_pool_does_not_starve_lease_renewals(
     pool = worker_pool(
         store, settings, Notifier(), Runtime(models=dict.fromkeys(ROLES, model)), poll_s=0.1
     )
-    job = store.submit(
-        owner="alice",
-        question=QUESTION,
-        recipe="research",
-        options={"depth": "quick"},
-        request_hash=request_hash(QUESTION, "research", {"depth": "quick"}),
-        idempotency_key=None,
-        max_active_runs=10,
-        limits=Limits(window_s=900, per_window=10, ttl_s=3600),
-    ).job
+    job = queue_job(store, QUESTION, options={"depth": "quick"}).job
     loop = asyncio.get_running_loop()
     gate = threading.Event()
     blockers: list[asyncio.Future[bool]] = []
@@ -99,16 +89,7 @@ async def _running_job(
     pool = worker_pool(
         store, settings, Notifier(), Runtime(models=dict.fromkeys(ROLES, model)), poll_s=0.1
     )
-    job = store.submit(
-        owner="alice",
-        question=QUESTION,
-        recipe="research",
-        options={"depth": "quick"},
-        request_hash=request_hash(QUESTION, "research", {"depth": "quick"}),
-        idempotency_key=None,
-        max_active_runs=10,
-        limits=Limits(window_s=900, per_window=10, ttl_s=3600),
-    ).job
+    job = queue_job(store, QUESTION, options={"depth": "quick"}).job
     await pool.start()
     await _until(lambda: job.id in pool.running_ids, "the job runs")
     return engine, store, pool, job.id

@@ -25,6 +25,7 @@ from deepresearch.service.watch_scheduler import WatchScheduler, due_after
 from deepresearch.settings import load_settings
 from deepresearch.settings_groups import ServiceSettings
 
+from .helpers import queue_job
 from .postgres import PostgresServer
 
 T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
@@ -81,17 +82,7 @@ def test_a_key_at_its_submission_limit_has_its_due_runs_put_off(
     clock = Clock(T0)
     store = _store(database_url, tmp_path, clock)
     rate = Limits(window_s=900, per_window=2, ttl_s=3600)
-    submitted = store.submit(
-        owner="o",
-        question="q",
-        recipe="research",
-        options={},
-        request_hash="h",
-        idempotency_key=None,
-        max_active_runs=10,
-        limits=rate,
-    )
-    assert submitted.created
+    assert queue_job(store, owner="o", limits=rate).created
     first, second = _add(store), _add(store)
     deferred: list[tuple[Any, float]] = []
     [(queued, _)] = store.claim_due(due_after, ttl_s=3600, rate=rate, deferred=deferred)
@@ -100,23 +91,11 @@ def test_a_key_at_its_submission_limit_has_its_due_runs_put_off(
     later = store.get_watch(put_off.id)
     assert later is not None and later.next_due == T0 + timedelta(seconds=900)
     with pytest.raises(SubmissionRateLimited):  # the watch's job took the last room
-        store.submit(**{**submitted_args(), "limits": rate})
+        queue_job(store, "another", owner="o", limits=rate)
     clock.now = T0 + timedelta(seconds=901)
     [(ran, job)] = store.claim_due(due_after, ttl_s=3600, rate=rate)
     assert ran.id == put_off.id and job.status == "QUEUED"
     store.engine.dispose()
-
-
-def submitted_args() -> dict[str, Any]:
-    return {
-        "owner": "o",
-        "question": "another",
-        "recipe": "research",
-        "options": {},
-        "request_hash": "h2",
-        "idempotency_key": None,
-        "max_active_runs": 10,
-    }
 
 
 def test_a_report_lease_lapses_to_another(database_url: str, tmp_path: Path) -> None:

@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from deepresearch.service.db import open_database
-from deepresearch.service.jobs import request_hash
 from deepresearch.service.store import JobStore, Limits, SubmissionRateLimited
 from deepresearch.service.watch_routes import _view
 from deepresearch.service.watch_scheduler import WatchScheduler
 from deepresearch.settings import load_settings
 from deepresearch.settings_groups import ServiceSettings
+
+from .helpers import queue_job
 
 T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
 WINDOW_S = 900.0
@@ -35,16 +36,7 @@ class Clock:
 
 
 def _submit(store: JobStore, question: str) -> None:
-    store.submit(
-        owner="o",
-        question=question,
-        recipe="research",
-        options={},
-        request_hash=request_hash(question, "research", {}),
-        idempotency_key=None,
-        max_active_runs=100,
-        limits=LIMITS,
-    )
+    queue_job(store, question, owner="o", limits=LIMITS)
 
 
 def test_a_due_watch_past_the_rate_limit_is_deferred_not_dropped(

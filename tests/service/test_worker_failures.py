@@ -16,12 +16,14 @@ import pytest
 from deepresearch.errors import RunError
 from deepresearch.models.pause import InputRequest
 from deepresearch.service.db import make_engine, migrate
-from deepresearch.service.jobs import Job, Outcome, request_hash
+from deepresearch.service.jobs import Job, Outcome
 from deepresearch.service.notify import Notifier
-from deepresearch.service.store import JobStore, Limits
+from deepresearch.service.store import JobStore
 from deepresearch.service.worker import Resume, WorkerPool
 from deepresearch.settings import load_settings
 from deepresearch.settings_groups import ServiceSettings
+
+from .helpers import queue_job
 
 SECRET = "sk-live-0123456789abcdefghij"
 
@@ -50,16 +52,7 @@ async def test_an_unexpected_failure_is_logged_whole_without_secrets(
     store = JobStore(engine)
     service = ServiceSettings.of(load_settings(data_dir=tmp_path / "data"))
     pool = WorkerPool(store, service, Notifier(), FailingRunner(), poll_s=0.05)
-    job = store.submit(
-        owner="alice",
-        question="q",
-        recipe="research",
-        options={},
-        request_hash=request_hash("q", "research", {}),
-        idempotency_key=None,
-        max_active_runs=10,
-        limits=Limits(window_s=900, per_window=10, ttl_s=3600),
-    ).job
+    job = queue_job(store).job
     caplog.set_level(logging.ERROR, logger="deepresearch.service.worker")
     await pool.start()
     try:
