@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, exists, func, insert, select
+from sqlalchemy import Connection, and_, exists, func, insert, select
 
 from deepresearch.core.rank_fusion import reciprocal_rank_fusion
 from deepresearch.core.support import Embedder
@@ -114,7 +114,8 @@ class OwnerMatrix:
     vectors: np.ndarray[Any, np.dtype[np.float32]]
 
 
-def _stacked(rows: Sequence[Row[Any]]) -> OwnerMatrix:
+def _stacked(rows: Sequence[Any]) -> OwnerMatrix:
+    """Rows of ``library_vectors`` (id, item, vector) as one matrix."""
     if not rows:
         empty = np.zeros(0, dtype=np.int64)
         return OwnerMatrix(0, 0, empty, empty, np.zeros((0, 0), dtype=np.float32))
@@ -123,8 +124,8 @@ def _stacked(rows: Sequence[Row[Any]]) -> OwnerMatrix:
     flat = np.frombuffer(b"".join(row.vector for row in rows), dtype=np.float32)
     vectors = flat.reshape(len(rows), -1)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    vectors = vectors / np.where(norms > 0, norms, 1.0)
-    return OwnerMatrix(len(rows), int(ids[-1]), ids, items, vectors.astype(np.float32))
+    normalized = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+    return OwnerMatrix(len(rows), int(ids[-1]), ids, items, normalized)
 
 
 def _joined(a: OwnerMatrix, b: OwnerMatrix) -> OwnerMatrix:
