@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, exists, func, insert, select
+from sqlalchemy import Connection, and_, exists, func, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from deepresearch.core.rank_fusion import reciprocal_rank_fusion
 from deepresearch.core.support import Embedder
@@ -76,11 +77,14 @@ def embed_missing(
     if run_id is not None:
         stmt = stmt.where(i.c.run_id == run_id)
     rows = conn.execute(stmt).all()
+    # two first searches at once on PostgreSQL may embed the same items: one row wins
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    add = dialect.insert(v).on_conflict_do_nothing(index_elements=["item"])
     for start in range(0, len(rows), BATCH):
         chunk = rows[start : start + BATCH]
         vectors = embedder.embed([row.text for row in chunk])
         conn.execute(
-            insert(v),
+            add,
             [
                 {
                     "item": row.id,
