@@ -194,3 +194,6 @@ def test_a_removed_run_is_gone_from_hybrid_results_at_once(hybrid: LibraryStore)
     assert TARGET not in titles(hybrid, QUERY, limit=100)
     hybrid.add("alice", _entries("alice")[int(_target_run().split("-")[1])])
     assert titles(hybrid, QUERY, limit=5)[0] == TARGET
+    # the rows appended to the cached matrix know their run
+    assert titles(hybrid, QUERY, run=_target_run())[0] == TARGET
+    assert TARGET not in titles(hybrid, QUERY, run="alice-00")

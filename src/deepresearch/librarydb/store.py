@@ -73,6 +73,9 @@ class LibraryStore(Transactions):
         super().__init__(engine, clock)
         self.embedder = embedder
         self._index: VectorIndex | None = None
+        #: owners whose items this store has checked for missing vectors (once: every
+        #: item added through an embedder gets its vector in the same transaction)
+        self._complete: set[str] = set()
 
     @property
     def search_mode(self) -> Literal["text", "hybrid"]:
@@ -217,10 +220,12 @@ class LibraryStore(Transactions):
                 return _search.search(conn, owner, query)
         from deepresearch.librarydb import vectors
 
-        with self._read() as conn:
-            missing = vectors.has_missing(conn, owner)
-        if missing:
-            self.reindex(owner)
+        if owner not in self._complete:
+            with self._read() as conn:
+                missing = vectors.has_missing(conn, owner)
+            if missing:
+                self.reindex(owner)
+            self._complete.add(owner)
         if self._index is None:
             self._index = vectors.VectorIndex()
         with self._read() as conn:

@@ -34,6 +34,7 @@ from deepresearch.librarydb.tables import (
     library_items,
     library_runs,
     library_sources,
+    library_tags,
     library_vectors,
 )
 from deepresearch.models.library import LibraryHit, LibraryQuery
@@ -61,7 +62,10 @@ BATCH = 512
 #: owners whose matrices one process keeps
 MAX_CACHED_OWNERS = 4
 
-_FILTERS = ("since", "until", "domain", "run", "tag", "recipe", "kind", "collection")
+#: filters on a run (its row or tags): kept by a small query of the owner's runs and
+#: the matrix's run of each row; the others (domain, kind) go through ``search._filtered``
+_RUN_FILTERS = ("since", "until", "run", "tag", "recipe", "collection")
+_ITEM_FILTERS = ("domain", "kind")
 
 
 def embed_missing(
@@ -109,30 +113,45 @@ def has_missing(conn: Connection, owner: str) -> bool:
 @dataclass(frozen=True)
 class OwnerMatrix:
     """An owner's vectors, normalized, one row an item; ``count`` and ``last`` (the
-    largest ``library_vectors.id``) say which rows it holds."""
+    largest ``library_vectors.id``) say which rows it holds; ``runs`` is each row's run
+    as an index into ``run_ids``."""
 
     count: int
     last: int
     ids: np.ndarray[Any, np.dtype[np.int64]]
     items: np.ndarray[Any, np.dtype[np.int64]]
     vectors: np.ndarray[Any, np.dtype[np.float32]]
+    runs: np.ndarray[Any, np.dtype[np.int32]]
+    run_ids: tuple[str, ...]
+
+    def run_mask(self, kept: set[str]) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """True for the rows of the runs ``kept``."""
+        codes = [code for code, run_id in enumerate(self.run_ids) if run_id in kept]
+        return np.isin(self.runs, np.asarray(codes, dtype=np.int32))
 
 
-def _stacked(rows: Sequence[Any]) -> OwnerMatrix:
-    """Rows of ``library_vectors`` (id, item, vector) as one matrix."""
+def _stacked(rows: Sequence[Any], run_ids: tuple[str, ...] = ()) -> OwnerMatrix:
+    """Rows of ``library_vectors`` (id, item, run_id, vector) as one matrix, their runs
+    coded after ``run_ids``."""
     if not rows:
         empty = np.zeros(0, dtype=np.int64)
-        return OwnerMatrix(0, 0, empty, empty, np.zeros((0, 0), dtype=np.float32))
+        none = np.zeros(0, dtype=np.int32)
+        return OwnerMatrix(0, 0, empty, empty, np.zeros((0, 0), dtype=np.float32), none, run_ids)
+    code = {run_id: n for n, run_id in enumerate(run_ids)}
+    runs = np.fromiter(
+        (code.setdefault(row.run_id, len(code)) for row in rows), dtype=np.int32, count=len(rows)
+    )
     ids = np.fromiter((row.id for row in rows), dtype=np.int64, count=len(rows))
     items = np.fromiter((row.item for row in rows), dtype=np.int64, count=len(rows))
     flat = np.frombuffer(b"".join(row.vector for row in rows), dtype=np.float32)
     vectors = flat.reshape(len(rows), -1)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     normalized = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-    return OwnerMatrix(len(rows), int(ids[-1]), ids, items, normalized)
+    return OwnerMatrix(len(rows), int(ids[-1]), ids, items, normalized, runs, tuple(code))
 
 
 def _joined(a: OwnerMatrix, b: OwnerMatrix) -> OwnerMatrix:
+    """``b`` (stacked with ``a.run_ids``) after ``a``."""
     if a.count == 0:
         return b
     if b.count == 0:
@@ -143,6 +162,8 @@ def _joined(a: OwnerMatrix, b: OwnerMatrix) -> OwnerMatrix:
         np.concatenate([a.ids, b.ids]),
         np.concatenate([a.items, b.items]),
         np.vstack([a.vectors, b.vectors]),
+        np.concatenate([a.runs, b.runs]),
+        b.run_ids,
     )
 
 
@@ -175,18 +196,19 @@ class VectorIndex:
 
     @staticmethod
     def _load(conn: Connection, owner: str, cached: OwnerMatrix | None, count: int) -> OwnerMatrix:
-        def rows_after(last: int) -> OwnerMatrix:
+        def rows_after(last: int, run_ids: tuple[str, ...] = ()) -> OwnerMatrix:
             return _stacked(
                 conn.execute(
-                    select(v.c.id, v.c.item, v.c.vector)
+                    select(v.c.id, v.c.item, v.c.run_id, v.c.vector)
                     .where(v.c.owner == owner, v.c.id > last)
                     .order_by(v.c.id)
-                ).all()
+                ).all(),
+                run_ids,
             )
 
         if cached is not None and cached.count > 0:
             # only rows added since: append them (ids only grow); a delete: load all
-            added = rows_after(cached.last)
+            added = rows_after(cached.last, cached.run_ids)
             if cached.count + added.count == count:
                 return _joined(cached, added)
         return rows_after(0)
@@ -235,7 +257,10 @@ def nearest(
     if norm == 0.0 or wanted.shape[0] != matrix.vectors.shape[1]:
         return []
     scores = matrix.vectors @ (wanted / norm)
-    if any(getattr(query, name) is not None for name in _FILTERS):
+    if any(getattr(query, name) is not None for name in _RUN_FILTERS):
+        kept = matrix.run_mask(_kept_runs(conn, owner, query))
+        scores = np.where(kept, scores, -np.inf)
+    if any(getattr(query, name) is not None for name in _ITEM_FILTERS):
         allowed = np.fromiter(_filtered_ids(conn, owner, query), dtype=np.int64)
         scores = np.where(np.isin(matrix.items, allowed), scores, -np.inf)
     chosen = np.flatnonzero(scores >= MIN_SIMILARITY)
@@ -252,7 +277,30 @@ def _from() -> Any:
     )
 
 
+def _kept_runs(conn: Connection, owner: str, query: LibraryQuery) -> set[str]:
+    """``owner``'s runs that pass ``query``'s run filters (``search._filtered``'s rules
+    for them, on the runs alone)."""
+    stmt = select(r.c.run_id).where(r.c.owner == owner)
+    if query.since is not None:
+        stmt = stmt.where(r.c.finished_at >= query.since)
+    if query.until is not None:
+        stmt = stmt.where(r.c.finished_at < query.until)
+    if query.run is not None:
+        stmt = stmt.where(r.c.run_id == query.run)
+    if query.recipe is not None:
+        stmt = stmt.where(r.c.recipe == query.recipe)
+    if query.collection is not None:
+        stmt = stmt.where(r.c.collection == query.collection)
+    if query.tag is not None:
+        t = library_tags
+        stmt = stmt.where(
+            exists().where(t.c.owner == owner, t.c.run_id == r.c.run_id, t.c.tag == query.tag)
+        )
+    return set(conn.execute(stmt).scalars())
+
+
 def _filtered_ids(conn: Connection, owner: str, query: LibraryQuery) -> list[int]:
+    """The ids of ``owner``'s items that pass every filter of ``query``."""
     stmt = select(i.c.id).select_from(_from()).where(i.c.owner == owner)
     return list(conn.execute(_search._filtered(stmt, owner, query)).scalars())
 
