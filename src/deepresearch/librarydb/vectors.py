@@ -329,7 +329,9 @@ def _hits(conn: Connection, owner: str, query: LibraryQuery, ids: list[int]) -> 
             s.c.fetched_at,
         )
         .select_from(_from())
-        .where(i.c.owner == owner, i.c.id.in_(ids))
+        # ``owner || ''``: still bound to the owner, but through the id's primary key,
+        # not the owner's index (SQLite would otherwise walk every item of the owner)
+        .where((i.c.owner + "") == owner, i.c.id.in_(ids))
     )
     rows = {row.id: row._mapping for row in conn.execute(_search._filtered(stmt, owner, query))}
     tags = _search.run_tags(conn, owner, sorted({m["run_id"] for m in rows.values()}))
