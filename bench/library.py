@@ -4,6 +4,7 @@ database grows per run (issue 25).
     python -m bench.library                         # SQLite, 1,000 runs x 100 quotes
     python -m bench.library --postgres              # and PostgreSQL (a throwaway server)
     python -m bench.library --runs 50 --queries 20  # a quick look
+    python -m bench.library --hybrid --real-runs 0  # hybrid search ([embeddings] extra)
 
 Each synthetic run is built from real text (the Vital articles of ``../shared/data``): 10
 pages of up to 8,000 characters as its sources, 100 of their sentences as its verified
@@ -20,7 +21,13 @@ Growth: the database's size (SQLite: file and WAL after a checkpoint; PostgreSQL
 ``pg_database_size``) after adding the runs, divided by the runs, and the bytes of page
 text, quotes and claims a run holds, for scale; and ``--real-runs`` real offline runs (no
 model, the local search over 40 Vital articles): the library's and the checkpoints' size
-per run."""
+per run.
+
+``--hybrid`` gives the store the ``[embeddings]`` extra's embedder: every item is embedded
+as it is added (so ``fill_seconds`` and ``bytes_per_run`` include the vectors), searches
+are hybrid (``librarydb/vectors.py``), and the first search, which loads the owner's
+matrix into the process, is timed on its own (``first_search_ms``), as is a bare scan
+of the matrix (``scan``: embed the query, score every vector, pick the top 100)."""
 
 from __future__ import annotations
 
@@ -41,6 +48,7 @@ from sqlalchemy import Engine, text
 
 from bench.common import DEFAULT_DATA_DIR
 from deepresearch.core.library_query import parse_query
+from deepresearch.core.support import Embedder
 from deepresearch.librarydb.engine import migrate_library
 from deepresearch.librarydb.store import LibraryStore
 from deepresearch.models.library import LibraryClaim, LibraryEntry, LibraryQuote, LibrarySource
@@ -171,11 +179,41 @@ def timed(store: LibraryStore, cases: list[tuple[str, dict[str, object]]]) -> di
     }
 
 
+def hybrid_extra(store: LibraryStore, two: list[str]) -> dict[str, Any]:
+    """The first hybrid search (it loads the owner's matrix) and bare scans of it."""
+    from deepresearch.librarydb.vectors import VectorIndex, nearest
+
+    assert store.embedder is not None
+    began = time.perf_counter()
+    store.search(OWNER, parse_query(two[0], {}))
+    first = (time.perf_counter() - began) * 1000
+    index = VectorIndex()
+    times = []
+    with store.engine.connect() as conn:
+        index.matrix(conn, OWNER)
+        for query in two:
+            began = time.perf_counter()
+            nearest(conn, OWNER, parse_query(query, {}), store.embedder, index, 100)
+            times.append((time.perf_counter() - began) * 1000)
+    times.sort()
+    return {
+        "first_search_ms": round(first, 1),
+        "scan": {
+            "p50_ms": round(statistics.median(times), 2),
+            "p95_ms": round(times[max(0, int(len(times) * 0.95) - 1)], 2),
+        },
+    }
+
+
 def measure(
-    engine: Engine, path: Path | None, entries: list[LibraryEntry], count: int
+    engine: Engine,
+    path: Path | None,
+    entries: list[LibraryEntry],
+    count: int,
+    embedder: Embedder | None = None,
 ) -> dict[str, Any]:
     migrate_library(engine)
-    store = LibraryStore(engine)
+    store = LibraryStore(engine, embedder=embedder)
     empty = database_bytes(engine, path)
     seconds = fill(store, entries)
     if engine.dialect.name == "postgresql":  # the statistics autovacuum would gather
@@ -184,8 +222,11 @@ def measure(
     full = database_bytes(engine, path)
     stored = store.counts(OWNER)
     two = queries(entries, count)
+    extra = hybrid_extra(store, two) if embedder is not None else {}
     result: dict[str, Any] = {
         "dialect": engine.dialect.name,
+        "mode": store.search_mode,
+        **extra,
         "runs": len(entries),
         "quotes_measured_owner": stored["quotes"],
         "fill_seconds": round(seconds, 1),
@@ -249,13 +290,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--real-runs", type=int, default=10, help="real offline runs (growth)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--hybrid", action="store_true", help="hybrid search (embeddings)")
     args = parser.parse_args(argv)
+    embedder = None
+    if args.hybrid:
+        from deepresearch.embeddings import load_default_embedder
+
+        embedder = load_default_embedder()
+        if embedder is None:
+            parser.error("--hybrid needs the [embeddings] extra: pip install wordllama")
     entries = make_runs(args.data, args.runs)
     results: dict[str, Any] = {"run_holds_bytes": run_text_bytes(entries), "backends": []}
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "library.sqlite3"
         engine = make_engine(f"sqlite:///{path}")
-        results["backends"].append(measure(engine, path, entries, args.queries))
+        results["backends"].append(measure(engine, path, entries, args.queries, embedder))
         engine.dispose()
     if args.postgres:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -265,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start()
         try:
             engine = make_engine(server.new_database())
-            results["backends"].append(measure(engine, None, entries, args.queries))
+            results["backends"].append(measure(engine, None, entries, args.queries, embedder))
             engine.dispose()
         finally:
             server.stop()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ MAX_CHARS = 4000
 """Texts are clipped to this many characters: wordllama pads a batch to its longest text."""
 BATCH_SIZE = 64
 
+log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _default: Embedder | None = None
 
@@ -78,3 +80,14 @@ def load_default_embedder() -> Embedder | None:
         if _default is None:
             _default = WordLlamaEmbedder()
         return _default
+
+
+def optional_embedder() -> Embedder | None:
+    """The shared embedder where the ``[embeddings]`` extra is installed and loads, else
+    None (a model that fails to load is logged): what turns the library's search hybrid
+    (docs/library.md, "Hybrid search") without ever stopping a run or a search."""
+    try:
+        return load_default_embedder()
+    except ConfigError as exc:
+        log.warning("library search stays full text: %s", exc.message)
+        return None

@@ -49,11 +49,13 @@ __all__ = [
     "import_collection",
     "open_store",
     "page",
+    "reindex",
     "remove",
     "remove_collection",
     "rename_collection",
     "rename_tag",
     "search",
+    "search_mode",
     "show",
     "tag",
     "tags",
@@ -64,9 +66,11 @@ __all__ = [
 @contextmanager
 def open_store(settings: Storage) -> Iterator[LibraryStore]:
     """The library of ``settings`` (its data folder, or its PostgreSQL database)."""
+    from deepresearch.embeddings import optional_embedder
+
     engine = open_library(settings)
     try:
-        yield LibraryStore(engine)
+        yield LibraryStore(engine, embedder=optional_embedder())
     finally:
         engine.dispose()
 
@@ -92,6 +96,20 @@ def search(
     checked = parse_query(query, filters)
     with open_store(_settings(settings, data_dir)) as store:
         return store.search(LOCAL_OWNER, checked)
+
+
+def search_mode(*, settings: Storage | None = None, data_dir: Path | str | None = None) -> str:
+    """How :func:`search` ranks here: ``"hybrid"`` (full text fused with embeddings,
+    where the ``[embeddings]`` extra is installed) or ``"text"``."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.search_mode
+
+
+def reindex(*, settings: Storage | None = None, data_dir: Path | str | None = None) -> int:
+    """Embed the items stored before hybrid search was available; how many (0 without
+    the ``[embeddings]`` extra). A hybrid search does this by itself the first time."""
+    with open_store(_settings(settings, data_dir)) as store:
+        return store.reindex(LOCAL_OWNER)
 
 
 def show(

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from deepresearch.embeddings import wordllama_available
 from deepresearch.service.db import make_engine
 from deepresearch.service.keys import create_key
 from deepresearch.service.store import JobStore
@@ -59,6 +60,7 @@ def test_each_key_has_its_own_library(
         found = client.get("/v1/library/search", params={"q": query}, headers=as_alice).json()
         hits = found["results"]
         assert hits and all(hit["run"]["run_id"] == run_id for hit in hits)
+        assert found["mode"] == ("hybrid" if wordllama_available() else "text")
         quote = next(hit for hit in hits if hit["kind"] == "quote")
         assert quote["source"]["url"].startswith("http") and quote["source"]["fetched_at"]
         counts = client.get("/v1/library", headers=as_alice).json()

@@ -98,7 +98,7 @@ def search(
         checked = parse_query(query, filters)
     except DeepResearchError as exc:
         fail(exc)
-    hits = _call(lambda store: store.search(LOCAL_OWNER, checked))
+    hits, mode = _call(lambda store: (store.search(LOCAL_OWNER, checked), store.search_mode))
     if json_:
         for hit in hits:
             typer.echo(hit.model_dump_json())
@@ -108,6 +108,21 @@ def search(
         return
     for hit in hits:
         _print_hit(hit)
+    if mode == "hybrid":
+        say("(hybrid search: full text and embedding similarity, fused)")
+
+
+@library.command("reindex")
+def reindex() -> None:
+    """Embed the items stored before hybrid search was installed (a hybrid search does
+    this by itself the first time; this does it now)."""
+    from deepresearch.models.library import LOCAL_OWNER
+
+    done, mode = _call(lambda store: (store.reindex(LOCAL_OWNER), store.search_mode))
+    if mode == "text":
+        say("search is full text only here: install the [embeddings] extra for hybrid search")
+        return
+    say(f"embedded {done} item{'s' if done != 1 else ''}")
 
 
 def _print_hit(hit: LibraryHit) -> None:

@@ -47,13 +47,15 @@ def keep_in_library(
     entry = recipe.library_entry(values, fetch_times(history))
     if entry is None:
         return False
+    from deepresearch.embeddings import optional_embedder
     from deepresearch.librarydb.engine import open_library
     from deepresearch.librarydb.store import LibraryStore
 
     try:
         engine = open_library(storage)
         try:
-            LibraryStore(engine).add(owner, entry)
+            # with the [embeddings] extra each item is stored with its vector
+            LibraryStore(engine, embedder=optional_embedder()).add(owner, entry)
         finally:
             engine.dispose()
     except (SQLAlchemyError, OSError, DeepResearchError) as exc:

@@ -11,12 +11,13 @@ import hashlib
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from sqlalchemy import Connection, delete, exists, func, insert, select, update
+from sqlalchemy import Connection, Engine, delete, exists, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deepresearch.core.library_query import normalize_collection, normalize_tag
+from deepresearch.core.support import Embedder
 from deepresearch.errors import InvalidInput, RunNotFound
 from deepresearch.librarydb import collections as _collections
 from deepresearch.librarydb import search as _search
@@ -26,6 +27,7 @@ from deepresearch.librarydb.tables import (
     library_sources,
     library_tags,
     library_texts,
+    library_vectors,
 )
 from deepresearch.models.library import (
     CollectionSummary,
@@ -41,7 +43,10 @@ from deepresearch.models.library import (
     ShelvedQuote,
     TagCount,
 )
-from deepresearch.sqldb import Transactions, aware, utc, utcnow
+from deepresearch.sqldb import Clock, Transactions, aware, utc, utcnow
+
+if TYPE_CHECKING:
+    from deepresearch.librarydb.vectors import VectorIndex
 
 #: the most tags one request adds to a run
 MAX_TAGS = 20
@@ -56,7 +61,32 @@ def not_in_library(run_id: str) -> RunNotFound:
 
 
 class LibraryStore(Transactions):
-    """One owner-scoped view of the library tables per call; see the module docstring."""
+    """One owner-scoped view of the library tables per call; see the module docstring.
+
+    With an ``embedder`` (the ``[embeddings]`` extra's, ``embeddings.load_default_embedder``)
+    every item added gets its vector and :meth:`search` is hybrid (``librarydb/vectors.py``);
+    without one, search is full text only and nothing about vectors is read or written."""
+
+    def __init__(
+        self, engine: Engine, clock: Clock = utcnow, *, embedder: Embedder | None = None
+    ) -> None:
+        super().__init__(engine, clock)
+        self.embedder = embedder
+        self._index: VectorIndex | None = None
+        #: owners whose items this store has checked for missing vectors (once: every
+        #: item added through an embedder gets its vector in the same transaction)
+        self._complete: set[str] = set()
+
+    @property
+    def search_mode(self) -> Literal["text", "hybrid"]:
+        """How :meth:`search` ranks: full text alone, or fused with embeddings."""
+        return "text" if self.embedder is None else "hybrid"
+
+    def _embed(self, conn: Connection, owner: str, run_id: str) -> None:
+        if self.embedder is not None:
+            from deepresearch.librarydb.vectors import embed_missing
+
+            embed_missing(conn, owner, self.embedder, run_id=run_id)
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
@@ -95,6 +125,7 @@ class LibraryStore(Transactions):
             items = list(_items(owner, entry))
             if items:
                 conn.execute(insert(library_items), items)
+            self._embed(conn, owner, entry.run_id)
             _collect_texts(conn, old)
 
     def _add_sources(self, conn: Connection, owner: str, entry: LibraryEntry) -> None:
@@ -150,6 +181,7 @@ class LibraryStore(Transactions):
             texts = _collections.insert_collection(conn, owner, run_id, name, documents, now)
             dialect = sqlite if self.sqlite else postgresql
             conn.execute(dialect.insert(library_texts).on_conflict_do_nothing(), texts)
+            self._embed(conn, owner, run_id)
         return CollectionSummary(
             name=name, collection_id=run_id, documents=len(documents), added_at=now
         )
@@ -181,9 +213,33 @@ class LibraryStore(Transactions):
     # reading ----------------------------------------------------------------------------
 
     def search(self, owner: str, query: LibraryQuery) -> list[LibraryHit]:
-        """``owner``'s items matching ``query``, best first."""
+        """``owner``'s items matching ``query``, best first: full text, or hybrid with an
+        embedder (:attr:`search_mode`; items stored before are embedded first)."""
+        if self.embedder is None:
+            with self._read() as conn:
+                return _search.search(conn, owner, query)
+        from deepresearch.librarydb import vectors
+
+        if owner not in self._complete:
+            with self._read() as conn:
+                missing = vectors.has_missing(conn, owner)
+            if missing:
+                self.reindex(owner)
+            self._complete.add(owner)
+        if self._index is None:
+            self._index = vectors.VectorIndex()
         with self._read() as conn:
-            return _search.search(conn, owner, query)
+            return vectors.hybrid_search(conn, owner, query, self.embedder, self._index)
+
+    def reindex(self, owner: str) -> int:
+        """Embed ``owner``'s items that have no vector yet; how many (0 without an
+        embedder)."""
+        if self.embedder is None:
+            return 0
+        from deepresearch.librarydb.vectors import embed_missing
+
+        with self._write() as conn:
+            return embed_missing(conn, owner, self.embedder)
 
     def shelved(self, owner: str, words: list[str], *, limit: int) -> list[ShelvedQuote]:
         """``owner``'s verified quotes holding any of ``words``, with their pages, best
@@ -447,7 +503,7 @@ def _text_hashes(conn: Connection, owner: str, run_id: str) -> set[str]:
 def _clear_run(conn: Connection, owner: str, run_id: str) -> None:
     """A run's items (the search index follows: triggers, or the generated column) and
     sources; its row and tags stay."""
-    for table in (library_items, library_sources):
+    for table in (library_vectors, library_items, library_sources):
         conn.execute(delete(table).where(table.c.owner == owner, table.c.run_id == run_id))
 
 

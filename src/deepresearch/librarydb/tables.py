@@ -18,6 +18,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -96,6 +97,27 @@ library_items = Table(
     ForeignKeyConstraint(*_RUN_FK, ondelete="CASCADE", name="fk_library_items_run"),
     UniqueConstraint("owner", "run_id", "kind", "item_id", name="uq_library_items"),
     Index("ix_library_items_owner_kind", "owner", "kind"),
+)
+
+#: an item's embedding (hybrid search, ``librarydb/vectors.py``): float32 bytes of the
+#: ``[embeddings]`` extra's model. Rows are written once and never updated, and their
+#: ``id`` is never reused (SQLite ``AUTOINCREMENT``, a PostgreSQL sequence), so the count
+#: and the largest id of an owner's rows tell a cached matrix whether it is current.
+library_vectors = Table(
+    "library_vectors",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("item", Integer, nullable=False),
+    Column("owner", String(64), nullable=False),
+    Column("run_id", String(64), nullable=False),
+    Column("vector", LargeBinary, nullable=False),
+    ForeignKeyConstraint(
+        ["item"], ["library_items.id"], ondelete="CASCADE", name="fk_library_vectors_item"
+    ),
+    UniqueConstraint("item", name="uq_library_vectors_item"),
+    Index("ix_library_vectors_owner_id", "owner", "id"),
+    Index("ix_library_vectors_owner_run", "owner", "run_id"),
+    sqlite_autoincrement=True,
 )
 
 library_tags = Table(

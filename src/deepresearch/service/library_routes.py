@@ -7,7 +7,7 @@ an unknown filter is a 400 problem; nothing is written by a refused request."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,6 +43,11 @@ class LibraryCounts(BaseModel):
 class SearchResults(BaseModel):
     query: str
     results: list[LibraryHit]
+    mode: Literal["text", "hybrid"] = Field(
+        default="text",
+        description="text: full-text ranking alone; hybrid: fused with embedding "
+        "similarity (the server has the [embeddings] extra)",
+    )
 
 
 class TagsBody(BaseModel):
@@ -106,7 +111,9 @@ async def search(request: Request, who: CallerDep) -> SearchResults:
     characters) and the filters ``since``, ``until`` (YYYY-MM-DD or an ISO time),
     ``domain``, ``run``, ``tag``, ``recipe``, ``kind`` (report, quote, claim, document),
     ``collection`` and ``limit`` (1-100, default 20). Any other parameter is a 400. Each
-    result has its text, its source (URL, title, when the page was read) and its run."""
+    result has its text, its source (URL, title, when the page was read) and its run;
+    ``mode`` says whether the ranking was fused with embedding similarity ("hybrid",
+    where the server has the ``[embeddings]`` extra) or full text alone ("text")."""
     params = request.query_params
     unknown = sorted({name for name in params if name != "q" and name not in FILTERS})
     if unknown:
@@ -124,7 +131,8 @@ async def search(request: Request, who: CallerDep) -> SearchResults:
     except InvalidInput as exc:
         raise ApiProblem(400, exc.message, kind="invalid-query", hint=exc.hint) from None
     hits = await library_call(request, lambda store: store.search(who.owner, query))
-    return SearchResults(query=query.text, results=hits)
+    mode = _library(request).search_mode
+    return SearchResults(query=query.text, results=hits, mode=mode)
 
 
 @library_router.get(

@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
 from deepresearch.compose.gc import collect_every
+from deepresearch.embeddings import optional_embedder
 from deepresearch.fetch.extract_pool import shutdown_shared_pool
 from deepresearch.librarydb.engine import open_library
 from deepresearch.librarydb.store import LibraryStore
@@ -68,6 +69,7 @@ def create_app(
         notifier = Notifier()
         workers = worker_pool(store, settings, notifier, runtime)
         library = await run_in_threadpool(open_library, StorageSettings.of(settings))
+        embedder = await run_in_threadpool(optional_embedder)  # hybrid library search
         checks = ServerJobChecks(settings, runtime)
         app.state.service = ServiceState(
             service=ServiceSettings.of(settings),
@@ -76,7 +78,7 @@ def create_app(
             notifier=notifier,
             workers=workers,
             jobs=checks,
-            library=LibraryStore(library),
+            library=LibraryStore(library, embedder=embedder),
         )
         if start_workers and settings.run_workers:
             await workers.start()
