@@ -1,7 +1,8 @@
 """Library search on SQLite and PostgreSQL returns the right rows in the right order: the
 best matches by the dialect's rank (more occurrences of the word in texts of one length
 rank higher), ties by the order they were stored, cut at the limit only after the owner
-and every filter are applied, and never another owner's row however well it ranks."""
+and every filter are applied, and never another owner's row however well it ranks; the
+quotes a new run is offered (``shelved``) in the same order."""
 
 from __future__ import annotations
 
@@ -99,3 +100,13 @@ def test_the_limit_cuts_after_every_filter(filled: LibraryStore) -> None:
     ]
     assert found(filled, kind="claim") == []
     assert found(filled, owner="bob", domain="example.org") == []
+
+
+def test_shelved_quotes_best_first_cut_at_the_limit_for_their_owner(filled: LibraryStore) -> None:
+    def shelved(owner: str, limit: int) -> list[str]:
+        found = filled.shelved(owner, ["plasma", "fusion"], limit=limit)
+        return [f"{quote.run_id}:{quote.evidence_id}" for quote in found]
+
+    assert shelved("alice", 3) == ["r1:three", "r2:three", "r1:two"]
+    assert len(shelved("alice", 20)) == 6
+    assert shelved("bob", 20) == ["b1:four"]
