@@ -15,7 +15,8 @@ Searches go through ``parse_query`` and ``LibraryStore.search`` (limit 20), as t
 the API do: two words of a random stored quote (the common case), one common word (many
 matches to rank), the one word found in the most items (the worst case: "the" on SQLite,
 "also" on PostgreSQL, whose stop words leave "the" out), and the two-word queries again
-with a filter (domain, since, tag).
+with a filter (domain, since, tag); and the lookup a new run makes per sub-question
+(``LibraryStore.shelved``: any of four words, two of them common).
 Reported: p50, p95 and max in milliseconds per kind, after 5 untimed warm-up searches.
 On PostgreSQL the tables are analyzed after filling, as autovacuum would.
 Growth: the database's size (SQLite: file and WAL after a checkpoint; PostgreSQL:
@@ -43,6 +44,7 @@ from sqlalchemy import Engine, text
 
 from bench.common import DEFAULT_DATA_DIR
 from deepresearch.core.library_query import parse_query
+from deepresearch.core.library_reuse import ASK_LIMIT
 from deepresearch.librarydb.engine import migrate_library
 from deepresearch.librarydb.store import LibraryStore
 from deepresearch.models.library import LibraryClaim, LibraryEntry, LibraryQuote, LibrarySource
@@ -177,6 +179,23 @@ def timed(store: LibraryStore, cases: list[tuple[str, dict[str, object]]]) -> di
     }
 
 
+def timed_reuse(store: LibraryStore, asked: list[list[str]]) -> dict[str, float]:
+    """The lookup a new run makes for each sub-question (any of its words, the best
+    ``ASK_LIMIT`` quotes with their pages)."""
+    times = []
+    for words in asked[:5] + asked:  # the first 5: warm-up
+        began = time.perf_counter()
+        store.shelved(OWNER, words, limit=ASK_LIMIT)
+        times.append((time.perf_counter() - began) * 1000)
+    times = sorted(times[5:])
+    return {
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(times[max(0, int(len(times) * 0.95) - 1)], 2),
+        "max_ms": round(times[-1], 2),
+        "queries": len(times),
+    }
+
+
 def measure(
     engine: Engine, path: Path | None, entries: list[LibraryEntry], count: int
 ) -> dict[str, Any]:
@@ -207,6 +226,10 @@ def measure(
             "two_words_since": timed(store, [(q, {"since": "2026-02-01"}) for q in two]),
             "two_words_tag": timed(store, [(q, {"tag": "sample"}) for q in two]),
         },
+        # a sub-question's words: two of a stored quote and two common ones
+        "reuse_lookup": timed_reuse(
+            store, [[*q.split(), *COMMON[n % 8 : n % 8 + 2]] for n, q in enumerate(two)]
+        ),
     }
     return result
 
