@@ -9,13 +9,15 @@ user text is read as query syntax."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
     Connection,
     Float,
+    FromClause,
     Select,
+    Subquery,
     and_,
     bindparam,
     exists,
@@ -71,35 +73,15 @@ def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit
     joined = i.join(r, and_(r.c.owner == i.c.owner, r.c.run_id == i.c.run_id)).outerjoin(
         s, and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id)
     )
-    if conn.dialect.name == "postgresql":
-        # the owner's matches first, through the GIN index alone (materialized: the
-        # planner may otherwise walk the owner's runs and test every item's tsvector)
-        tsquery = _tsquery(query)
-        vector: ColumnElement[Any] = literal_column("library_items.tsv")
-        matches = (
-            select(i.c.id, func.ts_rank(vector, tsquery, type_=Float).label("score"))
-            .where(i.c.owner == owner, vector.op("@@")(tsquery))
-            .cte("matches")
-            .prefix_with("MATERIALIZED")
-        )
-        stmt = (
-            select(*columns, matches.c.score)
-            .select_from(joined.join(matches, matches.c.id == i.c.id))
-            .order_by(matches.c.score.desc(), i.c.id)
-        )
-    else:
-        fts = text(FTS_TABLE)
-        stmt = (
-            select(*columns, literal_column(f"-{FTS_TABLE}.rank", Float).label("score"))
-            .select_from(joined.join(fts, literal_column(f"{FTS_TABLE}.rowid") == i.c.id))
-            .where(
-                literal_column(FTS_TABLE).op("MATCH")(
-                    bindparam("match", fts5_match(query.words, any_word=query.match == "any"))
-                )
-            )
-            .order_by(literal_column(f"{FTS_TABLE}.rank"), i.c.id)
-        )
-    stmt = _filtered(stmt.where(i.c.owner == owner), owner, query).limit(query.limit)
+    # the best ``limit`` ids are chosen first, then only they are joined to their run and
+    # source: joining every match before the sort cost most of a common word's time
+    best = _best(conn.dialect.name, owner, query)
+    stmt = (
+        select(*columns, best.c.score)
+        .select_from(joined.join(best, best.c.id == i.c.id))
+        .where(i.c.owner == owner)
+        .order_by(best.c.score.desc(), i.c.id)
+    )
     rows = conn.execute(stmt).all()
     tags = run_tags(conn, owner, sorted({row._mapping["run_id"] for row in rows}))
     return [_hit(row._mapping, query, tags) for row in rows]
@@ -112,30 +94,47 @@ def shelved(conn: Connection, owner: str, words: Sequence[str], limit: int) -> l
     if not words:
         return []
     t = library_texts
-    joined = i.join(
+    pages = i.join(
         s, and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id)
     ).join(t, t.c.sha256 == s.c.text_sha256)
-    columns = (i.c.run_id, i.c.item_id, i.c.text, i.c.claim, s.c.source_id, s.c.url, s.c.title)
-    more = (s.c.domain, s.c.kind, s.c.fetched_at, t.c.text.label("page"))
     if conn.dialect.name == "postgresql":
         # any of the words: websearch syntax's "or" between plain words (each a \w+ word)
-        tsquery = func.websearch_to_tsquery(PG_CONFIG, bindparam("words", " or ".join(words)))
-        vector: ColumnElement[Any] = literal_column("library_items.tsv")
-        stmt = (
-            select(*columns, *more)
-            .select_from(joined)
-            .where(vector.op("@@")(tsquery))
-            .order_by(func.ts_rank(vector, tsquery, type_=Float).desc(), i.c.id)
+        ranking = _ranking(
+            conn.dialect.name,
+            func.websearch_to_tsquery(PG_CONFIG, bindparam("words", " or ".join(words))),
         )
     else:
-        fts = text(FTS_TABLE)
-        stmt = (
-            select(*columns, *more)
-            .select_from(joined.join(fts, literal_column(f"{FTS_TABLE}.rowid") == i.c.id))
-            .where(literal_column(FTS_TABLE).op("MATCH")(bindparam("match", fts5_any(words))))
-            .order_by(literal_column(f"{FTS_TABLE}.rank"), i.c.id)
+        ranking = _ranking(conn.dialect.name, bindparam("match", fts5_any(words)))
+    # the owner's matching quotes first, through the full-text index alone (on PostgreSQL
+    # materialized: the planner otherwise walked every source's quotes testing each
+    # tsvector), then the best of those with a source and a page, then only their texts
+    matches = (
+        select(i.c.id, i.c.run_id, i.c.source_id, ranking.score.label("score"))
+        .select_from(ranking.joined(i))
+        .where(i.c.owner == owner, i.c.kind == "quote", ranking.matching)
+        .cte("matches")
+    )
+    if conn.dialect.name == "postgresql":
+        matches = matches.prefix_with("MATERIALIZED")
+    m = matches.c
+    best = (
+        select(m.id, m.score)
+        .select_from(
+            matches.join(
+                s, and_(s.c.owner == owner, s.c.run_id == m.run_id, s.c.source_id == m.source_id)
+            ).join(t, t.c.sha256 == s.c.text_sha256)
         )
-    stmt = stmt.where(i.c.owner == owner, i.c.kind == "quote").limit(limit)
+        .order_by(m.score.desc(), m.id)
+        .limit(limit)
+        .subquery("best")
+    )
+    columns = (i.c.run_id, i.c.item_id, i.c.text, i.c.claim, s.c.source_id, s.c.url, s.c.title)
+    more = (s.c.domain, s.c.kind, s.c.fetched_at, t.c.text.label("page"))
+    stmt = (
+        select(*columns, *more)
+        .select_from(pages.join(best, best.c.id == i.c.id))
+        .order_by(best.c.score.desc(), i.c.id)
+    )
     return [_shelved(row._mapping) for row in conn.execute(stmt).all()]
 
 
@@ -179,6 +178,69 @@ def _shelved(m: Any) -> ShelvedQuote:
         quote=m["text"],
         claim=m["claim"],
         source=_library_source(m),
+    )
+
+
+def _best(dialect: str, owner: str, query: LibraryQuery) -> Subquery:
+    """The ids and scores of ``owner``'s best ``query.limit`` matches, filtered, best first
+    (ties by id): the ranking reads only the full-text index and the items, and the run
+    or source only when a filter needs them (every item has its run, so leaving the join
+    out drops no row)."""
+    if dialect == "postgresql":
+        ranking = _ranking(dialect, _tsquery(query))
+    else:
+        match = fts5_match(query.words, any_word=query.match == "any")
+        ranking = _ranking(dialect, bindparam("match", match))
+    found = ranking.joined(i)
+    if _needs_run(query):
+        found = found.join(r, and_(r.c.owner == i.c.owner, r.c.run_id == i.c.run_id))
+    if query.domain is not None:
+        found = found.join(
+            s,
+            and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id),
+        )
+    stmt = (
+        select(i.c.id, ranking.score.label("score"))
+        .select_from(found)
+        .where(i.c.owner == owner, ranking.matching)
+    )
+    return (
+        _filtered(stmt, owner, query).order_by(*ranking.order).limit(query.limit).subquery("best")
+    )
+
+
+class _Ranking(NamedTuple):
+    """The dialect's full-text match of the items and its score (higher is better), and
+    the order that puts the best first (ties by id)."""
+
+    matching: ColumnElement[Any]
+    score: ColumnElement[Any]
+    order: tuple[ColumnElement[Any], ...]
+    fts: bool  # SQLite: the FTS5 table is joined to the items
+
+    def joined(self, items: FromClause) -> FromClause:
+        """``items`` (library_items, maybe joined to more) with the index it needs."""
+        if not self.fts:
+            return items  # PostgreSQL: the tsvector is a column of the items
+        return items.join(text(FTS_TABLE), literal_column(f"{FTS_TABLE}.rowid") == i.c.id)
+
+
+def _ranking(dialect: str, terms: ColumnElement[Any]) -> _Ranking:
+    """``terms`` (PostgreSQL: a tsquery; SQLite: an FTS5 match expression) matched and
+    ranked: ``ts_rank`` of the stored tsvector, or FTS5's own rank (bm25, lowest best)."""
+    if dialect == "postgresql":
+        vector: ColumnElement[Any] = literal_column("library_items.tsv")
+        score: ColumnElement[Any] = func.ts_rank(vector, terms, type_=Float)
+        return _Ranking(vector.op("@@")(terms), score, (score.desc(), i.c.id), fts=False)
+    rank = literal_column(f"{FTS_TABLE}.rank", Float)
+    matching = literal_column(FTS_TABLE).op("MATCH")(terms)
+    return _Ranking(matching, -rank, (rank, i.c.id), fts=True)
+
+
+def _needs_run(query: LibraryQuery) -> bool:
+    """Whether a filter reads the run's row (its time, recipe or collection)."""
+    return any(
+        value is not None for value in (query.since, query.until, query.recipe, query.collection)
     )
 
 
