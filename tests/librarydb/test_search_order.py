@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import Engine
 
 from deepresearch.core.library_query import parse_query
+from deepresearch.librarydb import search as search_module
 from deepresearch.librarydb.engine import migrate_library
 from deepresearch.librarydb.store import LibraryStore
 from deepresearch.models.library import LibraryEntry, LibraryQuote, LibrarySource
@@ -110,3 +111,18 @@ def test_shelved_quotes_best_first_cut_at_the_limit_for_their_owner(filled: Libr
     assert shelved("alice", 3) == ["r1:three", "r2:three", "r1:two"]
     assert len(shelved("alice", 20)) == 6
     assert shelved("bob", 20) == ["b1:four"]
+
+
+def test_sqlite_ranks_only_the_owners_newest_matches_past_its_cap(
+    filled: LibraryStore, library_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word in most of a large library ("the": FTS5 keeps stop words) would make SQLite
+    score every item; past the cap only the owner's newest matches that pass the filters
+    are ranked. Another owner's matches do not count, and PostgreSQL ranks all."""
+    monkeypatch.setattr(search_module, "SQLITE_RANKED_MATCHES", 3)
+    everything = ["r1:three", "r2:three", "r1:two", "r2:two", "r1:one", "r2:one"]
+    newest = ["r2:three", "r2:two", "r2:one"]
+    assert found(filled) == (newest if library_url.startswith("sqlite") else everything)
+    # the cap counts what passes the filters: the older run's matches are all ranked
+    assert found(filled, run="r1") == ["r1:three", "r1:two", "r1:one"]
+    assert found(filled, owner="bob") == ["b1:four"]
