@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from deepresearch.context import RunContext
 from deepresearch.core.finding_check import check_counts, drop_unsupported, is_own_quote, to_check
 from deepresearch.core.support import check_support
+from deepresearch.core.table_rows import read_in_context
 from deepresearch.core.text import clip
 from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, FindingCheck
@@ -79,6 +80,9 @@ async def check_findings(
             checks.append(_record(item, "supported", "quote"))
         else:
             pending.append(item)
+    # a table row's quote is judged under its page's title and table's header
+    read = read_in_context({item.id: item for item in pending}, state.get("sources", {}))
+    pending = [read[item.id] for item in pending]
     batches = [pending[i : i + PER_CALL] for i in range(0, len(pending), PER_CALL)]
     # the claims call runs beside the batches: it adds no step to the critical path; it
     # reads every finding (after a gap's wave too: the claims are the whole run's)
