@@ -112,35 +112,42 @@ async def _writer_picks(
     offers = offered(choices)
     if not offers:
         return choices
-    sections = {f"S{i}": number for i, number in enumerate(offers, start=1)}
-    labels: dict[tuple[int, str], FigureChoice] = {}
-    parts = []
-    for key, number in sections.items():
-        blocks = []
-        for j, choice in enumerate(offers[number], start=1):
-            labels[(number, f"F{j}")] = choice
-            source = sources.get(choice.source_id)
-            page = (
-                f"{source.title} ({choice.figure.page_url})" if source else choice.figure.page_url
-            )
-            text = f"Caption: {choice.figure.caption}\nAlt: {choice.figure.alt}\nPage: {page}"
-            blocks.append(data_block("figure", text, label=f"F{j}"))
-        heading = report.sections[number].heading
-        parts.append(block_of_blocks("section", blocks, label=key, heading=heading))
+    user, labels = _offer(report, sources, offers)
     reply = await ctx.gateway.structured(
-        "writer", FigurePicks, system=SYSTEM, user="\n\n".join(parts), stage=STAGE
+        "writer", FigurePicks, system=SYSTEM, user=user, stage=STAGE
     )
     picks: dict[int, str] = {}
     for pick in reply.picks if reply is not None else []:
-        number = sections.get(pick.section.strip().strip("[]").upper())
-        choice = (
-            labels.get((number, pick.figure.strip().strip("[]").upper()))
-            if number is not None
-            else None
-        )
-        if choice is not None:
+        key = (_label(pick.section), _label(pick.figure))
+        if (choice := labels.get(key)) is not None:
             picks.setdefault(choice.section, choice.figure.image_url)
     return with_picks(choices, offers, picks)
+
+
+def _offer(
+    report: Report, sources: Mapping[str, Source], offers: Mapping[int, list[FigureChoice]]
+) -> tuple[str, dict[tuple[str, str], FigureChoice]]:
+    """The writer's prompt: each section offered a choice (S1, S2, ...) with its candidates
+    (F1, F2, ...: caption, alt text, page), fenced as page data; and each (section label,
+    figure label) the candidate it stands for."""
+    labels: dict[tuple[str, str], FigureChoice] = {}
+    parts = []
+    for i, (number, offer) in enumerate(offers.items(), start=1):
+        blocks = []
+        for j, choice in enumerate(offer, start=1):
+            labels[(f"S{i}", f"F{j}")] = choice
+            source = sources.get(choice.source_id)
+            page = choice.figure.page_url
+            page = f"{source.title} ({page})" if source else page
+            text = f"Caption: {choice.figure.caption}\nAlt: {choice.figure.alt}\nPage: {page}"
+            blocks.append(data_block("figure", text, label=f"F{j}"))
+        heading = report.sections[number].heading
+        parts.append(block_of_blocks("section", blocks, label=f"S{i}", heading=heading))
+    return "\n\n".join(parts), labels
+
+
+def _label(raw: str) -> str:
+    return raw.strip().strip("[]").upper()
 
 
 async def _image(fetcher: ImageFetcher, url: str) -> Encoded | str:
