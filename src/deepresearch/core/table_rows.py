@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from deepresearch.models import Evidence, Source
 
@@ -84,10 +85,18 @@ def row_header(text: str, start: int) -> str | None:
     """The header row of the quotable table row that starts at ``start`` of ``text``, or
     None when no quotable row starts there. A row alone ("| 2019 | $1.2 billion |") does
     not say what its numbers are: its header is shown and scored with it, never quoted."""
+    return _headers(text).get(start)
+
+
+@lru_cache(maxsize=64)
+def _headers(text: str) -> dict[int, str]:
+    """Each quotable row's start and its table's header row, remembered: a page's rows
+    are read in context one at a time."""
+    out: dict[int, str] = {}
     for lines in _tables(text):
-        if any(row_start == start for row_start, _ in _rows_of(text, lines)):
-            return text[lines[0][0] : lines[0][1]]
-    return None
+        for row_start, _ in _rows_of(text, lines):
+            out[row_start] = text[lines[0][0] : lines[0][1]]
+    return out
 
 
 def in_context(text: str, start: int, passage: str) -> str:
