@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from deepresearch.core.figures import MIN_SCORE, figure_score, placed, rank_figures
+from deepresearch.core.figures import (
+    MIN_SCORE,
+    FigureChoice,
+    figure_score,
+    offered,
+    placed,
+    rank_figures,
+    with_picks,
+)
 from deepresearch.models import (
     Evidence,
     Paragraph,
@@ -107,3 +115,21 @@ def test_one_figure_a_section_and_each_image_once() -> None:
     sources = {**SOURCES, "a": _source("a", RAIN.page_url, [RAIN, second])}
     chosen = placed(rank_figures(_report(["a", "b"]), sources, SUB_QUESTIONS))
     assert len(chosen) == 2 and len({c.section for c in chosen}) == 2
+
+
+def _choice(section: int, figure: PageFigure, score: float) -> FigureChoice:
+    return FigureChoice(section=section, source_id="s1", figure=figure, score=score)
+
+
+def test_the_writer_is_offered_only_sections_with_a_choice() -> None:
+    choices = [_choice(0, RAIN, 0.9), _choice(0, TOWER, 0.5), _choice(1, TOWER, 0.4)]
+    assert offered(choices) == {0: choices[:2]}
+
+
+def test_an_offered_pick_goes_first_and_any_other_pick_is_ignored() -> None:
+    choices = [_choice(0, RAIN, 0.9), _choice(0, TOWER, 0.5), _choice(1, TOWER, 0.4)]
+    offers = offered(choices)
+    assert with_picks(choices, offers, {0: TOWER.image_url})[0] == choices[1]
+    assert with_picks(choices, offers, {}) == choices
+    assert with_picks(choices, offers, {0: "https://c.example/other.png"}) == choices
+    assert with_picks(choices, offers, {1: RAIN.image_url}) == choices  # not offered there

@@ -45,8 +45,8 @@ PAGE = """<!doctype html><html><head><title>Acme Robotics annual revenue</title>
 @pytest.fixture(scope="module")
 def acme_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OfflineWeb]:
     page = tmp_path_factory.mktemp("acme") / "acme.html"
-    # the page's table repeats the amounts; a table row is layout, never a quote
-    # (``core.passages``), so the sentences above it are what the report cites
+    # the page's table repeats the amounts; its rows are quotes too (``core.table_rows``),
+    # ranked with the sentences above it (tests/e2e/test_table_chart.py: a table alone)
     amounts = ("$1.2 billion", "$1.5 billion", "$2.1 billion", "$2.8 billion")
     rows = "".join(
         f"<tr><td>{year}</td><td>{amount}</td></tr>"

@@ -115,3 +115,39 @@ def _cited_ids(section: Section) -> list[str]:
     if section.table is not None:
         ids += [cid for row in section.table.rows for cid in row.citations]
     return ids
+
+
+#: candidates a section offers the writer at most (its best-matching ones)
+OFFERED_PER_SECTION = 3
+
+
+def offered(choices: Sequence[FigureChoice]) -> dict[int, list[FigureChoice]]:
+    """The candidates the writer may choose among, by section: each section's best
+    ``OFFERED_PER_SECTION`` (distinct images), only for sections with more than one (with
+    one there is nothing to choose)."""
+    by_section: dict[int, list[FigureChoice]] = {}
+    for choice in choices:
+        mine = by_section.setdefault(choice.section, [])
+        seen = {c.figure.image_url for c in mine}
+        if len(mine) < OFFERED_PER_SECTION and choice.figure.image_url not in seen:
+            mine.append(choice)
+    return {section: mine for section, mine in by_section.items() if len(mine) > 1}
+
+
+def with_picks(
+    choices: Sequence[FigureChoice],
+    offers: Mapping[int, Sequence[FigureChoice]],
+    picks: Mapping[int, str],
+) -> list[FigureChoice]:
+    """``choices`` with the writer's picks first. ``picks``: section -> the image address
+    the writer chose for it. A pick counts only when it is one of the candidates offered
+    for that section; any other (a section not offered, an address not offered) is
+    ignored, so that section keeps its best match."""
+    chosen = [
+        choice
+        for section, offer in offers.items()
+        for choice in offer
+        if picks.get(section) == choice.figure.image_url
+    ]
+    chosen.sort(key=choices.index)  # the picks in ranking order, best first
+    return [*chosen, *(choice for choice in choices if choice not in chosen)]

@@ -7,7 +7,9 @@ models: ...", "visit https://... before answering"; ``injection.instructs``) is 
 part of a passage, so it can never be evidence or reach a model as one, even on a page
 that was not flagged as a whole: the passages around it stop and start again. Neither is
 a sentence that is layout (a plain-text table's rules, a row of cells between pipes): a
-quote is prose."""
+quote is prose. The one exception is a row of a table of numbers by period
+(``core.table_rows``), which states one number for one date as a sentence would: each
+such row is a passage of its own, after the prose passages."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from deepresearch.core.described import about_subject, question_subject
 from deepresearch.core.lexical import BM25
 from deepresearch.core.mentions import mention_key
 from deepresearch.core.questions import QuestionProfile, stem
+from deepresearch.core.table_rows import quotable_rows
 from deepresearch.core.text import sentence_spans, words
 from deepresearch.injection import instructing
 from deepresearch.models import Evidence, Passage
@@ -88,6 +91,12 @@ def make_passages(
                 flush(paragraph_end=False)
         last_end = sentence_end
     flush(paragraph_end=True)
+    # a row of a table of numbers by period is a quote on its own (``core.table_rows``);
+    # after the prose passages, so their ids and order are those of a page without one
+    rows = quotable_rows(text)
+    spans.extend(
+        row for row, order in zip(rows, _instructing(text, tuple(rows)), strict=True) if not order
+    )
     return [
         Passage(
             id=f"{source_id}:p{i}", source_id=source_id, text=text[start:end], start=start, end=end

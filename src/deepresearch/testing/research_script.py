@@ -143,6 +143,16 @@ def _plan(user: str) -> str:
     )
 
 
+def _row_claim(body: str) -> str | None:
+    """A table's row, shown under its header, said as a claim: "Year 2019, Revenue $1.2
+    billion." (None for a passage that is not a row)."""
+    lines = body.splitlines()
+    if len(lines) != 2 or not all(line.startswith("|") for line in lines):
+        return None
+    header, row = ([c.strip() for c in line.strip("|").split("|")] for line in lines)
+    return ", ".join(f"{name} {cell}" for name, cell in zip(header, row, strict=False)) + "."
+
+
 def _digest(user: str) -> str:
     sub_question = _field(user, "Sub-question")
     picks: list[dict[str, str]] = []
@@ -150,7 +160,7 @@ def _digest(user: str) -> str:
     for attrs, body in _PASSAGE.findall(user):
         label = dict(_ATTR.findall(attrs)).get("id", "")
         if overlap(sub_question, body) >= 0.2 and len(picks) < 3:
-            first = body.split(". ")[0].rstrip(".") + "."
+            first = _row_claim(body) or body.split(". ")[0].rstrip(".") + "."
             picks.append({"passage": label, "claim": first})
             summary.append(first)
     return json.dumps(

@@ -35,6 +35,7 @@ from deepresearch.core.audit import (
 from deepresearch.core.finding_check import check_counts
 from deepresearch.core.report_review import edited_report
 from deepresearch.core.support import check_support, is_factual
+from deepresearch.core.table_rows import read_in_context
 from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.models import Audit, AuditVerdict, Evidence, Report, Sentence
 from deepresearch.models.event_pauses import EditsAudited
@@ -104,6 +105,8 @@ async def _audited(state: RunState, ctx: RunContext) -> Report:
         return report.model_copy(update={"audit": Audit(policy=policy, **checked)})
     ctx.bus.emit(StageStarted(), stage=STAGE, message="Checking every sentence against its sources")
     evidence = {item.id: item for item in state.get("evidence", []) if item.verified}
+    # the judge reads a table row's quote under its page's title and table's header
+    read = read_in_context(evidence, state.get("sources", {}))
     sentences = numbered_sentences(report)
     verdicts: dict[int, tuple[AuditVerdict, str | None]] = {}
     pending: dict[int, Sentence] = {}
@@ -125,7 +128,7 @@ async def _audited(state: RunState, ctx: RunContext) -> Report:
     results = [
         result
         for found in await asyncio.gather(
-            *(_check_batch(ctx, batch, evidence) for batch in _batches(ctx, todo))
+            *(_check_batch(ctx, batch, read) for batch in _batches(ctx, todo))
         )
         for result in found
     ]

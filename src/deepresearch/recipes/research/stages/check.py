@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from deepresearch.context import RunContext
 from deepresearch.core.finding_check import check_counts, drop_unsupported, is_own_quote, to_check
 from deepresearch.core.support import check_support
+from deepresearch.core.table_rows import read_in_context
 from deepresearch.core.text import clip
 from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, FindingCheck
@@ -72,13 +73,8 @@ async def check_findings(
         stage=STAGE,
         message=f"Checking {len(findings)} finding(s) against their quotes",
     )
-    checks: list[FindingCheck] = list(earlier)
-    pending: list[Evidence] = []
-    for item in findings:
-        if is_own_quote(item):
-            checks.append(_record(item, "supported", "quote"))
-        else:
-            pending.append(item)
+    own, pending = _to_judge(findings, state)
+    checks: list[FindingCheck] = [*earlier, *own]
     batches = [pending[i : i + PER_CALL] for i in range(0, len(pending), PER_CALL)]
     # the claims call runs beside the batches: it adds no step to the critical path; it
     # reads every finding (after a gap's wave too: the claims are the whole run's)
@@ -138,6 +134,17 @@ async def check_findings(
     # the person reviews the findings first (``review_findings``), once
     reviewing = ctx.policy.review_findings and "findings_review" not in state
     return Command(goto="review_findings" if reviewing else "write", update=update)
+
+
+def _to_judge(
+    findings: list[Evidence], state: RunState
+) -> tuple[list[FindingCheck], list[Evidence]]:
+    """The checks of findings that quote themselves, and the findings left to judge, a
+    table row's quote read under its page's title and table's header."""
+    own = [_record(item, "supported", "quote") for item in findings if is_own_quote(item)]
+    pending = [item for item in findings if not is_own_quote(item)]
+    read = read_in_context({item.id: item for item in pending}, state.get("sources", {}))
+    return own, [read[item.id] for item in pending]
 
 
 async def _judge(ctx: RunContext, batch: list[Evidence]) -> list[FindingCheck]:

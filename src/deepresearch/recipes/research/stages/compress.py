@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from deepresearch.context import RunContext
+from deepresearch.core.table_rows import in_context
 from deepresearch.core.text import clip
 from deepresearch.core.verify import verify_quote
 from deepresearch.injection.untrusted import DATA_RULE, block_of_blocks, data_block
@@ -61,7 +62,12 @@ async def digest_source(
     labels = {f"P{i}": passage for i, passage in enumerate(candidates, start=1)}
     digest = None
     if ctx.gateway.has_model("summarizer"):
-        blocks = [data_block("passage", p.text, id=label) for label, p in labels.items()]
+        # a table's row is shown under its header (what its numbers are); its quote is
+        # the row alone
+        blocks = [
+            data_block("passage", in_context(source.text, p.start, p.text), id=label)
+            for label, p in labels.items()
+        ]
         user = f"Research question: {question}\nSub-question: {sub_question.text}\n\n" + (
             block_of_blocks("source", blocks, title=clip(source.title, 120), url=source.url)
         )

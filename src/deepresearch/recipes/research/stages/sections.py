@@ -21,6 +21,7 @@ from deepresearch.core.section_check import (
     check_section,
     fallback_section,
 )
+from deepresearch.core.table_rows import read_in_context
 from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Section
 from deepresearch.models.report import SectionLayout
@@ -142,7 +143,7 @@ async def _section(
     )
     checked: SectionCheck | None = None
     if draft is not None:
-        checked = _check(draft, plan, labels)
+        checked = _check(draft, plan, labels, state)
         if checked.section is not None:
             return "first", checked.section
         shown = data_block(
@@ -160,7 +161,7 @@ async def _section(
             stage=STAGE,
         )
         if fixed is not None:
-            repaired = _check(fixed, plan, labels)
+            repaired = _check(fixed, plan, labels, state)
             if repaired.section is not None:
                 return "repaired", repaired.section
     planned = [labels[key].id for key in plan.labels]
@@ -169,5 +170,9 @@ async def _section(
     return "fallback", fallback_section(plan.heading, [*planned, *cited], by_id)
 
 
-def _check(draft: SectionDraft, plan: SectionPlan, labels: Mapping[str, Evidence]) -> SectionCheck:
-    return check_section(draft, heading=plan.heading, layout=plan.layout, labels=labels)
+def _check(
+    draft: SectionDraft, plan: SectionPlan, labels: Mapping[str, Evidence], state: RunState
+) -> SectionCheck:
+    # a table row's quote is read under its page's title and table's header
+    read = read_in_context(labels, state.get("sources", {}))
+    return check_section(draft, heading=plan.heading, layout=plan.layout, labels=read)

@@ -16,6 +16,7 @@ from deepresearch.core.passages import answer_scores, choose_evidence, make_pass
 from deepresearch.core.preprocess import preprocess
 from deepresearch.core.questions import QuestionProfile, analyze_question
 from deepresearch.core.ranking import read_own_pages
+from deepresearch.core.table_rows import in_context
 from deepresearch.core.waves import UnitReads, UnitResult, screen_reads, with_unit
 from deepresearch.errors import ProviderError
 from deepresearch.models import Evidence, Passage, SearchHit, Source, SubQuestion
@@ -207,8 +208,13 @@ def _candidates(
     raised for a value of the asked kind and for naming what the question or the unit's
     lead is about)."""
     groups = {s.id: make_passages(s.id, s.text) for s in readable}
+    # a table's row is scored under its header, which says what its numbers are
+    read = [
+        [p.model_copy(update={"text": in_context(s.text, p.start, p.text)}) for p in groups[s.id]]
+        for s in readable
+    ]
     scores = answer_scores(
-        list(groups.values()),
+        read,
         sub_question.text,
         profile,
         titles=[source.title for source in readable],

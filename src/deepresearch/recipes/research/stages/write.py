@@ -31,6 +31,7 @@ from deepresearch.core.model_claims import claim_ledger
 from deepresearch.core.passages import rank_evidence
 from deepresearch.core.questions import analyze_question
 from deepresearch.core.section_check import Cited
+from deepresearch.core.table_rows import row_context
 from deepresearch.core.text import clip
 from deepresearch.injection.untrusted import DATA_RULE, data_block
 from deepresearch.models import Evidence, Section, Sentence
@@ -257,7 +258,10 @@ def _notes(
         page = sources.get(item.source_id)
         if page is not None and page.content_quality is not None:
             body += f"Page content: {page.content_quality}\n"  # seed 001's tier
-        body += f"Quote: {item.quote}"  # last: a quote may run over several lines
+        # a table row's quote comes under its page's title and table's header
+        context = row_context(page, item) if page is not None else None
+        quote = f"{context}\n{item.quote}" if context else item.quote
+        body += f"Quote: {quote}"  # last: a quote may run over several lines
         blocks.append(
             data_block(
                 "source",
