@@ -218,7 +218,7 @@ def _best(dialect: str, owner: str, query: LibraryQuery) -> Subquery:
     # items), so the owner's filtered matches are walked newest first (FTS5's own rowid
     # order, one pass) and only the first SQLITE_RANKED_MATCHES of them are scored;
     # below that many, all of them
-    rowid = literal_column(f"{FTS_TABLE}.rowid")  # the item's id
+    rowid: ColumnElement[Any] = literal_column(f"{FTS_TABLE}.rowid")  # the item's id
     newest = stmt.order_by(rowid.desc()).limit(SQLITE_RANKED_MATCHES).subquery("newest")
     return (
         select(newest.c.id, newest.c.score)
