@@ -16,6 +16,7 @@ from sqlalchemy import (
     Connection,
     Float,
     FromClause,
+    Join,
     Select,
     Subquery,
     and_,
@@ -52,27 +53,36 @@ from deepresearch.sqldb import aware, utcnow
 i, r, s = library_items, library_runs, library_sources
 
 
-def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit]:
-    """``owner``'s items matching ``query``, best first, at most ``query.limit``."""
-    columns = (
-        i.c.kind,
-        i.c.item_id,
-        i.c.text,
-        i.c.claim,
-        i.c.run_id,
-        r.c.question,
-        r.c.recipe,
-        r.c.finished_at,
-        r.c.collection,
-        s.c.source_id,
-        s.c.url,
-        s.c.title,
-        s.c.domain,
-        s.c.fetched_at,
-    )
-    joined = i.join(r, and_(r.c.owner == i.c.owner, r.c.run_id == i.c.run_id)).outerjoin(
+#: what a hit shows of its item, its run and its source (``_hit`` reads them)
+HIT_COLUMNS = (
+    i.c.kind,
+    i.c.item_id,
+    i.c.text,
+    i.c.claim,
+    i.c.run_id,
+    r.c.question,
+    r.c.recipe,
+    r.c.finished_at,
+    r.c.collection,
+    s.c.source_id,
+    s.c.url,
+    s.c.title,
+    s.c.domain,
+    s.c.fetched_at,
+)
+
+
+def hits_from() -> Join:
+    """The items with their run and (when they have one) their source."""
+    return i.join(r, and_(r.c.owner == i.c.owner, r.c.run_id == i.c.run_id)).outerjoin(
         s, and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id)
     )
+
+
+def search(conn: Connection, owner: str, query: LibraryQuery) -> list[LibraryHit]:
+    """``owner``'s items matching ``query``, best first, at most ``query.limit``."""
+    columns = HIT_COLUMNS
+    joined = hits_from()
     # the best ``limit`` ids are chosen first, then only they are joined to their run and
     # source: joining every match before the sort cost most of a common word's time
     best = _best(conn.dialect.name, owner, query)

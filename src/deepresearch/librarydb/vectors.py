@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, exists, func, select
+from sqlalchemy import Connection, exists, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deepresearch.core.rank_fusion import reciprocal_rank_fusion
@@ -271,12 +271,6 @@ def nearest(
     return [int(item) for item in matrix.items[order]]
 
 
-def _from() -> Any:
-    return i.join(r, and_(r.c.owner == i.c.owner, r.c.run_id == i.c.run_id)).outerjoin(
-        s, and_(s.c.owner == i.c.owner, s.c.run_id == i.c.run_id, s.c.source_id == i.c.source_id)
-    )
-
-
 def _kept_runs(conn: Connection, owner: str, query: LibraryQuery) -> set[str]:
     """``owner``'s runs that pass ``query``'s run filters (``search._filtered``'s rules
     for them, on the runs alone)."""
@@ -301,7 +295,7 @@ def _kept_runs(conn: Connection, owner: str, query: LibraryQuery) -> set[str]:
 
 def _filtered_ids(conn: Connection, owner: str, query: LibraryQuery) -> list[int]:
     """The ids of ``owner``'s items that pass every filter of ``query``."""
-    stmt = select(i.c.id).select_from(_from()).where(i.c.owner == owner)
+    stmt = select(i.c.id).select_from(_search.hits_from()).where(i.c.owner == owner)
     return list(conn.execute(_search._filtered(stmt, owner, query)).scalars())
 
 
@@ -311,24 +305,8 @@ def _hits(conn: Connection, owner: str, query: LibraryQuery, ids: list[int]) -> 
     if not ids:
         return []
     stmt = (
-        select(
-            i.c.id,
-            i.c.kind,
-            i.c.item_id,
-            i.c.text,
-            i.c.claim,
-            i.c.run_id,
-            r.c.question,
-            r.c.recipe,
-            r.c.finished_at,
-            r.c.collection,
-            s.c.source_id,
-            s.c.url,
-            s.c.title,
-            s.c.domain,
-            s.c.fetched_at,
-        )
-        .select_from(_from())
+        select(i.c.id, *_search.HIT_COLUMNS)
+        .select_from(_search.hits_from())
         # ``owner || ''``: still bound to the owner, but through the id's primary key,
         # not the owner's index (SQLite would otherwise walk every item of the owner)
         .where((i.c.owner + "") == owner, i.c.id.in_(ids))
