@@ -8,11 +8,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from deepresearch.models.watch import Watch
 from deepresearch.service.app import create_app
 from deepresearch.service.app.jobs import Runtime
 from deepresearch.service.jobs import Submission, request_hash
@@ -47,6 +49,27 @@ def queue_job(
         idempotency_key=None,
         max_active_runs=100,
         limits=limits,
+    )
+
+
+def new_watch(
+    store: JobStore,
+    first_due: datetime,
+    *,
+    question: str = "What changed?",
+    schedule: str = "every 3600s",
+    webhook: str | None = None,
+) -> Watch:
+    """Owner "o"'s watch added straight to the store, first due at ``first_due``."""
+    return store.add_watch(
+        owner="o",
+        question=question,
+        schedule=schedule,
+        options={},
+        first_due=first_due,
+        thread=None,
+        max_watches=10,
+        webhook_url=webhook,
     )
 
 

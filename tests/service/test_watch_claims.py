@@ -25,7 +25,7 @@ from deepresearch.service.watch_scheduler import WatchScheduler, due_after
 from deepresearch.settings import load_settings
 from deepresearch.settings_groups import ServiceSettings
 
-from .helpers import queue_job
+from .helpers import new_watch, queue_job
 from .postgres import PostgresServer
 
 T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
@@ -45,15 +45,7 @@ def _store(database_url: str, tmp_path: Path, clock: Clock) -> JobStore:
 
 
 def _add(store: JobStore, schedule: str = "every 3600s", due: datetime = T0) -> str:
-    return store.add_watch(
-        owner="o",
-        question="What changed?",
-        schedule=schedule,
-        options={},
-        first_due=due,
-        thread=None,
-        max_watches=10,
-    ).id
+    return new_watch(store, due, schedule=schedule).id
 
 
 def test_missed_stretch_runs_once_and_paused_never(database_url: str, tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from deepresearch.service.watch_scheduler import WatchScheduler, due_after
 from deepresearch.settings import load_settings
 from deepresearch.settings_groups import ServiceSettings
 
+from .helpers import new_watch
 from .webhook_receiver import Receiver, signed, webhook_receiver
 
 T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
@@ -44,16 +45,7 @@ def _store(database_url: str, tmp_path: Path, clock: Clock) -> JobStore:
 
 def _reported(store: JobStore, tmp_path: Path, hook: str) -> tuple[str, str]:
     """A watch with a webhook whose first run's report is written: (its id, its secret)."""
-    watch = store.add_watch(
-        owner="o",
-        question="What changed?",
-        schedule="every 3600s",
-        options={},
-        first_due=T0,
-        thread=None,
-        max_watches=10,
-        webhook_url=hook,
-    )
+    watch = new_watch(store, T0, webhook=hook)
     [(_, job)] = store.claim_due(due_after, ttl_s=3600)
     with store.engine.begin() as conn:
         conn.execute(
@@ -159,15 +151,7 @@ async def test_a_refusal_is_not_retried(database_url: str, tmp_path: Path) -> No
 def test_a_watch_without_a_webhook_queues_nothing(database_url: str, tmp_path: Path) -> None:
     clock = Clock(T0)
     store = _store(database_url, tmp_path, clock)
-    watch = store.add_watch(
-        owner="o",
-        question="What changed?",
-        schedule="every 3600s",
-        options={},
-        first_due=T0,
-        thread=None,
-        max_watches=10,
-    )
+    watch = new_watch(store, T0)
     [(_, job)] = store.claim_due(due_after, ttl_s=3600)
     with store.engine.begin() as conn:
         conn.execute(
@@ -189,15 +173,7 @@ async def test_a_receiver_that_hangs_never_holds_the_scheduler_back(
     with webhook_receiver() as receiver:
         _reported(store, tmp_path, receiver.url)
         receiver.gate.clear()  # the receiver takes the POST and does not answer
-        later = store.add_watch(
-            owner="o",
-            question="What else changed?",
-            schedule="every 3600s",
-            options={},
-            first_due=T0,
-            thread=None,
-            max_watches=10,
-        )
+        later = new_watch(store, T0, question="What else changed?")
         settings = ServiceSettings.of(load_settings(data_dir=tmp_path / "d", watch_tick_s=0.05))
         task = asyncio.create_task(WatchScheduler(store, settings, name="s").run_every())
         try:

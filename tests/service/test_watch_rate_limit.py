@@ -20,7 +20,7 @@ from deepresearch.service.watch_scheduler import WatchScheduler
 from deepresearch.settings import load_settings
 from deepresearch.settings_groups import ServiceSettings
 
-from .helpers import queue_job
+from .helpers import new_watch, queue_job
 
 T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
 WINDOW_S = 900.0
@@ -53,15 +53,7 @@ def test_a_due_watch_past_the_rate_limit_is_deferred_not_dropped(
     scheduler = WatchScheduler(store, ServiceSettings.of(settings), name="s")
     _submit(store, "What is new in CPython?")
     _submit(store, "What is new in PyPy?")
-    watch = store.add_watch(
-        owner="o",
-        question="What changed?",
-        schedule="every 3600s",
-        options={},
-        first_due=T0,
-        thread=None,
-        max_watches=10,
-    )
+    watch = new_watch(store, T0)
     assert scheduler.tick() == (0, 0)  # the key's window is full
     deferred = store.get_watch(watch.id)
     until = T0 + timedelta(seconds=WINDOW_S)
@@ -104,15 +96,7 @@ def test_run_now_and_resume_look_again(database_url: str, tmp_path: Path) -> Non
     scheduler = WatchScheduler(store, ServiceSettings.of(settings), name="s")
     _submit(store, "What is new in CPython?")
     _submit(store, "What is new in PyPy?")
-    watch = store.add_watch(
-        owner="o",
-        question="What changed?",
-        schedule="every 3600s",
-        options={},
-        first_due=T0,
-        thread=None,
-        max_watches=10,
-    )
+    watch = new_watch(store, T0)
     assert scheduler.tick() == (0, 0)
     again = store.due_now(watch.id, "o")
     assert again is not None and again.deferred_until is None
