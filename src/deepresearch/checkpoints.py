@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import zlib
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
@@ -22,7 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from deepresearch.errors import ConfigError, DeepResearchError, RunError
+from deepresearch.errors import ConfigError, RunError
 from deepresearch.settings_groups import Storage
 
 _ready: set[str] = set()
@@ -233,43 +233,3 @@ def _row(row: object) -> tuple[str, int]:
     values = list(row.values())[:2] if isinstance(row, dict) else row
     assert isinstance(values, tuple | list)
     return str(values[0]), int(values[1])
-
-
-class SharedReader:
-    """One checkpoint store connection, opened at the first read and kept for the
-    process's reads until ``close``. Opening the store for each read costs a thread and
-    its round trips (SQLite) or a new connection (PostgreSQL): 10-40 ms a read on a busy
-    service, which the service's ``GET`` of a finished job paid every time. The saver's
-    connection serialises the reads it is given; an error drops it (a PostgreSQL server
-    restarted), so the next read opens a new one."""
-
-    def __init__(self, settings: Storage, types: Sequence[tuple[str, str]]) -> None:
-        self.settings = settings
-        self.types = list(types)
-        self._opened: tuple[AsyncExitStack, BaseCheckpointSaver[str]] | None = None
-        self._opening = asyncio.Lock()
-
-    @asynccontextmanager
-    async def saver(self) -> AsyncIterator[BaseCheckpointSaver[str]]:
-        async with self._opening:
-            if self._opened is None:
-                stack = AsyncExitStack()
-                saver = await stack.enter_async_context(
-                    open_checkpointer(self.settings, self.types)
-                )
-                self._opened = (stack, saver)
-            opened = self._opened
-        try:
-            yield opened[1]
-        except DeepResearchError:  # ours: the connection is fine
-            raise
-        except Exception:
-            if self._opened is opened:  # a broken connection is not kept
-                self._opened = None
-                await opened[0].aclose()
-            raise
-
-    async def close(self) -> None:
-        opened, self._opened = self._opened, None
-        if opened is not None:
-            await opened[0].aclose()

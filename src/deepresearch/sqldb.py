@@ -67,7 +67,9 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def migrate(engine: Engine, script_location: Path, *, version_table: str, lock: int) -> None:
+def migrate(
+    engine: Engine, script_location: Path, *, version_table: str, lock: int, to: str = "head"
+) -> None:
     """Bring the schema of the migrations in ``script_location`` to their newest Alembic
     revision (idempotent), recorded in ``version_table``. Processes starting together on
     one database migrate one after the other: the others then find the schema up to
@@ -83,7 +85,7 @@ def migrate(engine: Engine, script_location: Path, *, version_table: str, lock: 
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({lock})")
         config.attributes["connection"] = connection
         config.attributes["version_table"] = version_table
-        command.upgrade(config, "head")
+        command.upgrade(config, to)
 
 
 Clock = Callable[[], datetime]

@@ -119,7 +119,7 @@ def test_a_watch_reports_what_changed(
         # the next due time is a day away: run it now
         assert client.post(f"/v1/watches/{watch_id}/run-now").status_code == 200
         second = _reported(service, watch_id, 2)
-        assert second["thread"] == second["runs"][0]["job_id"]
+        assert second["thread"] == second["runs"][0]["job_id"], second
         changes = client.get(f"/v1/watches/{watch_id}/report", params={"format": "json"}).json()
         assert changes["previous_run"] == run["job_id"]
         gone = [c for c in changes["changed_findings"] if c["reason"] == "gone_from_page"]

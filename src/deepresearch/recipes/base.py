@@ -44,7 +44,6 @@ if TYPE_CHECKING:  # LangGraph loads when a graph is built, not when a recipe is
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.graph.state import CompiledStateGraph
 
-    from deepresearch.checkpoints import SharedReader
     from deepresearch.context import RunContext, ThreadStore
     from deepresearch.models import EvalResult
     from deepresearch.models.document import Document
@@ -88,11 +87,8 @@ class Followups(Protocol):
         """A clear error when run ``run_id`` cannot be followed up."""
         ...
 
-    async def turns(
-        self, storage: Storage, run_id: str, reader: SharedReader | None = None
-    ) -> list[Turn]:
-        """Every turn of the thread run ``run_id`` belongs to, first to last (through
-        ``reader``'s open connection when given: a process that reads often)."""
+    async def turns(self, storage: Storage, run_id: str) -> list[Turn]:
+        """Every turn of the thread run ``run_id`` belongs to, first to last."""
         ...
 
 

@@ -24,10 +24,10 @@ def database_url(settings: Storage) -> str:
     return sqlalchemy_url(url)
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision (idempotent), one process at a
-    time (``sqldb.migrate``)."""
-    sqldb_migrate(engine, MIGRATIONS, version_table="alembic_version", lock=MIGRATION_LOCK)
+def migrate(engine: Engine, to: str = "head") -> None:
+    """Bring the schema to the newest Alembic revision (idempotent; ``to``: an earlier
+    one), one process at a time (``sqldb.migrate``)."""
+    sqldb_migrate(engine, MIGRATIONS, version_table="alembic_version", lock=MIGRATION_LOCK, to=to)
 
 
 def open_database(settings: Storage) -> Engine:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select
+from sqlalchemy import Engine, delete, insert
 
 from deepresearch.export.formats import render_text
 from deepresearch.models import EvalResult
@@ -17,6 +17,7 @@ from deepresearch.recipes.registry import get_recipe
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import Job
 from deepresearch.service.store import JobStore
+from deepresearch.service.store.views import evaluation_of
 
 
 def save_evaluation(engine: Engine, job_id: str, result: EvalResult) -> None:
@@ -33,22 +34,10 @@ def save_evaluation(engine: Engine, job_id: str, result: EvalResult) -> None:
 
 
 def load_evaluation(engine: Engine, job_id: str) -> dict[str, Any] | None:
-    """The job's evaluation: the latest one asked for, else the one its run made
-    (``evaluate``, in the stored report), else None."""
+    """The job's evaluation: the latest one asked for, else the one its run made, else
+    None (``store.views.evaluation_of``)."""
     with engine.connect() as conn:
-        row = conn.execute(
-            select(t.research_evals.c.evaluation).where(t.research_evals.c.job_id == job_id)
-        ).first()
-        if row is not None:
-            return dict(row.evaluation)
-        # only the report's evaluation, read inside the database: the whole stored
-        # report (tens of kB of JSON) was parsed on every GET of a finished job
-        found = conn.execute(
-            select(t.research_results.c.report["evaluation"]).where(
-                t.research_results.c.job_id == job_id
-            )
-        ).scalar()
-    return dict(found) if isinstance(found, dict) else None
+        return evaluation_of(conn, job_id)
 
 
 def evaluated_result(store: JobStore, job: Job) -> tuple[str, dict[str, Any], str] | None:

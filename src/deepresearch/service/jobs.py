@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from deepresearch.models import Evidence, Report
+from deepresearch.models.event_checks import FollowupStarted
 from deepresearch.models.event_payloads import (
     EvidenceAdded,
     ModelCalled,
@@ -81,6 +82,17 @@ RUN_STAGES = frozenset({*STAGE_PROGRESS, "gate", "reflect"})
 
 
 @dataclass(frozen=True)
+class ThreadPlace:
+    """Where a follow-up stands in its thread: the thread's first run, its turn (2, 3 ...),
+    the run it follows up and whether it changed topic."""
+
+    root: str
+    turn: int
+    follows: str
+    topic_shift: bool
+
+
+@dataclass(frozen=True)
 class Job:
     id: str
     owner: str
@@ -104,6 +116,8 @@ class Job:
     error: str | None
     counts: dict[str, int]
     usage: dict[str, int]
+    #: a follow-up's place in its thread (None for a thread's first run; ``ThreadPlace``)
+    place: ThreadPlace | None = None
 
     @property
     def active(self) -> bool:
@@ -197,6 +211,19 @@ def count_updates(data: Payload) -> dict[str, int]:
         case SearchCompleted():
             return {"searches": 1}
     return {}
+
+
+def place_of(data: Payload | Report | None) -> ThreadPlace | None:
+    """A follow-up's place in its thread, from its ``followup_started`` event or from the
+    report that answers it; None for anything else."""
+    if isinstance(data, Report):
+        info = data.followup
+        if info is None:
+            return None
+        return ThreadPlace(info.root, info.turn, info.follows, info.topic_shift)
+    if isinstance(data, FollowupStarted):
+        return ThreadPlace(data.root, data.turn, data.follows, data.topic_shift)
+    return None
 
 
 def usage_updates(data: Payload) -> dict[str, int]:

@@ -17,7 +17,7 @@ from deepresearch.models import EvalResult
 from deepresearch.recipes.registry import DEFAULT_RECIPE, get_recipe
 from deepresearch.service.answers import answer_job, owned_job
 from deepresearch.service.auth import Caller, caller
-from deepresearch.service.evals import evaluated_result, load_evaluation, save_evaluation
+from deepresearch.service.evals import evaluated_result, save_evaluation
 from deepresearch.service.jobs import TERMINAL, Job, Submission
 from deepresearch.service.json_body import JsonRoute
 from deepresearch.service.problems import ApiProblem
@@ -46,9 +46,10 @@ from deepresearch.service.sse import (
     parse_event_id,
 )
 from deepresearch.service.state import ServiceState
-from deepresearch.service.store import JobStore
 from deepresearch.service.submission import submit_followup, submit_job
 
+#: recipes whose finished jobs have a thread (first run and follow-ups)
+THREADED = frozenset({DEFAULT_RECIPE})
 router = APIRouter(prefix="/v1", route_class=JsonRoute)  # each JSON key at most once
 CallerDep = Annotated[Caller, Depends(caller)]
 PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -161,55 +162,36 @@ async def list_jobs(
 
 
 @router.get("/research/{job_id}", response_model=JobView, responses=PROBLEMS, summary="A job")
-async def get_job(job_id: str, request: Request, who: CallerDep) -> JobView:
+async def get_job(job_id: str, request: Request, who: CallerDep) -> Response:
     """Status, stage, progress (0-1), counts, usage, timestamps and, once the report was
-    evaluated, its evaluation."""
+    evaluated, its evaluation; a finished research job's thread."""
     problem = run_id_problem(job_id)
     if problem is not None:
         raise ApiProblem(422, problem, kind="invalid-job-id")
-    # one trip to the thread pool for the job and what its state adds: under load each
-    # trip waits its turn behind the event streams' reads
-    view = await run_in_threadpool(_job_view, _state(request).store, job_id, who.owner)
-    if view is None:
+    # one trip to the thread pool and one connection for all of it: under load each trip
+    # waits its turn behind the event streams' reads
+    parts = await run_in_threadpool(
+        _state(request).store.job_parts, job_id, who.owner, threaded=THREADED
+    )
+    if parts is None:
         raise ApiProblem(404, f"no job {job_id!r}", kind="not-found")
-    if view.status == "COMPLETED" and view.recipe == DEFAULT_RECIPE:
-        view.thread = await _thread(request, who, view.id)
-    return view
-
-
-def _job_view(store: JobStore, job_id: str, owner: str) -> JobView | None:
-    """The owner's job with what it asks (waiting) or its evaluation (completed)."""
-    job = store.get(job_id, owner)
-    if job is None:
-        return None
-    view = JobView.of(job)
-    if job.status == "AWAITING_INPUT":
-        view.input_request = store.pending_input(job.id)
-    if job.status == "COMPLETED":
-        view.evaluation = load_evaluation(store.engine, job.id)
-    return view
-
-
-async def _thread(request: Request, who: Caller, job_id: str) -> list[TurnView]:
-    """The turns of the job's thread that are the caller's jobs."""
-    state = _state(request)
-    try:
-        turns = await state.jobs.turns(job_id)
-    except DeepResearchError:  # no checkpoint left to read: the job alone
-        return []
-    mine = await run_in_threadpool(state.store.owned, [turn.run_id for turn in turns], who.owner)
-    return [
-        TurnView(
-            id=turn.run_id,
-            turn=turn.turn,
-            question=turn.question,
-            follows=turn.follows,
-            topic_shift=turn.topic_shift,
-            link=f"/v1/research/{turn.run_id}",
-        )
-        for turn in turns
-        if turn.run_id in mine
-    ]
+    view = JobView.of(parts.job)
+    view.input_request = parts.input_request
+    view.evaluation = parts.evaluation
+    if parts.thread is not None:
+        view.thread = [
+            TurnView(
+                id=turn.run_id,
+                turn=turn.turn,
+                question=turn.question,
+                follows=turn.follows,
+                topic_shift=turn.topic_shift,
+                link=f"/v1/research/{turn.run_id}",
+            )
+            for turn in parts.thread
+        ]
+    # built from the typed view: encoded once, not validated a second time on the way out
+    return Response(view.model_dump_json(), media_type="application/json")
 
 
 @router.post(

@@ -17,7 +17,6 @@ from starlette.concurrency import run_in_threadpool
 
 from deepresearch.librarydb.store import LibraryStore
 from deepresearch.models import EvalResult
-from deepresearch.models.thread import Turn
 from deepresearch.service.jobs import Job
 from deepresearch.service.notify import Notifier
 from deepresearch.service.store import JobStore, Limits
@@ -54,10 +53,6 @@ class JobChecks(Protocol):
     async def check_parent(self, run_id: str) -> None:
         """Raise DeepResearchError unless run ``run_id`` is a finished research run a
         follow-up can continue (a reply rather than a report, a lost checkpoint)."""
-        ...
-
-    async def turns(self, run_id: str) -> list[Turn]:
-        """Every turn of the thread run ``run_id`` belongs to, first to last."""
         ...
 
 

@@ -58,9 +58,16 @@ research_jobs = Table(
     Column("error", Text),
     Column("counts", JSON, nullable=False),
     Column("usage", JSON, nullable=False),
+    # a follow-up's place in its thread, from its followup_started event or its report
+    # (a thread's first run has none): GET of a job lists the thread from these columns
+    Column("thread_root", String(64)),
+    Column("turn", Integer),
+    Column("follows", String(64)),
+    Column("topic_shift", Boolean),
     UniqueConstraint("owner", "idempotency_key", name="uq_jobs_owner_idempotency"),
     Index("ix_jobs_owner_created", "owner", "created_at"),
     Index("ix_jobs_status_created", "status", "created_at"),
+    Index("ix_jobs_thread_root", "thread_root"),
 )
 
 job_events = Table(

@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from deepresearch.checkpoints import SharedReader, describe, open_checkpointer, store_lock
+from deepresearch.checkpoints import describe, open_checkpointer, store_lock
 from deepresearch.core.ids import check_run_id
 from deepresearch.errors import InvalidInput, RunError, RunNotFound
 from deepresearch.models import Report
@@ -81,10 +81,8 @@ class ResearchFollowups:
     async def check_parent(self, storage: Storage, run_id: str) -> None:
         await load_parent(storage, run_id)
 
-    async def turns(
-        self, storage: Storage, run_id: str, reader: SharedReader | None = None
-    ) -> list[Turn]:
-        return await thread_turns(storage, run_id, reader)
+    async def turns(self, storage: Storage, run_id: str) -> list[Turn]:
+        return await thread_turns(storage, run_id)
 
 
 class StoredThreads:
@@ -143,15 +141,11 @@ async def record_turn(settings: Storage, root: str, turn: Turn) -> None:
         await graph.aupdate_state(_config(root), {"thread_turns": [*turns, turn]}, as_node=NODE)
 
 
-async def thread_turns(
-    settings: Storage, run_id: str, reader: SharedReader | None = None
-) -> list[Turn]:
+async def thread_turns(settings: Storage, run_id: str) -> list[Turn]:
     """Every turn of the thread run ``run_id`` belongs to, first to last: the root, then
-    its follow-ups (empty when there is no such run); read through ``reader``'s open
-    connection when given, else a connection of its own."""
+    its follow-ups (empty when there is no such run)."""
     check_run_id(run_id)
-    store = reader.saver() if reader else open_checkpointer(settings, checkpoint_types())
-    async with store as saver:
+    async with open_checkpointer(settings, checkpoint_types()) as saver:
         graph = build_graph(saver)
         values = (await graph.aget_state(_config(run_id))).values
         if not values:

@@ -90,7 +90,6 @@ def create_app(
             for task in passes:
                 task.cancel()
             await workers.stop()
-            await checks.close()
             await run_in_threadpool(shutdown_shared_pool)  # the extraction processes
             library.dispose()
             if engine is None:

@@ -17,7 +17,6 @@ from typing import Any
 import httpx
 from langchain_core.language_models import BaseChatModel
 
-from deepresearch.checkpoints import SharedReader
 from deepresearch.compose.ports import library_opener
 from deepresearch.errors import DeepResearchError, RunNotFound
 from deepresearch.events import Sink
@@ -26,8 +25,7 @@ from deepresearch.fetch.base import Fetcher
 from deepresearch.llm.providers import build_role_models
 from deepresearch.models import EvalResult
 from deepresearch.models.pause import InputRequest
-from deepresearch.models.thread import Turn
-from deepresearch.recipes.registry import checkpoint_types, evaluator, followups, get_recipe
+from deepresearch.recipes.registry import evaluator, followups, get_recipe
 from deepresearch.runner import run_recipe
 from deepresearch.search.base import SearchProvider
 from deepresearch.search.none import NoSearch
@@ -146,7 +144,6 @@ class ServerJobChecks:
 
         models: Check[Settings] | None = role_models if self.runtime.models is None else None
         self.preflight = Preflight(models, search if self.runtime.search is None else None)
-        self.reader = SharedReader(settings, checkpoint_types())
 
     def refuse(self, recipe: str, options: Mapping[str, Any]) -> None:
         self.preflight.check(job_settings(self.settings, recipe, options))
@@ -165,13 +162,6 @@ class ServerJobChecks:
 
     async def check_parent(self, run_id: str) -> None:
         await followups().check_parent(self.settings, run_id)
-
-    async def turns(self, run_id: str) -> list[Turn]:
-        # one connection kept for these reads: a GET of a finished job lists its thread
-        return await followups().turns(self.settings, run_id, self.reader)
-
-    async def close(self) -> None:
-        await self.reader.close()
 
 
 def _no_index(corpus: Path) -> SearchProvider:

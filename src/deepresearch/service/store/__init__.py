@@ -14,7 +14,8 @@ clock and the transaction helpers of ``base.py``:
 - ``inputs.py``: jobs waiting for a person's answer (issue 15), and the answers;
 - ``retention.py``: forgetting jobs that ended long ago (``deepresearch gc``);
 - ``watches.py``: watches (issue 25), their due times claimed and their change reports;
-- ``deliveries.py``: the webhook outbox, its deliveries claimed, retried and finished.
+- ``deliveries.py``: the webhook outbox, its deliveries claimed, retried and finished;
+- ``views.py``: what GET of one job shows, in one read (its thread from the job rows).
 
 Writes that read-then-write (submissions, claims) are serialised: SQLite transactions
 start with ``BEGIN IMMEDIATE``; PostgreSQL takes a per-owner advisory lock for
@@ -39,6 +40,7 @@ from deepresearch.service.store.submissions import (
     SubmissionQueries,
     SubmissionRateLimited,
 )
+from deepresearch.service.store.views import JobParts, ThreadTurn, ViewQueries
 from deepresearch.service.store.watches import WatchLimitReached, WatchQueries, WatchRun
 
 
@@ -53,6 +55,7 @@ class JobStore(
     RetentionQueries,
     WatchQueries,
     DeliveryQueries,
+    ViewQueries,
 ):
     """The service's store: ``JobStore(engine, clock)``; see the module docstring."""
 
@@ -64,12 +67,14 @@ __all__ = [
     "Delivery",
     "IdempotencyInFlight",
     "IdempotencyMismatch",
+    "JobParts",
     "JobStore",
     "Limits",
     "StoreBase",
     "StoreError",
     "StoredEvent",
     "SubmissionRateLimited",
+    "ThreadTurn",
     "WatchLimitReached",
     "WatchRun",
     "hash_token",

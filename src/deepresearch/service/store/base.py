@@ -9,10 +9,18 @@ from typing import Any
 from sqlalchemy import Connection, Row, select
 
 from deepresearch.service import tables as t
-from deepresearch.service.jobs import Job
+from deepresearch.service.jobs import Job, ThreadPlace
 from deepresearch.sqldb import Clock, Transactions, aware, utcnow
 
-__all__ = ["Clock", "StoreBase", "aware", "get_job", "job_from_row", "utcnow"]
+__all__ = [
+    "Clock",
+    "StoreBase",
+    "aware",
+    "get_job",
+    "job_from_row",
+    "place_values",
+    "utcnow",
+]
 
 
 class StoreBase(Transactions):
@@ -55,4 +63,26 @@ def job_from_row(row: Row[Any]) -> Job:
         error=m["error"],
         counts=dict(m["counts"] or {}),
         usage=dict(m["usage"] or {}),
+        place=place_from_row(m),
     )
+
+
+def place_from_row(m: Any) -> ThreadPlace | None:
+    if m["thread_root"] is None:
+        return None
+    return ThreadPlace(
+        root=m["thread_root"],
+        turn=int(m["turn"]),
+        follows=m["follows"],
+        topic_shift=bool(m["topic_shift"]),
+    )
+
+
+def place_values(place: ThreadPlace) -> dict[str, Any]:
+    """``place`` as the job row's columns."""
+    return {
+        "thread_root": place.root,
+        "turn": place.turn,
+        "follows": place.follows,
+        "topic_shift": place.topic_shift,
+    }

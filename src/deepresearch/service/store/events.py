@@ -15,8 +15,14 @@ from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import ModelCalled
 from deepresearch.models.events import Payload
 from deepresearch.service import tables as t
-from deepresearch.service.jobs import count_updates, progress_after, stage_after, usage_updates
-from deepresearch.service.store.base import StoreBase, aware, get_job
+from deepresearch.service.jobs import (
+    count_updates,
+    place_of,
+    progress_after,
+    stage_after,
+    usage_updates,
+)
+from deepresearch.service.store.base import StoreBase, aware, get_job, place_values
 
 
 @dataclass(frozen=True)
@@ -134,7 +140,8 @@ def _event_row(job_id: str, seq: int, run_event: RunEvent) -> dict[str, Any]:
 
 
 def _fold(job: dict[str, Any], run_event: RunEvent) -> None:
-    """What an event changes in its job's row: stage, progress, counts, usage."""
+    """What an event changes in its job's row: stage, progress, counts, usage, and a
+    follow-up's place in its thread."""
     job["stage"] = stage_after(run_event.type, run_event.stage, job["stage"])
     job["progress"] = progress_after(
         run_event.type, run_event.stage, run_event.data, job["progress"]
@@ -143,6 +150,9 @@ def _fold(job: dict[str, Any], run_event: RunEvent) -> None:
         job["counts"][key] = job["counts"].get(key, 0) + n
     for key, n in usage_updates(run_event.data).items():
         job["usage"][key] = job["usage"].get(key, 0) + n
+    place = place_of(run_event.data)
+    if place is not None:
+        job.update(place_values(place))
 
 
 def _usage_row(job_id: str, seq: int, stage: str | None, call: ModelCalled) -> dict[str, Any]:

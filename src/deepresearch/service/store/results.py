@@ -12,8 +12,8 @@ from sqlalchemy import Connection, delete, insert, select, update
 
 from deepresearch.models import Report
 from deepresearch.service import tables as t
-from deepresearch.service.jobs import Outcome
-from deepresearch.service.store.base import StoreBase, get_job
+from deepresearch.service.jobs import Outcome, place_of
+from deepresearch.service.store.base import StoreBase, get_job, place_values
 
 #: the tables that hold a job's results (its row and its events stay)
 RESULT_TABLES = (t.research_results, t.research_sources, t.research_evidence)
@@ -61,10 +61,12 @@ class ResultQueries(StoreBase):
                 counts["sources_considered"] = len(report.considered)
             job = get_job(conn, job_id, lock=True)
             merged = {**(job.counts if job else {}), **counts}
+            # the report says where a follow-up stands, should its event have been lost
+            place = place_of(report)
             conn.execute(
                 update(t.research_jobs)
                 .where(t.research_jobs.c.id == job_id)
-                .values(counts=merged, stage="done")
+                .values(counts=merged, stage="done", **(place_values(place) if place else {}))
             )
 
     def result(self, job_id: str) -> tuple[str, dict[str, Any], str] | None:
