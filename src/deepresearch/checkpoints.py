@@ -5,8 +5,7 @@ every stage. Every recipe's runs share one store; a run's id is its thread.
 
 ``store_lock`` serialises a read-then-write of a run's state made outside its run (a
 thread's turns, recorded in the thread's root by each follow-up) across every process
-sharing the store. ``SharedReader`` keeps one connection open for a process's many small
-reads (the service lists a finished job's thread at every ``GET`` of it)."""
+sharing the store."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 from filelock import AsyncFileLock, Timeout
@@ -29,6 +29,8 @@ _ready: set[str] = set()
 _setup_lock = asyncio.Lock()
 #: the PostgreSQL advisory lock held while a process creates the checkpoint tables
 SETUP_LOCK = 0x6465_6570_636B_70  # "deepckp"
+#: how long a process waits for another to create the checkpoint tables
+SETUP_WAIT_S = 120.0
 #: the first key of ``store_lock``'s PostgreSQL advisory locks (the second: the name's hash)
 STORE_LOCKS = 0x6472_7468  # "drth"
 #: how long ``store_lock`` waits on SQLite before saying the store is busy
@@ -154,13 +156,34 @@ async def _postgres(
                 # tables one at a time: a concurrent CREATE ... IF NOT EXISTS can fail
                 conn = saver.conn
                 assert isinstance(conn, AsyncConnection)  # from_conn_string: one connection
-                await conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+                await _take_setup_lock(conn)
                 try:
                     await saver.setup()
                 finally:
                     await conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
                 _ready.add(url)
         yield saver
+
+
+async def _take_setup_lock(conn: Any) -> None:
+    """``SETUP_LOCK``, asked for again and again rather than waited for: the setup of the
+    process holding it builds indexes ``CONCURRENTLY``, which waits for every transaction
+    open when it starts, and a ``pg_advisory_lock`` that waits is one: each would wait
+    for the other (PostgreSQL ends one with "deadlock detected", which failed the first
+    job of a worker starting beside another on a new database)."""
+    deadline = asyncio.get_running_loop().time() + SETUP_WAIT_S
+    while True:
+        cursor = await conn.execute("SELECT pg_try_advisory_lock(%s) AS taken", (SETUP_LOCK,))
+        row = await cursor.fetchone()
+        if row and (row["taken"] if isinstance(row, dict) else row[0]):
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise RunError(
+                f"the checkpoint tables were still being created by another process after "
+                f"{SETUP_WAIT_S:.0f} s",
+                hint="check the other deepresearch processes on this database; try again",
+            )
+        await asyncio.sleep(0.05)
 
 
 # compaction (``deepresearch gc``): a finished run's earlier checkpoints are history no
