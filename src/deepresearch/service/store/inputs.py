@@ -97,7 +97,7 @@ class InputQueries(StoreBase):
     def pending_input(self, job_id: str) -> InputRequest | None:
         """What a job AWAITING_INPUT asks; None for any other job."""
         with self._read() as conn:
-            return pending_of(conn, job_id)
+            return _pending(conn, job_id)
 
     def last_answer(self, job_id: str) -> tuple[str, Any] | None:
         """The latest answer given to the job (request id, checked answer), for the worker
@@ -181,8 +181,7 @@ class InputQueries(StoreBase):
             raise SubmissionRateLimited(max(1.0, (oldest - since).total_seconds()))
 
 
-def pending_of(conn: Connection, job_id: str) -> InputRequest | None:
-    """What job ``job_id`` asks while AWAITING_INPUT, read on ``conn``."""
+def _pending(conn: Connection, job_id: str) -> InputRequest | None:
     row = conn.execute(
         select(t.job_inputs.c.request)
         .select_from(
@@ -199,4 +198,4 @@ def pending_of(conn: Connection, job_id: str) -> InputRequest | None:
     return InputRequest.model_validate(row.request) if row is not None else None
 
 
-__all__ = ["Answered", "InputQueries", "pending_of", "reply_hash"]
+__all__ = ["Answered", "InputQueries", "reply_hash"]

@@ -8,13 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, func, or_, select
+from sqlalchemy import JSON, ColumnElement, Connection, Select, case, func, or_, select
 
 from deepresearch.models.pause import InputRequest
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import Job
-from deepresearch.service.store.base import StoreBase, get_job
-from deepresearch.service.store.inputs import pending_of
+from deepresearch.service.store.base import StoreBase, job_from_row
 
 
 @dataclass(frozen=True)
@@ -42,17 +41,62 @@ class ViewQueries(StoreBase):
         self, job_id: str, owner: str, *, threaded: frozenset[str] = frozenset()
     ) -> JobParts | None:
         """Owner ``owner``'s job ``job_id`` with what GET of it adds; None when it is not
-        theirs (or does not exist). ``threaded``: recipes whose runs have threads."""
+        theirs (or does not exist). ``threaded``: recipes whose runs have threads. One
+        statement reads the job, what it asks and its evaluation, a second its thread:
+        under load each round trip to the database waits its turn for a core."""
         with self._read() as conn:
-            job = get_job(conn, job_id)
-            if job is None or job.owner != owner:
+            row = conn.execute(_WITH_PARTS.where(t.research_jobs.c.id == job_id)).first()
+            if row is None or row.owner != owner:
                 return None
-            if job.status == "AWAITING_INPUT":
-                return JobParts(job, input_request=pending_of(conn, job.id))
-            if job.status != "COMPLETED":
-                return JobParts(job)
-            thread = thread_of(conn, job) if job.recipe in threaded else None
-            return JobParts(job, evaluation=evaluation_of(conn, job.id), thread=thread)
+            job = job_from_row(row)
+            asked = row.asked
+            evaluation = row.evaluation if job.status == "COMPLETED" else None
+            thread = None
+            if job.status == "COMPLETED" and job.recipe in threaded:
+                thread = thread_of(conn, job)
+        return JobParts(
+            job,
+            input_request=InputRequest.model_validate(asked) if asked is not None else None,
+            evaluation=dict(evaluation) if isinstance(evaluation, dict) else None,
+            thread=thread,
+        )
+
+
+def _evaluation() -> ColumnElement[Any]:
+    """A job's evaluation: the latest one asked for, else the one its run made, read out
+    of the stored report inside the database (the whole report's JSON is not sent)."""
+    jobs = t.research_jobs.c
+    return func.coalesce(
+        select(t.research_evals.c.evaluation)
+        .where(t.research_evals.c.job_id == jobs.id)
+        .scalar_subquery(),
+        select(t.research_results.c.report["evaluation"])
+        .where(t.research_results.c.job_id == jobs.id)
+        .scalar_subquery(),
+        type_=JSON,
+    )
+
+
+def _parts() -> Select[Any]:
+    """A job's row with what it asks (while AWAITING_INPUT: the latest unanswered
+    request) and its evaluation (once COMPLETED); ``CASE`` and ``COALESCE`` leave the
+    subqueries a job does not need unread."""
+    jobs, inputs = t.research_jobs.c, t.job_inputs.c
+    asked = (
+        select(inputs.request)
+        .where(inputs.job_id == jobs.id, inputs.answered_at.is_(None))
+        .order_by(inputs.created_at.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    return select(
+        t.research_jobs,
+        case((jobs.status == "AWAITING_INPUT", asked), else_=None).label("asked"),
+        case((jobs.status == "COMPLETED", _evaluation()), else_=None).label("evaluation"),
+    )
+
+
+_WITH_PARTS = _parts()
 
 
 def thread_of(conn: Connection, job: Job) -> list[ThreadTurn]:
@@ -81,18 +125,8 @@ def thread_of(conn: Connection, job: Job) -> list[ThreadTurn]:
 def evaluation_of(conn: Connection, job_id: str) -> dict[str, Any] | None:
     """The job's evaluation: the latest one asked for, else the one its run made
     (``evaluate``, in the stored report), else None."""
-    row = conn.execute(
-        select(t.research_evals.c.evaluation).where(t.research_evals.c.job_id == job_id)
-    ).first()
-    if row is not None:
-        return dict(row.evaluation)
-    # only the report's evaluation, read inside the database: the whole stored report
-    # (tens of kB of JSON) was parsed on every GET of a finished job
-    found = conn.execute(
-        select(t.research_results.c.report["evaluation"]).where(
-            t.research_results.c.job_id == job_id
-        )
-    ).scalar()
+    query = select(_evaluation().label("evaluation")).where(t.research_jobs.c.id == job_id)
+    found = conn.execute(query).scalar()
     return dict(found) if isinstance(found, dict) else None
 
 
