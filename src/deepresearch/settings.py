@@ -400,6 +400,13 @@ class Settings(BaseSettings):
         description="serve runs jobs itself; false: an API only, 'deepresearch worker' "
         "processes sharing its database run them",
     )
+    worker_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="the CPU niceness a 'deepresearch worker' process adds to its own: "
+        "where workers share cores with the API, requests go first; 0 leaves it",
+    )
     job_ttl_s: float = Field(default=86_400, gt=0, description="results expire after this")
     job_lease_s: float = Field(
         default=30.0, ge=1.0, description="a running job unclaimed this long is taken over"

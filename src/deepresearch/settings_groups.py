@@ -264,6 +264,7 @@ class ServiceSettings(_Group):
     serve_port: int
     max_concurrent_jobs: int
     run_workers: bool
+    worker_nice: int
     job_ttl_s: float
     job_lease_s: float
     input_timeout_s: float

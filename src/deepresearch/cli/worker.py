@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -71,6 +72,7 @@ def worker(
             "check --database-url (DEEPRESEARCH_DATABASE_URL) and that the server is up",
         )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    lower_priority(settings.worker_nice)
     try:
         asyncio.run(_work(settings, engine, health_file))
     except KeyboardInterrupt:  # a second Ctrl-C while stopping
@@ -119,6 +121,16 @@ async def _work(settings: Settings, engine: Engine, health_file: Path | None) ->
         await pool.stop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
+
+
+def lower_priority(nice: int) -> None:
+    """Add ``nice`` to this process's CPU niceness (``worker_nice``): a worker's runs
+    (extraction, ranking, rendering) then yield the cores to the API processes and the
+    database beside it, whose requests wait on them otherwise (docs/benchmarks.md, soak).
+    Raising one's own niceness needs no privilege; where it is refused, nothing changes."""
+    if nice > 0:
+        with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice
+            os.nice(nice)
 
 
 async def _keep_health_file(pool: WorkerPool, path: Path) -> None:
