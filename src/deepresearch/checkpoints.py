@@ -10,11 +10,13 @@ sharing the store."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 from filelock import AsyncFileLock, Timeout
@@ -25,10 +27,17 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.settings_groups import Storage
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
 _ready: set[str] = set()
 _setup_lock = asyncio.Lock()
 #: the PostgreSQL advisory lock held while a process creates the checkpoint tables
 SETUP_LOCK = 0x6465_6570_636B_70  # "deepckp"
+#: how long a SQLite checkpoint write waits for the file's write lock, each attempt
+SQLITE_BUSY_S = 30.0
+#: attempts of a SQLite checkpoint write that found the file locked past ``SQLITE_BUSY_S``
+SQLITE_WRITE_ATTEMPTS = 4
 #: how long a process waits for another to create the checkpoint tables
 SETUP_WAIT_S = 120.0
 #: the first key of ``store_lock``'s PostgreSQL advisory locks (the second: the name's hash)
@@ -76,10 +85,40 @@ async def open_checkpointer(
     conn = await _connect(sqlite_checkpoint_path(settings))
     try:
         await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA busy_timeout=10000")
-        yield AsyncSqliteSaver(conn, serde=checkpoint_serde(types))
+        await conn.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_S * 1000)}")
+        yield PatientSqliteSaver(conn, serde=checkpoint_serde(types))
     finally:
         await conn.close()
+
+
+class PatientSqliteSaver(AsyncSqliteSaver):
+    """LangGraph's SQLite saver whose writes outlast a busy file: a checkpoint write that
+    still finds the write lock taken after ``SQLITE_BUSY_S`` ("database is locked") is
+    rolled back and made again, up to ``SQLITE_WRITE_ATTEMPTS`` times. Several worker
+    processes on one SQLite file (the soak: three, nine runs at once, at a lowered CPU
+    priority) lost runs to it: the error failed the run. A write is whole or not at all
+    (``INSERT OR REPLACE`` of one checkpoint, or of one step's writes), so making it again
+    changes nothing but its time."""
+
+    async def aput(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._patiently(lambda: super(PatientSqliteSaver, self).aput(*args, **kwargs))
+
+    async def aput_writes(self, *args: Any, **kwargs: Any) -> None:
+        await self._patiently(lambda: super(PatientSqliteSaver, self).aput_writes(*args, **kwargs))
+
+    async def _patiently(self, write: Callable[[], Awaitable[T]]) -> T:
+        for attempt in range(1, SQLITE_WRITE_ATTEMPTS + 1):
+            try:
+                return await write()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == SQLITE_WRITE_ATTEMPTS:
+                    raise
+                # under the saver's lock: no other write of this connection is half-way
+                async with self.lock:
+                    await self.conn.rollback()
+                log.warning("checkpoint write found the store locked; again (%d)", attempt)
+                await asyncio.sleep(0.1 * attempt)
+        raise AssertionError("unreachable")
 
 
 @asynccontextmanager

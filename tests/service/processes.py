@@ -52,6 +52,9 @@ def environment(folder: Path, **extra: str) -> dict[str, str]:
         "DEEPRESEARCH_FETCH_MIN_INTERVAL_S": "0",
         # the loopback chat server answers calls in parallel, like a hosted API
         "DEEPRESEARCH_MODEL_CONCURRENCY": "8",
+        # workers at the tests' own priority: niced below the other test processes of a
+        # parallel run, they would wait on them (worker_nice has a test of its own)
+        "DEEPRESEARCH_WORKER_NICE": "0",
         **extra,
     }
 
