@@ -6,11 +6,9 @@ filled from their stored events and reports."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
-import pytest
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import insert, select, update
 
 from deepresearch.models import Report, RunEvent
 from deepresearch.models.event_checks import FollowupStarted
@@ -21,17 +19,10 @@ from deepresearch.service.store import JobStore
 from deepresearch.service.tables import job_events, research_jobs, research_results
 
 from .helpers import queue_job
+from .test_store import clock, engine, store  # noqa: F401 (fixtures: a store on each backend)
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
 THREADED = frozenset({"research"})
-
-
-@pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
-    engine = make_engine(database_url)
-    migrate(engine)
-    yield engine
-    engine.dispose()
 
 
 def started(job_id: str, root: str, turn: int, follows: str, shift: bool = False) -> RunEvent:
@@ -50,21 +41,22 @@ def started(job_id: str, root: str, turn: int, follows: str, shift: bool = False
     return RunEvent(run_id=job_id, ts=NOW, type=data.event_type, stage="followup", data=data)
 
 
-def completed(store: JobStore, *job_ids: str) -> None:
-    with store.engine.begin() as conn:
+def completed(jobs: JobStore, *job_ids: str) -> None:
+    with jobs.engine.begin() as conn:
         conn.execute(
             update(research_jobs).where(research_jobs.c.id.in_(job_ids)).values(status="COMPLETED")
         )
 
 
-def turns(store: JobStore, job_id: str, owner: str = "alice") -> list[tuple[str, int, bool]]:
-    parts = store.job_parts(job_id, owner, threaded=THREADED)
+def turns(jobs: JobStore, job_id: str, owner: str = "alice") -> list[tuple[str, int, bool]]:
+    parts = jobs.job_parts(job_id, owner, threaded=THREADED)
     assert parts is not None and parts.thread is not None
     return [(turn.run_id, turn.turn, turn.topic_shift) for turn in parts.thread]
 
 
-def test_a_thread_is_its_owner_s_jobs_placed_by_their_followup_events(engine: Engine) -> None:
-    store = JobStore(engine)
+def test_a_thread_is_its_owner_s_jobs_placed_by_their_followup_events(
+    store: JobStore,  # noqa: F811
+) -> None:
     root = queue_job(store, "first").job.id
     second = queue_job(store, "second").job.id
     third = queue_job(store, "third").job.id
@@ -94,8 +86,7 @@ def test_a_thread_is_its_owner_s_jobs_placed_by_their_followup_events(engine: En
     assert store.job_parts(queued, "alice", threaded=THREADED).thread is None  # type: ignore[union-attr]
 
 
-def test_a_report_places_a_followup_whose_event_was_lost(engine: Engine) -> None:
-    store = JobStore(engine)
+def test_a_report_places_a_followup_whose_event_was_lost(store: JobStore) -> None:  # noqa: F811
     root = queue_job(store, "first").job.id
     second = queue_job(store, "second").job.id
     info = FollowupInfo(root=root, follows=root, turn=2, topic_shift=True)
@@ -115,9 +106,9 @@ def test_a_report_places_a_followup_whose_event_was_lost(engine: Engine) -> None
 def test_an_older_database_gets_its_followups_placed_when_it_is_upgraded(
     database_url: str,
 ) -> None:
-    engine = make_engine(database_url)
+    db = make_engine(database_url)
     try:
-        migrate(engine, to="0005_watch_outbox")
+        migrate(db, to="0005_watch_outbox")
         rows = [
             _job_row("run-aaaaaaaaaaaa", "first"),
             _job_row("run-bbbbbbbbbbbb", "by its event"),
@@ -127,7 +118,7 @@ def test_an_older_database_gets_its_followups_placed_when_it_is_upgraded(
         info = FollowupInfo(
             root="run-aaaaaaaaaaaa", follows="run-bbbbbbbbbbbb", turn=3, topic_shift=True
         )
-        with engine.begin() as conn:
+        with db.begin() as conn:
             for row in rows:
                 conn.execute(insert(research_jobs).values(**row))
             conn.execute(
@@ -150,8 +141,8 @@ def test_an_older_database_gets_its_followups_placed_when_it_is_upgraded(
                     created_at=NOW,
                 )
             )
-        migrate(engine)
-        with engine.connect() as conn:
+        migrate(db)
+        with db.connect() as conn:
             placed = conn.execute(
                 select(
                     research_jobs.c.id,
@@ -166,7 +157,7 @@ def test_an_older_database_gets_its_followups_placed_when_it_is_upgraded(
             ("run-cccccccccccc", "run-aaaaaaaaaaaa", 3, True),
         ]
     finally:
-        engine.dispose()
+        db.dispose()
 
 
 def _job_row(job_id: str, question: str) -> dict[str, object]:
