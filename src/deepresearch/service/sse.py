@@ -92,7 +92,8 @@ async def follow_job(
     last = start
     while True:
         version = state.notifier.version(job_id)  # before the read: no wake-up is missed
-        stored = await run_in_threadpool(state.store.events_after, job_id, last)
+        # the events after the last one, or when there are none the job: one trip
+        stored, current = await run_in_threadpool(state.store.news, job_id, last)
         for item in stored:
             last = item.seq
             yield item
@@ -100,7 +101,6 @@ async def follow_job(
                 return
         if stored:
             continue
-        current = await run_in_threadpool(state.store.get, job_id)
         if current is None or current.status in TERMINAL:
             # its terminal event may have been stored after the read above: one last look
             if await run_in_threadpool(state.store.events_after, job_id, last):

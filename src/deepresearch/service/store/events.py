@@ -16,6 +16,7 @@ from deepresearch.models.event_payloads import ModelCalled
 from deepresearch.models.events import Payload
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import (
+    Job,
     count_updates,
     place_of,
     progress_after,
@@ -86,12 +87,24 @@ class EventQueries(StoreBase):
 
     def events_after(self, job_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
         with self._read() as conn:
-            rows = conn.execute(
-                select(t.job_events)
-                .where(t.job_events.c.job_id == job_id, t.job_events.c.seq > after)
-                .order_by(t.job_events.c.seq)
-                .limit(limit)
-            ).all()
+            return self._events_after(conn, job_id, after, limit)
+
+    def news(self, job_id: str, after: int) -> tuple[list[StoredEvent], Job | None]:
+        """The job's events after ``after``; when there are none, the job as it is now:
+        what a quiet event stream asks about once a second, in one connection."""
+        with self._read() as conn:
+            events = self._events_after(conn, job_id, after, 500)
+            return (events, None) if events else ([], get_job(conn, job_id))
+
+    def _events_after(
+        self, conn: Connection, job_id: str, after: int, limit: int
+    ) -> list[StoredEvent]:
+        rows = conn.execute(
+            select(t.job_events)
+            .where(t.job_events.c.job_id == job_id, t.job_events.c.seq > after)
+            .order_by(t.job_events.c.seq)
+            .limit(limit)
+        ).all()
         return [
             StoredEvent(
                 row.seq,
