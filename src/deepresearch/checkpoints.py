@@ -26,6 +26,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from deepresearch.errors import ConfigError, RunError
 from deepresearch.settings_groups import Storage
+from deepresearch.sqldb import libpq_url
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -48,12 +49,6 @@ STORE_LOCK_WAIT_S = 60.0
 
 def is_postgres(url: str | None) -> bool:
     return bool(url) and str(url).startswith(("postgresql", "postgres:"))
-
-
-def libpq_url(url: str) -> str:
-    """``postgresql+psycopg://u@h/db`` (SQLAlchemy) → ``postgresql://u@h/db`` (libpq)."""
-    scheme, rest = url.split("://", 1)
-    return f"{scheme.split('+', 1)[0]}://{rest}"
 
 
 def sqlite_checkpoint_path(settings: Storage) -> Path:

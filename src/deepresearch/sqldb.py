@@ -32,6 +32,12 @@ def sqlalchemy_url(url: str) -> str:
     return url
 
 
+def libpq_url(url: str) -> str:
+    """``postgresql+psycopg://u@h/db`` (SQLAlchemy) → ``postgresql://u@h/db`` (libpq)."""
+    scheme, rest = url.split("://", 1)
+    return f"{scheme.split('+', 1)[0]}://{rest}"
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import psycopg
 
-from deepresearch.checkpoints import SETUP_LOCK, libpq_url, open_checkpointer
+from deepresearch.checkpoints import SETUP_LOCK, open_checkpointer
 from deepresearch.recipes.registry import checkpoint_types
 from deepresearch.settings_groups import StorageSettings
+from deepresearch.sqldb import libpq_url
 
 from .postgres import PostgresServer
 

@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from deepresearch import sqldb
-from deepresearch.checkpoints import libpq_url
 from deepresearch.service.db import make_engine, migrate
 from deepresearch.service.store import JobStore
+from deepresearch.sqldb import libpq_url
 
 from .helpers import queue_job
 from .postgres import PostgresServer

@@ -35,7 +35,6 @@ from deepresearch.checkpoints import (
     compact,
     compactable,
     is_postgres,
-    libpq_url,
     open_checkpointer,
     sqlite_checkpoint_path,
 )
@@ -43,6 +42,7 @@ from deepresearch.errors import ConfigError
 from deepresearch.recipes.registry import DEFAULT_RECIPE, checkpoint_types, get_recipe
 from deepresearch.settings import Settings
 from deepresearch.settings_groups import FetchPolicy, RetentionSettings
+from deepresearch.sqldb import libpq_url
 
 log = logging.getLogger(__name__)
 

@@ -231,7 +231,9 @@ def _check_not_attached(submission: Submission, question: str, who: Caller) -> N
 async def follow(state: ServiceState, job_id: str, after: int, on_event: EventHandler) -> Outcome:
     """Follow job ``job_id`` from its event ``after`` (every event to ``on_event``) until
     it ends, or waits for an answer (``sse.follow_job``, the SSE stream's follower)."""
-    async with contextlib.aclosing(follow_job(state, job_id, after, quiet_s=lambda: 1.0)) as items:
+    async with contextlib.aclosing(
+        follow_job(state, job_id, after, quiet_s=state.notifier.poll_s)
+    ) as items:
         async for item in items:
             if isinstance(item, StoredEvent):
                 await on_event(item.event)

@@ -121,7 +121,7 @@ async def job_events(
     last_sent = clock()
 
     def quiet_s() -> float:  # wake in time for the next heartbeat
-        return max(0.05, min(1.0, heartbeat_s - (clock() - last_sent)))
+        return max(0.05, min(state.notifier.poll_s(), heartbeat_s - (clock() - last_sent)))
 
     async with contextlib.aclosing(follow_job(state, job_id, start, quiet_s=quiet_s)) as items:
         async for item in items:

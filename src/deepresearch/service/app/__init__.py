@@ -36,6 +36,7 @@ from deepresearch.service.library_collections import collections_router
 from deepresearch.service.library_routes import library_router
 from deepresearch.service.middleware import BodyCap, HeadAsGet, HeaderCap, SecurityHeaders
 from deepresearch.service.notify import Notifier
+from deepresearch.service.pg_listen import EventListener
 from deepresearch.service.problems import MAX_HEAD_BYTES
 from deepresearch.service.routes import router
 from deepresearch.service.state import ServiceState
@@ -83,10 +84,13 @@ def create_app(
         if start_workers and settings.run_workers:
             await workers.start()
         passes = _periodic(settings, store, workers.wake) if start_workers else []
+        listener = _listen(db, notifier)
         try:
             async with mcp.running() if mcp is not None else contextlib.nullcontext():
                 yield
         finally:
+            if listener is not None:
+                await run_in_threadpool(listener.stop)
             for task in passes:
                 task.cancel()
             await workers.stop()
@@ -137,6 +141,17 @@ def _add_probes(app: FastAPI) -> None:
         # no counts: the probe needs no key, and how busy the service is tells one key
         # what the others do
         return JSONResponse({"status": "ready"}, 200)
+
+
+def _listen(db: Engine, notifier: Notifier) -> EventListener | None:
+    """On PostgreSQL, the events other processes store wake this process's streams at once
+    (``pg_listen.py``); the streams then look at the database less often themselves."""
+    if db.dialect.name != "postgresql":
+        return None
+    listener = EventListener(db.url.render_as_string(hide_password=False), notifier.publish_all)
+    notifier.hearing = lambda: listener.listening
+    listener.start()
+    return listener
 
 
 def _periodic(settings: Settings, store: JobStore, wake: Callable[[], None]) -> list[Task[None]]:

@@ -4,12 +4,12 @@ sequence number (the event stream's resume point)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, func, insert, select, text, update
 
 from deepresearch.models import RunEvent
 from deepresearch.models.event_payloads import ModelCalled
@@ -24,6 +24,12 @@ from deepresearch.service.jobs import (
     usage_updates,
 )
 from deepresearch.service.store.base import StoreBase, aware, get_job, place_values
+
+#: the PostgreSQL channel event writes notify (payload: job ids, comma-separated), which
+#: every process's ``pg_listen.EventListener`` hears
+CHANNEL = "deepresearch_events"
+#: at most this many bytes of ids in one notification (PostgreSQL's limit is 8000)
+NOTIFY_BYTES = 7900
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,7 @@ class EventQueries(StoreBase):
                     usage_rows.append(_usage_row(job_id, seq, run_event.stage, run_event.data))
             if events:
                 conn.execute(insert(t.job_events), events)
+                notify_jobs(conn, jobs)
             if usage_rows:
                 conn.execute(insert(t.research_usage), usage_rows)
             now = self.clock()
@@ -137,7 +144,28 @@ def append_row(conn: Connection, job_id: str, data: Payload, message: str, ts: d
         run_id=job_id, seq=seq, ts=ts, type=data.event_type, message=message, data=data
     )
     conn.execute(insert(t.job_events).values(_event_row(job_id, seq, event)))
+    notify_jobs(conn, [job_id])
     return seq
+
+
+def notify_jobs(conn: Connection, job_ids: Iterable[str]) -> None:
+    """PostgreSQL: tell every listening process (``pg_listen.py``) that these jobs have
+    new events, delivered when the caller's transaction commits; SQLite: nothing (its
+    streams look every second)."""
+    if conn.dialect.name != "postgresql":
+        return
+    ids = sorted(job_ids)
+    # a payload is at most 8000 bytes: a batch's ids in as many notifications as it takes
+    while ids:
+        chunk: list[str] = []
+        while ids and len(",".join([*chunk, ids[0]])) <= NOTIFY_BYTES:
+            chunk.append(ids.pop(0))
+        if not chunk:  # an id longer than a payload: not one of ours
+            ids.pop(0)
+            continue
+        conn.execute(
+            text("SELECT pg_notify(:channel, :ids)"), {"channel": CHANNEL, "ids": ",".join(chunk)}
+        )
 
 
 def _event_row(job_id: str, seq: int, run_event: RunEvent) -> dict[str, Any]:
