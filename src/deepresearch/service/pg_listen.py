@@ -53,8 +53,11 @@ class EventListener:
             self._thread.join(timeout=2 * WAIT_S + 1)
 
     def _run(self) -> None:
-        import psycopg
-
+        try:
+            import psycopg
+        except ImportError:  # a PostgreSQL engine has it (the postgres extra): never here
+            log.warning("event notifications need psycopg (the postgres extra)")
+            return
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
