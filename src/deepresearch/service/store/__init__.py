@@ -40,7 +40,7 @@ from deepresearch.service.store.submissions import (
     SubmissionQueries,
     SubmissionRateLimited,
 )
-from deepresearch.service.store.views import JobParts, ThreadTurn, ViewQueries
+from deepresearch.service.store.views import JobParts, ViewQueries
 from deepresearch.service.store.watches import WatchLimitReached, WatchQueries, WatchRun
 
 
@@ -74,7 +74,6 @@ __all__ = [
     "StoreError",
     "StoredEvent",
     "SubmissionRateLimited",
-    "ThreadTurn",
     "WatchLimitReached",
     "WatchRun",
     "hash_token",

@@ -11,20 +11,10 @@ from typing import Any
 from sqlalchemy import JSON, ColumnElement, Connection, Select, case, func, or_, select
 
 from deepresearch.models.pause import InputRequest
+from deepresearch.models.thread import Turn
 from deepresearch.service import tables as t
 from deepresearch.service.jobs import Job
 from deepresearch.service.store.base import StoreBase, job_from_row
-
-
-@dataclass(frozen=True)
-class ThreadTurn:
-    """One run of a job's thread, as GET of a job lists it."""
-
-    run_id: str
-    turn: int
-    question: str
-    follows: str | None
-    topic_shift: bool
 
 
 @dataclass(frozen=True)
@@ -33,7 +23,7 @@ class JobParts:
     input_request: InputRequest | None = None
     evaluation: dict[str, Any] | None = None
     #: the thread of a completed job of ``threaded`` recipes; None for the others
-    thread: list[ThreadTurn] | None = None
+    thread: list[Turn] | None = None
 
 
 class ViewQueries(StoreBase):
@@ -99,7 +89,7 @@ def _parts() -> Select[Any]:
 _WITH_PARTS = _parts()
 
 
-def thread_of(conn: Connection, job: Job) -> list[ThreadTurn]:
+def thread_of(conn: Connection, job: Job) -> list[Turn]:
     """Every run of ``job``'s thread that is a job of its owner, first to last: the first
     run, then its follow-ups by turn."""
     jobs = t.research_jobs.c
@@ -110,7 +100,7 @@ def thread_of(conn: Connection, job: Job) -> list[ThreadTurn]:
         .order_by(func.coalesce(jobs.turn, 1), jobs.id)
     ).all()
     return [
-        ThreadTurn(
+        Turn(
             run_id=row.id,
             turn=1 if row.id == root else int(row.turn),
             question=row.question,
@@ -130,4 +120,4 @@ def evaluation_of(conn: Connection, job_id: str) -> dict[str, Any] | None:
     return dict(found) if isinstance(found, dict) else None
 
 
-__all__ = ["JobParts", "ThreadTurn", "ViewQueries", "evaluation_of", "thread_of"]
+__all__ = ["JobParts", "ViewQueries", "evaluation_of", "thread_of"]
