@@ -21,17 +21,6 @@ class JobQueries(StoreBase):
             return None
         return job
 
-    def owned(self, job_ids: list[str], owner: str) -> set[str]:
-        """Which of ``job_ids`` are jobs of ``owner`` (one read for a thread's turns)."""
-        if not job_ids:
-            return set()
-        jobs = t.research_jobs.c
-        with self._read() as conn:
-            rows = conn.execute(
-                select(jobs.id).where(jobs.id.in_(job_ids), jobs.owner == owner)
-            ).all()
-        return {str(row.id) for row in rows}
-
     def list_jobs(
         self, owner: str, *, limit: int = 20, before: datetime | None = None
     ) -> list[Job]:

@@ -40,7 +40,7 @@ class ViewQueries(StoreBase):
                 return None
             job = job_from_row(row)
             asked = row.asked
-            evaluation = row.evaluation if job.status == "COMPLETED" else None
+            evaluation = row.evaluation  # None unless COMPLETED (the statement's CASE)
             thread = None
             if job.status == "COMPLETED" and job.recipe in threaded:
                 thread = thread_of(conn, job)
