@@ -71,6 +71,13 @@ def test_events_another_process_stores_wake_this_process_s_streams(
             assert notifier.version(job_id) != seen, "no news of the stored event"
             assert notifier.version(quiet_id) == 0  # only the jobs written are named
 
+            # one batch of many jobs' events: every job is named (several notifications)
+            many = [queue_job(store, f"job {n}").job.id for n in range(300)]
+            await asyncio.to_thread(store.append_events, [(i, _event(i)) for i in many])
+            await _until(
+                lambda: all(notifier.version(i) for i in many), "a job of the batch unnamed"
+            )
+
             # the server drops the listener's connection: it says so, then listens again
             await asyncio.to_thread(_drop_listener, url)
             await _until(lambda: not listener.listening, "the lost connection went unnoticed")
